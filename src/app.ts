@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { DomainDeps } from './domain/deps.ts'
+import { E } from './errors/catalogue.ts'
+import { ServiceError } from './errors/service-error.ts'
+import { installJsonErrors } from './http/plugins/error-handler.ts'
+import { accountRoutes } from './http/routes/account.ts'
+import { healthRoutes } from './http/routes/health.ts'
+import { oauth1Routes } from './http/routes/oauth1.ts'
+import { requestPath } from './http/request-url.ts'
+
+export interface HttpSettings {
+  /** Development mode: plain HTTP is accepted. */
+  dev: boolean
+  publicUrl: URL | undefined
+  /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
+  trustProxy: string[]
+  https?: { cert: Buffer; key: Buffer }
+  /** Signs the consent pages' session cookies. */
+  cookieSecret: string
+}
+
+export interface AppDeps {
+  domain: DomainDeps
+  http: HttpSettings
+  logger: Logger
+}
+
+const HEALTH_PATHS = new Set(['/healthz', '/readyz'])
+
+/** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Fastify's own request lines would carry the query string (tokens, verifiers); ours carry the path.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    trustProxy: deps.http.trustProxy.length > 0 ? deps.http.trustProxy : false,
+    bodyLimit: 64 * 1024,
+    requestTimeout: 10_000,
+    connectionTimeout: 10_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ...(deps.http.https ? { https: deps.http.https } : {}),
+  }) as unknown as FastifyInstance
+
+  const routes = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    const methods = routes.get(route.url) ?? new Set<string>()
+    for (const method of [route.method].flat()) methods.add(method)
+    routes.set(route.url, methods)
+  })
+  installJsonErrors(app, (path) => {
+    const methods = routes.get(path)
+    return methods && [...methods].sort()
+  })
+
+  // Bodies are kept raw: OAuth needs the exact form encoding, and other bodies are only hashed.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Clients correct their clock from the Date header (Node sets it); nothing here is cacheable.
+    reply.header('cache-control', 'no-store')
+    if (!deps.http.dev && request.protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
+      throw new ServiceError(E.sslRequired)
+    }
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, path: requestPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    )
+  })
+
+  await app.register(healthRoutes(deps.domain.stores))
+  await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
+  await app.register(accountRoutes(deps.domain, deps.http.publicUrl))
+  return app
+}

@@ -1,0 +1,145 @@
+import { Command } from 'commander'
+import {
+  createApp,
+  deleteApp,
+  findApp,
+  rotateAppKeys,
+  updateApp,
+  type AppSettings,
+} from '../../domain/registry/apps.ts'
+import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
+import { withDomain } from '../context.ts'
+import { appView, lines, print } from '../output.ts'
+
+interface AppOptions {
+  name?: string
+  description?: string
+  website?: string
+  callback?: string[]
+  type?: string
+  accessLevel?: string
+  signIn?: boolean
+  signatureMethods?: string
+  suspended?: boolean
+  resourceServer?: boolean
+  json?: boolean
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/** The options shared by `app create` and `app update`. */
+function withAppOptions(command: Command, isUpdate: boolean): Command {
+  command
+    .option('--description <text>', 'what the app does, shown on the consent page')
+    .option('--website <url>', "the app's website")
+    .option('--callback <url>', 'a registered callback URL (repeat for several)', collect)
+    .option('--type <type>', 'web or desktop (desktop apps use the PIN flow)')
+    .option('--access-level <level>', 'read, read-write or read-write-directmessages')
+    .option('--sign-in', 'enable "sign in with" (authenticate redirects a returning person at once)')
+    .option('--signature-methods <list>', 'comma-separated: HMAC-SHA1, HMAC-SHA256, PLAINTEXT')
+    .option('--resource-server', 'the app may call POST /oauth2/introspect')
+    .option('--json', 'print JSON')
+  if (isUpdate) {
+    command
+      .option('--name <name>', 'new name')
+      .option('--no-sign-in', 'disable "sign in with"')
+      .option('--suspended', 'suspend the app: every credential of it stops working')
+      .option('--no-suspended', 'lift a suspension')
+      .option('--no-resource-server', 'withdraw introspection rights')
+  }
+  return command
+}
+
+function settingsFrom(options: AppOptions): AppSettings {
+  return {
+    name: options.name,
+    description: options.description,
+    website: options.website,
+    callbackUrls: options.callback,
+    type: options.type,
+    accessLevel: options.accessLevel,
+    isSignInEnabled: options.signIn,
+    signatureMethods: options.signatureMethods?.split(',').map((m) => m.trim()).filter(Boolean),
+    isSuspended: options.suspended,
+    isResourceServer: options.resourceServer,
+  }
+}
+
+export function appCommand(): Command {
+  const app = new Command('app').description('registered applications and their credentials')
+
+  withAppOptions(app.command('create').description('register an app'), false)
+    .requiredOption('--name <name>', 'the name people see on the consent page')
+    .requiredOption('--owner <screen_name>', 'the user who owns the app')
+    .action(async (options: AppOptions & { owner: string; name: string }, command: Command) => {
+      const created = await withDomain(command, (deps) =>
+        createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }),
+      )
+      const view = appView(created, { withSecret: true })
+      print(!!options.json, view, () => lines(view))
+    })
+
+  app
+    .command('list')
+    .description('list apps (without secrets)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const apps = await withDomain(command, (deps) => deps.stores.apps.list())
+      print(!!options.json, apps.map((a) => appView(a, { withSecret: false })), () =>
+        apps.length === 0 ? 'no apps' : apps.map((a) => `${a.id}  ${a.consumerKey}  ${a.name}${a.isSuspended ? '  (suspended)' : ''}`).join('\n'),
+      )
+    })
+
+  app
+    .command('show <app>')
+    .description('show an app, with its consumer secret (APP is the app id or consumer key)')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const found = await withDomain(command, (deps) => findApp(deps, ref))
+      const view = appView(found, { withSecret: true })
+      print(!!options.json, view, () => lines(view))
+    })
+
+  withAppOptions(app.command('update <app>').description("change an app's settings"), true).action(
+    async (ref: string, options: AppOptions, command: Command) => {
+      const updated = await withDomain(command, (deps) => updateApp(deps, ref, settingsFrom(options)))
+      const view = appView(updated, { withSecret: false })
+      print(!!options.json, view, () => lines(view))
+    },
+  )
+
+  app
+    .command('delete <app>')
+    .description('delete an app and every credential issued to it')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const deleted = await withDomain(command, (deps) => deleteApp(deps, ref))
+      print(!!options.json, { app_id: deleted.id, deleted: true }, () => `deleted app ${deleted.id} (${deleted.name})`)
+    })
+
+  app
+    .command('rotate-keys <app>')
+    .description('new consumer key and secret; every credential issued under the old pair stops working')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const rotated = await withDomain(command, (deps) => rotateAppKeys(deps, ref))
+      const view = { app_id: rotated.id, consumer_key: rotated.consumerKey, consumer_secret: rotated.consumerSecret }
+      print(!!options.json, view, () => lines(view))
+    })
+
+  app
+    .command('owner-token <app>')
+    .description("the owner's own access token for the app (needed to sign bearer-token invalidation)")
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const { owner, token } = await withDomain(command, (deps) => issueOwnerToken(deps, ref))
+      const view = {
+        oauth_token: token.token,
+        oauth_token_secret: token.secret,
+        user_id: owner.id,
+        screen_name: owner.screenName,
+      }
+      print(!!options.json, view, () => lines(view))
+    })
+  return app
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander'
+import { ConfigError } from '../config/load.ts'
+import { ServiceError } from '../errors/service-error.ts'
+import { appCommand } from './commands/apps.ts'
+import { migrateCommand, serveCommand } from './commands/serve.ts'
+import { userCommand } from './commands/users.ts'
+
+/** The `latchkey` command. Bad input: one line on stderr and exit 1, never a stack trace. */
+export function buildProgram(): Command {
+  const program = new Command('latchkey')
+    .description('Latchkey: Twitter-compatible OAuth 1.0a and app-only OAuth 2.0 token service')
+    .option('--config <file>', 'JSON file of settings [env LATCHKEY_CONFIG]')
+    .option('--database <url>', 'SQLite file path or sqlite: URL [env LATCHKEY_DATABASE_URL]')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, '').trim()}\n`) })
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand()]) program.addCommand(command)
+  for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())
+  return program
+}
+
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((sub) => [sub, ...allCommands(sub)])
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof ServiceError || error instanceof ConfigError) {
+      process.stderr.write(`latchkey: ${error.message}\n`)
+    } else {
+      process.stderr.write(`latchkey: unexpected error: ${(error as Error)?.message ?? String(error)}\n`)
+    }
+    return 1
+  }
+}
+
+const code = await main(process.argv.slice(2))
+// serve keeps running; every other command ends here.
+if (code !== 0 || !process.argv.slice(2).includes('serve')) process.exitCode = code

@@ -1,0 +1,152 @@
+import { z } from 'zod'
+
+/**
+ * Every setting of Latchkey, in one table: its command-line flag, its environment variable, its
+ * default and what it means. docs/config.md is generated from this table (`npm run docs:config`),
+ * and the loader reads nothing that is not here.
+ */
+export interface SettingDef<T extends z.ZodTypeAny = z.ZodTypeAny> {
+  readonly flag: string
+  readonly env: string
+  readonly schema: T
+  readonly default: z.input<T> | undefined
+  /** A different default for the development server (`--dev`). */
+  readonly devDefault?: z.input<T>
+  readonly description: string
+}
+
+const bool = z.union([
+  z.boolean(),
+  z.enum(['true', '1', 'yes', 'false', '0', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
+])
+const positiveInt = z.coerce.number().int().positive()
+const port = z.coerce.number().int().min(0).max(65535)
+const httpUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//i.test(v), 'must be an http:// or https:// URL')
+
+function setting<T extends z.ZodTypeAny>(def: SettingDef<T>): SettingDef<T> {
+  return def
+}
+
+export const SETTINGS = {
+  dev: setting({
+    flag: '--dev',
+    env: 'LATCHKEY_DEV',
+    schema: bool,
+    default: false,
+    description: 'Development mode: plain HTTP on a loopback address, pretty logs, a demo user and app on first start.',
+  }),
+  host: setting({
+    flag: '--host <address>',
+    env: 'LATCHKEY_HOST',
+    schema: z.string().min(1),
+    default: '0.0.0.0',
+    devDefault: '127.0.0.1',
+    description: 'Address to listen on.',
+  }),
+  port: setting({
+    flag: '--port <number>',
+    env: 'LATCHKEY_PORT',
+    schema: port,
+    default: 8443,
+    devDefault: 8080,
+    description: 'Port to listen on (0 picks a free one).',
+  }),
+  database: setting({
+    flag: '--database <url>',
+    env: 'LATCHKEY_DATABASE_URL',
+    schema: z.string().min(1),
+    default: './data/latchkey.sqlite',
+    description: 'A SQLite file path or sqlite: URL (the embedded default).',
+  }),
+  publicUrl: setting({
+    flag: '--public-url <url>',
+    env: 'LATCHKEY_PUBLIC_URL',
+    schema: httpUrl.optional(),
+    default: undefined,
+    description: 'The scheme and host clients use (for example https://api.example.com); signatures are checked against it.',
+  }),
+  tlsCert: setting({
+    flag: '--tls-cert <file>',
+    env: 'LATCHKEY_TLS_CERT',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'PEM certificate file: the server speaks TLS itself.',
+  }),
+  tlsKey: setting({
+    flag: '--tls-key <file>',
+    env: 'LATCHKEY_TLS_KEY',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'PEM private key file for --tls-cert.',
+  }),
+  trustProxy: setting({
+    flag: '--trust-proxy <addresses>',
+    env: 'LATCHKEY_TRUST_PROXY',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'Comma-separated addresses or CIDR ranges of trusted reverse proxies; their X-Forwarded-Proto/Host are believed.',
+  }),
+  cookieSecret: setting({
+    flag: '--cookie-secret <secret>',
+    env: 'LATCHKEY_COOKIE_SECRET',
+    schema: z.string().min(32, 'must be at least 32 characters').optional(),
+    default: undefined,
+    description:
+      'Key that signs the consent pages\' session cookies. Give the same one to every instance; without it each process makes its own and sessions end on restart.',
+  }),
+  logLevel: setting({
+    flag: '--log-level <level>',
+    env: 'LATCHKEY_LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'Log level (logs are JSON in production, pretty in development).',
+  }),
+  requestTokenTtlSeconds: setting({
+    flag: '--request-token-ttl <seconds>',
+    env: 'LATCHKEY_REQUEST_TOKEN_TTL',
+    schema: positiveInt,
+    default: 900,
+    description: 'How long a request token can be authorized and exchanged.',
+  }),
+  timestampSkewSeconds: setting({
+    flag: '--timestamp-skew <seconds>',
+    env: 'LATCHKEY_TIMESTAMP_SKEW',
+    schema: positiveInt,
+    default: 300,
+    description: 'Accepted distance between oauth_timestamp and the server clock, both ways; also the nonce window.',
+  }),
+  signInMaxFailures: setting({
+    flag: '--sign-in-max-failures <count>',
+    env: 'LATCHKEY_SIGN_IN_MAX_FAILURES',
+    schema: positiveInt,
+    default: 5,
+    description: 'Failed sign-ins per account or per address before the sign-in form answers 429.',
+  }),
+  signInWindowSeconds: setting({
+    flag: '--sign-in-window <seconds>',
+    env: 'LATCHKEY_SIGN_IN_WINDOW',
+    schema: positiveInt,
+    default: 900,
+    description: 'The window in which failed sign-ins are counted.',
+  }),
+  bearerTokenCallsPerWindow: setting({
+    flag: '--bearer-token-pace <count>',
+    env: 'LATCHKEY_BEARER_TOKEN_PACE',
+    schema: positiveInt,
+    default: 60,
+    description: 'Calls of POST /oauth2/token per app per window; the next gets 403 code 99.',
+  }),
+  rateLimitWindowSeconds: setting({
+    flag: '--rate-limit-window <seconds>',
+    env: 'LATCHKEY_RATE_LIMIT_WINDOW',
+    schema: positiveInt,
+    default: 900,
+    description: 'Length of a rate-limit window.',
+  }),
+} as const
+
+export type SettingName = keyof typeof SETTINGS
+export type Config = Readonly<{ [K in SettingName]: z.output<(typeof SETTINGS)[K]['schema']> }>

@@ -1,0 +1,19 @@
+import type { Stores } from '../storage/types.ts'
+import type { Clock } from './clock.ts'
+
+/** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
+export interface DomainSettings {
+  requestTokenTtlSeconds: number
+  timestampSkewSeconds: number
+  bearerTokenCallsPerWindow: number
+  rateLimitWindowSeconds: number
+  signInMaxFailures: number
+  signInWindowSeconds: number
+}
+
+export interface DomainDeps {
+  stores: Stores
+  clock: Clock
+  newId: () => string
+  settings: DomainSettings
+}

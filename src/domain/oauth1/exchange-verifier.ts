@@ -1,0 +1,38 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import { constantTimeEqual } from '../../protocol/secrets.ts'
+import type { AccessTokenRecord, UserRecord } from '../../storage/records.ts'
+import type { DomainDeps } from '../deps.ts'
+import { issueOrReuseAccessToken } from './issue-access-token.ts'
+import type { SignedRequestInput } from './signed-request.ts'
+import { verifySignedRequest } from './verify-request.ts'
+
+/** Wrong verifiers a request token survives: a 7-digit PIN must not be guessable. */
+export const MAX_VERIFIER_FAILURES = 3
+
+/**
+ * service-spec §4.4, POST /oauth/access_token: signed with the consumer and the authorized request
+ * token, with its verifier. The request token is consumed once; the person's access token for the
+ * app at that level is returned (the same one as before unless it was invalidated).
+ */
+export async function exchangeVerifier(
+  deps: DomainDeps,
+  input: SignedRequestInput,
+): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
+  const { token, request } = await verifySignedRequest(deps, input, { tokenKind: 'request' })
+  const verifier = request.protocol.get('oauth_verifier') ?? ''
+  // Constant-time, and against a dummy when the token was never authorized, so nothing leaks.
+  const isRight = constantTimeEqual(verifier, token.verifier ?? `\0${token.token}`) && token.status === 'authorized'
+  if (!isRight) {
+    await deps.stores.requestTokens.recordVerifierFailure(token.token, MAX_VERIFIER_FAILURES)
+    throw new ServiceError(E.couldNotAuthenticate, { detail: 'wrong or missing oauth_verifier' })
+  }
+  const consumed = await deps.stores.requestTokens.consume(token.token, deps.clock.nowMs())
+  if (!consumed || consumed.userId === null) {
+    throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged' })
+  }
+  const user = await deps.stores.users.findById(consumed.userId)
+  if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user no longer exists' })
+  const accessToken = await issueOrReuseAccessToken(deps, { appId: consumed.appId, userId: user.id, accessLevel: consumed.accessLevel })
+  return { accessToken, user }
+}

@@ -1,0 +1,17 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import type { DomainDeps } from '../deps.ts'
+import type { SignedRequestInput } from './signed-request.ts'
+import { verifySignedRequest } from './verify-request.ts'
+
+/**
+ * service-spec §4.5, POST /1.1/oauth/invalidate_token: signed with the consumer and the access
+ * token to kill, whatever its level. From the answer on, the token gets 401 code 89 everywhere.
+ */
+export async function invalidateAccessToken(deps: DomainDeps, input: SignedRequestInput): Promise<{ accessToken: string }> {
+  const { token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
+  const revoked = await deps.stores.accessTokens.revoke(token.token, deps.clock.nowMs())
+  // A concurrent invalidation got there first: the token is dead either way, as the client asked.
+  if (!revoked) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'already invalidated' })
+  return { accessToken: token.token }
+}

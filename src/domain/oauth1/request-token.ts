@@ -1,0 +1,52 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
+import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
+import { matchCallback } from '../callback-url.ts'
+import type { DomainDeps } from '../deps.ts'
+import { extraParam } from './signed-request.ts'
+import { verifySignedRequest } from './verify-request.ts'
+import type { SignedRequestInput } from './signed-request.ts'
+
+/**
+ * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
+ * (a registered URL or `oob`) gets a single-use request token that expires.
+ */
+export async function issueRequestToken(deps: DomainDeps, input: SignedRequestInput): Promise<RequestTokenRecord> {
+  const { app, request } = await verifySignedRequest(deps, input, { tokenKind: 'none', required: ['oauth_callback'] })
+  const callback = acceptedCallback(app, request.protocol.get('oauth_callback') as string)
+  const accessLevel = requestedAccessLevel(app, extraParam(request, 'svc_auth_access_type', 'x_auth_access_type'))
+  const nowMs = deps.clock.nowMs()
+  const record: RequestTokenRecord = {
+    token: randomBase64Url(20),
+    secret: randomAlphanumeric(32),
+    appId: app.id,
+    callback,
+    accessLevel,
+    status: 'issued',
+    userId: null,
+    verifier: null,
+    verifierFailures: 0,
+    createdAtMs: nowMs,
+    expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,
+  }
+  await deps.stores.requestTokens.create(record)
+  return record
+}
+
+/** `oob` for every app; a URL only for web apps and only when it matches a registered one. */
+function acceptedCallback(app: AppRecord, callback: string): string {
+  if (callback === 'oob') return callback
+  assertThat(app.type !== 'desktop', E.desktopOnlyOob)
+  const matched = matchCallback(app.callbackUrls, callback)
+  assertThat(matched, E.callbackNotApproved)
+  return matched
+}
+
+/** svc_auth_access_type (or Twitter's x_auth_access_type) can only lower the app's level. */
+function requestedAccessLevel(app: AppRecord, requested: string | undefined): AccessLevel {
+  if (requested === undefined) return app.accessLevel
+  if (requested === 'read') return 'read'
+  if (requested === 'write') return app.accessLevel === 'read' ? 'read' : 'read-write'
+  throw new ServiceError(E.invalidParameter, { message: 'svc_auth_access_type must be read or write' })
+}

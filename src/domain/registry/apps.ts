@@ -1,0 +1,134 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { randomAlphanumeric } from '../../protocol/secrets.ts'
+import {
+  ACCESS_LEVELS,
+  APP_TYPES,
+  type AccessLevel,
+  type AppRecord,
+  type AppType,
+  type SignatureMethodName,
+} from '../../storage/records.ts'
+import type { AppPatch } from '../../storage/types.ts'
+import { validateRegisteredCallback } from '../callback-url.ts'
+import type { DomainDeps } from '../deps.ts'
+
+type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
+
+export const SIGNATURE_METHOD_NAMES: readonly SignatureMethodName[] = ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT']
+
+export interface AppSettings {
+  name?: string
+  description?: string
+  website?: string
+  callbackUrls?: string[]
+  accessLevel?: string
+  type?: string
+  isSignInEnabled?: boolean
+  signatureMethods?: string[]
+  isSuspended?: boolean
+  isResourceServer?: boolean
+}
+
+export const newConsumerKeys = () => ({ consumerKey: randomAlphanumeric(25), consumerSecret: randomAlphanumeric(50) })
+
+/** Checks every given field of an app's settings and returns them as a store patch. */
+function validateSettings(input: AppSettings): AppPatch {
+  const patch: AppPatch = {}
+  if (input.name !== undefined) {
+    const name = input.name.trim()
+    assertThat(name.length >= 1 && name.length <= 64, E.invalidParameter, { message: 'app name must be 1 to 64 characters' })
+    patch.name = name
+  }
+  if (input.description !== undefined) {
+    assertThat(input.description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters' })
+    patch.description = input.description
+  }
+  if (input.website !== undefined) {
+    assertThat(input.website === '' || /^https?:\/\/[^\s]+$/i.test(input.website), E.invalidParameter, {
+      message: 'website must be an http:// or https:// URL',
+    })
+    patch.website = input.website
+  }
+  if (input.callbackUrls !== undefined) {
+    assertThat(input.callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs' })
+    patch.callbackUrls = input.callbackUrls.map((url) => validateRegisteredCallback(url))
+  }
+  if (input.accessLevel !== undefined) patch.accessLevel = oneOf(input.accessLevel, ACCESS_LEVELS, 'access level') as AccessLevel
+  if (input.type !== undefined) patch.type = oneOf(input.type, APP_TYPES, 'app type') as AppType
+  if (input.signatureMethods !== undefined) {
+    assertThat(input.signatureMethods.length > 0, E.invalidParameter, { message: 'at least one signature method' })
+    patch.signatureMethods = [
+      ...new Set(input.signatureMethods.map((m) => oneOf(m.toUpperCase(), SIGNATURE_METHOD_NAMES, 'signature method'))),
+    ] as SignatureMethodName[]
+  }
+  if (input.isSignInEnabled !== undefined) patch.isSignInEnabled = input.isSignInEnabled
+  if (input.isSuspended !== undefined) patch.isSuspended = input.isSuspended
+  if (input.isResourceServer !== undefined) patch.isResourceServer = input.isResourceServer
+  return patch
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
+  assertThat((allowed as readonly string[]).includes(value), E.invalidParameter, {
+    message: `${what} must be one of ${allowed.join(', ')}`,
+  })
+  return value as T
+}
+
+/** Registers an app owned by an existing user; new consumer key and secret. */
+export async function createApp(deps: RegistryDeps, input: AppSettings & { name: string; ownerScreenName: string }): Promise<AppRecord> {
+  const owner = await deps.stores.users.findByScreenName(input.ownerScreenName)
+  assertThat(owner, E.invalidParameter, { message: `no user with screen name ${input.ownerScreenName}` })
+  const patch = validateSettings(input)
+  const nowMs = deps.clock.nowMs()
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const app: AppRecord = {
+      id: deps.newId(),
+      name: patch.name ?? input.name,
+      description: patch.description ?? '',
+      website: patch.website ?? '',
+      ownerId: owner.id,
+      ...newConsumerKeys(),
+      callbackUrls: patch.callbackUrls ?? [],
+      accessLevel: patch.accessLevel ?? 'read-write',
+      type: patch.type ?? 'web',
+      isSignInEnabled: patch.isSignInEnabled ?? false,
+      signatureMethods: patch.signatureMethods ?? ['HMAC-SHA1'],
+      isSuspended: patch.isSuspended ?? false,
+      isResourceServer: patch.isResourceServer ?? false,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+    }
+    if (await deps.stores.apps.create(app)) return app
+  }
+  throw new Error('createApp: could not find a free app id')
+}
+
+/** An app by its id or its consumer key. */
+export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<AppRecord> {
+  const app = /^\d+$/.test(ref) ? await deps.stores.apps.findById(ref) : undefined
+  const found = app ?? (await deps.stores.apps.findByConsumerKey(ref))
+  if (!found) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  return found
+}
+
+export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings): Promise<AppRecord> {
+  const app = await findApp(deps, ref)
+  const updated = await deps.stores.apps.update(app.id, validateSettings(input), deps.clock.nowMs())
+  if (!updated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  return updated
+}
+
+/** New consumer key and secret; every credential issued under the old pair stops working at once. */
+export async function rotateAppKeys(deps: RegistryDeps, ref: string): Promise<AppRecord> {
+  const app = await findApp(deps, ref)
+  const rotated = await deps.stores.apps.rotateKeys(app.id, newConsumerKeys(), deps.clock.nowMs())
+  if (!rotated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  return rotated
+}
+
+export async function deleteApp(deps: RegistryDeps, ref: string): Promise<AppRecord> {
+  const app = await findApp(deps, ref)
+  await deps.stores.apps.delete(app.id)
+  return app
+}

@@ -1,0 +1,19 @@
+import type { AccessTokenRecord, AppRecord, UserRecord } from '../../storage/records.ts'
+import type { DomainDeps } from '../deps.ts'
+import { issueOrReuseAccessToken } from '../oauth1/issue-access-token.ts'
+import { findApp } from './apps.ts'
+
+/**
+ * The owner's own access token for their app, at the app's access level, as a developer portal's
+ * "generate access token" gives it: the same credential the three-legged flow would issue.
+ */
+export async function issueOwnerToken(
+  deps: Pick<DomainDeps, 'stores' | 'clock'>,
+  ref: string,
+): Promise<{ app: AppRecord; owner: UserRecord; token: AccessTokenRecord }> {
+  const app = await findApp(deps, ref)
+  const owner = await deps.stores.users.findById(app.ownerId)
+  if (!owner) throw new Error(`app ${app.id} has no owner record`)
+  const token = await issueOrReuseAccessToken(deps, { appId: app.id, userId: owner.id, accessLevel: app.accessLevel })
+  return { app, owner, token }
+}

@@ -1,0 +1,34 @@
+import { E } from '../../errors/catalogue.ts'
+import { assertThat } from '../../errors/service-error.ts'
+import type { UserRecord } from '../../storage/records.ts'
+import type { DomainDeps } from '../deps.ts'
+import { hashPassword } from '../passwords.ts'
+
+const SCREEN_NAME = /^[A-Za-z0-9_]{1,15}$/
+
+export interface NewUser {
+  screenName: string
+  password: string
+  name?: string
+}
+
+/** Registers a person. Screen names are unique without regard to case. */
+export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'newId'>, input: NewUser): Promise<UserRecord> {
+  assertThat(SCREEN_NAME.test(input.screenName), E.invalidParameter, {
+    message: 'screen name must be 1 to 15 letters, digits or underscores',
+  })
+  assertThat(input.password.length >= 8 && input.password.length <= 1024, E.invalidParameter, {
+    message: 'password must be 8 to 1024 characters',
+  })
+  const name = (input.name ?? input.screenName).trim()
+  assertThat(name.length >= 1 && name.length <= 50, E.invalidParameter, { message: 'name must be 1 to 50 characters' })
+  const passwordHash = await hashPassword(input.password)
+  // A false from create is a taken screen name, or (rarely) an id another process just took.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name, passwordHash, createdAtMs: deps.clock.nowMs() }
+    if (await deps.stores.users.create(user)) return user
+    const taken = await deps.stores.users.findByScreenName(input.screenName)
+    assertThat(!taken, E.invalidParameter, { message: `screen name ${input.screenName} is already taken` })
+  }
+  throw new Error('createUser: could not find a free user id')
+}

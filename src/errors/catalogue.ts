@@ -1,0 +1,93 @@
+/**
+ * Every error Latchkey emits, as a table. Codes and messages are Twitter's where Twitter has the
+ * code (shared/spec/twitter-behaviour.md §1.1); docs/errors.md lists the same table for humans.
+ */
+export interface ErrorDef {
+  readonly status: number
+  readonly code: number
+  readonly message: string
+  /** Twitter's extra field on the oauth2/* endpoints. */
+  readonly label?: string
+}
+
+export const E = {
+  couldNotAuthenticate: { status: 401, code: 32, message: 'Could not authenticate you.' },
+  pageNotFound: { status: 404, code: 34, message: 'Sorry, that page does not exist' },
+  rateLimitExceeded: { status: 429, code: 88, message: 'Rate limit exceeded' },
+  invalidOrExpiredToken: { status: 401, code: 89, message: 'Invalid or expired token.' },
+  sslRequired: { status: 403, code: 92, message: 'SSL is required' },
+  unableToVerifyCredentials: {
+    status: 403,
+    code: 99,
+    message: 'Unable to verify your credentials',
+    label: 'authenticity_token_error',
+  },
+  overCapacity: { status: 503, code: 130, message: 'Over capacity' },
+  internalError: { status: 500, code: 131, message: 'Internal error' },
+  timestampOutOfBounds: { status: 401, code: 135, message: 'Timestamp out of bounds.' },
+  missingGrantType: { status: 403, code: 170, message: 'Missing required parameter: grant_type' },
+  badAuthenticationData: { status: 400, code: 215, message: 'Bad Authentication data.' },
+  credentialsDoNotAllowResource: {
+    status: 403,
+    code: 220,
+    message: 'Your credentials do not allow access to this resource.',
+  },
+  callbackNotApproved: {
+    status: 403,
+    code: 415,
+    message:
+      'Callback URL not approved for this client application. Approved callback URLs can be adjusted in your application settings',
+  },
+  suspendedApplication: { status: 401, code: 416, message: 'Invalid / suspended application' },
+  desktopOnlyOob: {
+    status: 401,
+    code: 417,
+    message: "Desktop applications only support the oauth_callback value 'oob'",
+  },
+  // Latchkey's own codes (1000 and up), for cases Twitter has no code for.
+  badRequest: { status: 400, code: 1000, message: 'Bad request.' },
+  methodNotAllowed: { status: 405, code: 1001, message: 'Method not allowed for this resource.' },
+  requestTooLarge: { status: 413, code: 1002, message: 'Request too large.' },
+  invalidParameter: { status: 400, code: 1003, message: 'A parameter is invalid.' },
+  notFound: { status: 404, code: 1004, message: 'No such record.' },
+  // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
+  requestTokenMissing: {
+    status: 400,
+    code: 1100,
+    message: 'This link has no request token. Go back to the app and start again.',
+  },
+  requestTokenUnknown: {
+    status: 404,
+    code: 1101,
+    message: 'This link is not valid. Go back to the app and start again.',
+  },
+  requestTokenExpired: {
+    status: 410,
+    code: 1102,
+    message: 'This link has expired. Go back to the app and start again.',
+  },
+  requestTokenUsed: {
+    status: 410,
+    code: 1103,
+    message: 'This link has already been used or cancelled. Go back to the app and start again.',
+  },
+  appSuspended: { status: 403, code: 1104, message: 'This app has been suspended. It cannot be given access.' },
+  desktopAppCannotAuthenticate: {
+    status: 403,
+    code: 1105,
+    message: 'Desktop apps cannot use this sign-in page. The app must send you to the authorize page instead.',
+  },
+  formExpired: {
+    status: 403,
+    code: 1106,
+    message: 'This form has expired or did not come from this site. Go back to the app and start again.',
+  },
+  signInFailed: { status: 401, code: 1107, message: 'The username or password is not right.' },
+  signInThrottled: {
+    status: 429,
+    code: 1108,
+    message: 'Too many attempts to sign in. Please wait a few minutes and try again.',
+  },
+} as const satisfies Record<string, ErrorDef>
+
+export type ErrorName = keyof typeof E

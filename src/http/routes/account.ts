@@ -1,0 +1,20 @@
+// The service's own API (docs/api.md): the probe clients use to check a user-context token.
+import type { FastifyInstance } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { verifyUserContext } from '../../domain/oauth1/verify-user-context.ts'
+import { signedRequestInput } from '../signed-request.ts'
+
+export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
+  return async (app: FastifyInstance) => {
+    app.get('/1.1/account/verify_credentials.json', async (request, reply) => {
+      const { user, accessToken } = await verifyUserContext(deps, signedRequestInput(request, publicUrl))
+      reply.header('x-access-level', accessToken.accessLevel)
+      return reply.type('application/json; charset=utf-8').send({
+        id: Number(user.id),
+        id_str: user.id,
+        screen_name: user.screenName,
+        name: user.name,
+      })
+    })
+  }
+}

@@ -1,0 +1,19 @@
+import type { FastifyRequest } from 'fastify'
+import type { SignedRequestInput } from '../domain/oauth1/signed-request.ts'
+import { publicOrigin, rawQuery, requestPath } from './request-url.ts'
+
+/** The framework-free view of a Fastify request that the OAuth 1.0a verifier reads. */
+export function signedRequestInput(request: FastifyRequest, publicUrl: URL | undefined): SignedRequestInput {
+  const origin = publicOrigin(request, publicUrl)
+  return {
+    method: request.method,
+    scheme: origin.scheme,
+    host: origin.host,
+    path: requestPath(request),
+    query: rawQuery(request),
+    authorization: request.headers.authorization,
+    contentType: request.headers['content-type'],
+    body: Buffer.isBuffer(request.body) ? request.body : undefined,
+    isSecure: request.protocol === 'https',
+  }
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.ts'
+import { composeDomain } from './compose.ts'
+import { ConfigError } from './config/load.ts'
+import { checkServeRules } from './config/serve-rules.ts'
+import type { Config } from './config/settings.ts'
+import type { DomainDeps } from './domain/deps.ts'
+import { createLogger } from './logging.ts'
+
+export interface RunningServer {
+  app: FastifyInstance
+  domain: DomainDeps
+  /** The base URL the server answers on, e.g. http://127.0.0.1:8080. */
+  url: string
+  /** Stops accepting, drains in-flight requests, closes the database. */
+  close(): Promise<void>
+}
+
+function readPem(path: string, setting: string): Buffer {
+  try {
+    return readFileSync(path)
+  } catch (error) {
+    throw new ConfigError(`invalid setting ${setting} (${path}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`)
+  }
+}
+
+/** loadConfig → composeDomain → buildApp → listen. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  checkServeRules(config)
+  const https = config.tlsCert && config.tlsKey
+    ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
+    : undefined
+  const logger = createLogger({ dev: config.dev, level: config.logLevel })
+  const domain = await composeDomain(config)
+  const app = await buildApp({
+    domain,
+    logger,
+    http: {
+      dev: config.dev,
+      publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
+      cookieSecret: config.cookieSecret ?? randomBytes(32).toString('base64url'),
+      trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      ...(https ? { https } : {}),
+    },
+  })
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    await domain.stores.close()
+    const code = (error as NodeJS.ErrnoException).code
+    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}`)
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    app,
+    domain,
+    url: `${https ? 'https' : 'http'}://${host}:${port}`,
+    async close() {
+      await app.close()
+      await domain.stores.close()
+    },
+  }
+}

@@ -1,0 +1,98 @@
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+
+/**
+ * Versioned, forward-only migrations, written once with Kysely's schema builder so that SQLite and
+ * PostgreSQL get the same tables. Applied on every start and by `latchkey migrate`.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-registry-and-tokens': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('screen_name', 'text', (c) => c.notNull())
+        .addColumn('screen_name_lower', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('apps')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('website', 'text', (c) => c.notNull())
+        .addColumn('owner_id', 'text', (c) => c.notNull().references('users.id'))
+        .addColumn('consumer_key', 'text', (c) => c.notNull().unique())
+        .addColumn('consumer_secret', 'text', (c) => c.notNull())
+        .addColumn('callback_urls', 'text', (c) => c.notNull())
+        .addColumn('access_level', 'text', (c) => c.notNull())
+        .addColumn('app_type', 'text', (c) => c.notNull())
+        .addColumn('sign_in_enabled', 'integer', (c) => c.notNull())
+        .addColumn('signature_methods', 'text', (c) => c.notNull())
+        .addColumn('is_suspended', 'integer', (c) => c.notNull())
+        .addColumn('is_resource_server', 'integer', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('request_tokens')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('callback', 'text', (c) => c.notNull())
+        .addColumn('access_level', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.references('users.id'))
+        .addColumn('verifier', 'text')
+        .addColumn('verifier_failures', 'integer', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('request_tokens_expiry').on('request_tokens').column('expires_at_ms').execute()
+      await db.schema
+        .createTable('access_tokens')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
+        .addColumn('access_level', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at_ms', 'bigint')
+        .execute()
+      // One live access token per (app, user, level): the database keeps the one-of rule.
+      await db.schema
+        .createIndex('access_tokens_one_live')
+        .on('access_tokens')
+        .columns(['app_id', 'user_id', 'access_level'])
+        .unique()
+        .where(sql.ref('revoked_at_ms'), 'is', null)
+        .execute()
+      await db.schema
+        .createTable('bearer_tokens')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at_ms', 'bigint')
+        .execute()
+      await db.schema
+        .createIndex('bearer_tokens_one_live')
+        .on('bearer_tokens')
+        .column('app_id')
+        .unique()
+        .where(sql.ref('revoked_at_ms'), 'is', null)
+        .execute()
+    },
+  },
+}
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
+
+/** Applies every pending migration; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'latchkey_migrations', migrationLockTableName: 'latchkey_migration_lock' })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, { cause: error })
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely'
+import type { AppPatch, AppStore, UserStore } from '../types.ts'
+import type { Database } from './schema.ts'
+import { fromApp, fromUser, isUniqueViolation, toApp, toUser } from './rows.ts'
+
+/** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
+export function createUserStore(db: Kysely<Database>) {
+  return {
+    async create(user) {
+      try {
+        await db.insertInto('users').values(fromUser(user)).execute()
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+    async findById(id) {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && toUser(row)
+    },
+    async findByScreenName(screenName) {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('screen_name_lower', '=', screenName.toLowerCase())
+        .executeTakeFirst()
+      return row && toUser(row)
+    },
+    async list() {
+      const rows = await db.selectFrom('users').selectAll().orderBy('id').execute()
+      return rows.map(toUser)
+    },
+  } satisfies UserStore
+}
+
+function patchColumns(patch: AppPatch) {
+  const columns: Partial<ReturnType<typeof fromApp>> = {}
+  if (patch.name !== undefined) columns.name = patch.name
+  if (patch.description !== undefined) columns.description = patch.description
+  if (patch.website !== undefined) columns.website = patch.website
+  if (patch.callbackUrls !== undefined) columns.callback_urls = JSON.stringify(patch.callbackUrls)
+  if (patch.accessLevel !== undefined) columns.access_level = patch.accessLevel
+  if (patch.type !== undefined) columns.app_type = patch.type
+  if (patch.isSignInEnabled !== undefined) columns.sign_in_enabled = patch.isSignInEnabled ? 1 : 0
+  if (patch.signatureMethods !== undefined) columns.signature_methods = patch.signatureMethods.join(',')
+  if (patch.isSuspended !== undefined) columns.is_suspended = patch.isSuspended ? 1 : 0
+  if (patch.isResourceServer !== undefined) columns.is_resource_server = patch.isResourceServer ? 1 : 0
+  return columns
+}
+
+export function createAppStore(db: Kysely<Database>) {
+  const findById = async (id: string) => {
+    const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst()
+    return row && toApp(row)
+  }
+  return {
+    async create(app) {
+      try {
+        await db.insertInto('apps').values(fromApp(app)).execute()
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+    findById,
+    async findByConsumerKey(consumerKey) {
+      const row = await db.selectFrom('apps').selectAll().where('consumer_key', '=', consumerKey).executeTakeFirst()
+      return row && toApp(row)
+    },
+    async list() {
+      const rows = await db.selectFrom('apps').selectAll().orderBy('id').execute()
+      return rows.map(toApp)
+    },
+    async update(id, patch, nowMs) {
+      const row = await db
+        .updateTable('apps')
+        .set({ ...patchColumns(patch), updated_at_ms: nowMs })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+      return row && toApp(row)
+    },
+    async rotateKeys(id, keys, nowMs) {
+      return db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('apps')
+          .set({ consumer_key: keys.consumerKey, consumer_secret: keys.consumerSecret, updated_at_ms: nowMs })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst()
+        if (!row) return undefined
+        await tx
+          .updateTable('request_tokens')
+          .set({ status: 'dead' })
+          .where('app_id', '=', id)
+          .where('status', 'in', ['issued', 'authorized'])
+          .execute()
+        for (const table of ['access_tokens', 'bearer_tokens'] as const) {
+          await tx
+            .updateTable(table)
+            .set({ revoked_at_ms: nowMs })
+            .where('app_id', '=', id)
+            .where('revoked_at_ms', 'is', null)
+            .execute()
+        }
+        return toApp(row)
+      })
+    },
+    async delete(id) {
+      return db.transaction().execute(async (tx) => {
+        for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens'] as const) {
+          await tx.deleteFrom(table).where('app_id', '=', id).execute()
+        }
+        const result = await tx.deleteFrom('apps').where('id', '=', id).executeTakeFirst()
+        return Number(result.numDeletedRows) > 0
+      })
+    },
+  } satisfies AppStore
+}

@@ -1,0 +1,165 @@
+import type { Kysely } from 'kysely'
+import type { AccessTokenStore, BearerTokenStore, RequestTokenStore } from '../types.ts'
+import type { Database } from './schema.ts'
+import {
+  fromAccessToken,
+  fromRequestToken,
+  isUniqueViolation,
+  toAccessToken,
+  toBearerToken,
+  toRequestToken,
+} from './rows.ts'
+
+/** Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique indexes. */
+export function createRequestTokenStore(db: Kysely<Database>) {
+  return {
+    async create(record) {
+      await db.insertInto('request_tokens').values(fromRequestToken(record)).execute()
+    },
+    async findByToken(token) {
+      const row = await db.selectFrom('request_tokens').selectAll().where('token', '=', token).executeTakeFirst()
+      return row && toRequestToken(row)
+    },
+    async authorize(token, userId, verifier, nowMs) {
+      const result = await db
+        .updateTable('request_tokens')
+        .set({ status: 'authorized', user_id: userId, verifier })
+        .where('token', '=', token)
+        .where('status', '=', 'issued')
+        .where('expires_at_ms', '>', nowMs)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) === 1
+    },
+    async deny(token, nowMs) {
+      const result = await db
+        .updateTable('request_tokens')
+        .set({ status: 'denied' })
+        .where('token', '=', token)
+        .where('status', '=', 'issued')
+        .where('expires_at_ms', '>', nowMs)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) === 1
+    },
+    async consume(token, nowMs) {
+      const row = await db
+        .updateTable('request_tokens')
+        .set({ status: 'used' })
+        .where('token', '=', token)
+        .where('status', '=', 'authorized')
+        .where('expires_at_ms', '>', nowMs)
+        .returningAll()
+        .executeTakeFirst()
+      return row && toRequestToken(row)
+    },
+    async recordVerifierFailure(token, maxFailures) {
+      await db
+        .updateTable('request_tokens')
+        .set((eb) => ({
+          verifier_failures: eb('verifier_failures', '+', 1),
+          status: eb
+            .case()
+            .when('verifier_failures', '>=', maxFailures - 1)
+            .then('dead')
+            .else(eb.ref('status'))
+            .end(),
+        }))
+        .where('token', '=', token)
+        .where('status', '=', 'authorized')
+        .execute()
+    },
+    async deleteExpired(nowMs) {
+      const result = await db.deleteFrom('request_tokens').where('expires_at_ms', '<=', nowMs).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
+  } satisfies RequestTokenStore
+}
+
+/** Finds the live row, else inserts the candidate; a lost race on the unique index re-reads the winner. */
+async function issueOrReuse<T>(findLive: () => Promise<T | undefined>, insert: () => Promise<void>, candidate: T): Promise<T> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const live = await findLive()
+    if (live) return live
+    try {
+      await insert()
+      return candidate
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+    }
+  }
+  throw new Error('issueOrReuse: the live token kept changing under concurrent writes')
+}
+
+export function createAccessTokenStore(db: Kysely<Database>) {
+  const store: AccessTokenStore = {
+    async findByToken(token) {
+      const row = await db.selectFrom('access_tokens').selectAll().where('token', '=', token).executeTakeFirst()
+      return row && toAccessToken(row)
+    },
+    async findLive(appId, userId, accessLevel) {
+      const row = await db
+        .selectFrom('access_tokens')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('user_id', '=', userId)
+        .where('access_level', '=', accessLevel)
+        .where('revoked_at_ms', 'is', null)
+        .executeTakeFirst()
+      return row && toAccessToken(row)
+    },
+    issueOrReuse(candidate) {
+      return issueOrReuse(
+        () => store.findLive(candidate.appId, candidate.userId, candidate.accessLevel),
+        async () => void (await db.insertInto('access_tokens').values(fromAccessToken(candidate)).execute()),
+        candidate,
+      )
+    },
+    async revoke(token, nowMs) {
+      const result = await db
+        .updateTable('access_tokens')
+        .set({ revoked_at_ms: nowMs })
+        .where('token', '=', token)
+        .where('revoked_at_ms', 'is', null)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) === 1
+    },
+  }
+  return store
+}
+
+export function createBearerTokenStore(db: Kysely<Database>) {
+  const findLive = async (appId: string) => {
+    const row = await db
+      .selectFrom('bearer_tokens')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('revoked_at_ms', 'is', null)
+      .executeTakeFirst()
+    return row && toBearerToken(row)
+  }
+  return {
+    async findByToken(token) {
+      const row = await db.selectFrom('bearer_tokens').selectAll().where('token', '=', token).executeTakeFirst()
+      return row && toBearerToken(row)
+    },
+    issueOrReuse(candidate) {
+      return issueOrReuse(
+        () => findLive(candidate.appId),
+        async () =>
+          void (await db
+            .insertInto('bearer_tokens')
+            .values({ token: candidate.token, app_id: candidate.appId, created_at_ms: candidate.createdAtMs, revoked_at_ms: null })
+            .execute()),
+        candidate,
+      )
+    },
+    async revoke(token, nowMs) {
+      const result = await db
+        .updateTable('bearer_tokens')
+        .set({ revoked_at_ms: nowMs })
+        .where('token', '=', token)
+        .where('revoked_at_ms', 'is', null)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) === 1
+    },
+  } satisfies BearerTokenStore
+}

@@ -1,0 +1,119 @@
+import type {
+  AccessLevel,
+  AccessTokenRecord,
+  AppRecord,
+  BearerTokenRecord,
+  RequestTokenRecord,
+  UserRecord,
+} from './records.ts'
+
+/**
+ * The store interfaces the domain depends on. Each method states its contract; every adapter
+ * (SQLite and PostgreSQL through Kysely, memory for nonces) passes the one contract suite in
+ * test/storage/. Adapters never throw ServiceError: they answer `undefined` or `false` and the
+ * domain decides what that means. Single-use and one-of rules are kept by the database itself
+ * (conditional updates, unique indexes), never by in-process locks.
+ */
+
+export interface UserStore {
+  /** Inserts the user; false when the screen name is taken (compared without regard to case). */
+  create(user: UserRecord): Promise<boolean>
+  findById(id: string): Promise<UserRecord | undefined>
+  /** Case-insensitive lookup. */
+  findByScreenName(screenName: string): Promise<UserRecord | undefined>
+  list(): Promise<UserRecord[]>
+}
+
+export type AppPatch = Partial<
+  Pick<
+    AppRecord,
+    | 'name'
+    | 'description'
+    | 'website'
+    | 'callbackUrls'
+    | 'accessLevel'
+    | 'type'
+    | 'isSignInEnabled'
+    | 'signatureMethods'
+    | 'isSuspended'
+    | 'isResourceServer'
+  >
+>
+
+export interface AppStore {
+  /** Inserts the app; false when its id or consumer key already exists. */
+  create(app: AppRecord): Promise<boolean>
+  findById(id: string): Promise<AppRecord | undefined>
+  findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
+  list(): Promise<AppRecord[]>
+  /** Applies the patch and returns the new record; undefined when there is no such app. */
+  update(id: string, patch: AppPatch, nowMs: number): Promise<AppRecord | undefined>
+  /**
+   * In one transaction: sets the new key pair and revokes every request, access and bearer token
+   * issued under the old one. Undefined when there is no such app.
+   */
+  rotateKeys(id: string, keys: { consumerKey: string; consumerSecret: string }, nowMs: number): Promise<AppRecord | undefined>
+  /** Deletes the app and every token issued to it; false when there was none. */
+  delete(id: string): Promise<boolean>
+}
+
+export interface RequestTokenStore {
+  create(record: RequestTokenRecord): Promise<void>
+  findByToken(token: string): Promise<RequestTokenRecord | undefined>
+  /**
+   * issued → authorized for this user with this verifier, only while the token is `issued` and
+   * unexpired at nowMs. False when it was not (used, denied, expired, unknown).
+   */
+  authorize(token: string, userId: string, verifier: string, nowMs: number): Promise<boolean>
+  /** issued → denied, only while `issued` and unexpired. */
+  deny(token: string, nowMs: number): Promise<boolean>
+  /**
+   * authorized → used, atomically: of any number of concurrent calls for one token, at most one
+   * gets the record; the others (and any call on an expired or non-authorized token) get undefined.
+   */
+  consume(token: string, nowMs: number): Promise<RequestTokenRecord | undefined>
+  /** Counts a wrong verifier; at maxFailures the token turns `dead` and can never be exchanged. */
+  recordVerifierFailure(token: string, maxFailures: number): Promise<void>
+  /** Deletes tokens expired before nowMs; returns how many. */
+  deleteExpired(nowMs: number): Promise<number>
+}
+
+export interface AccessTokenStore {
+  findByToken(token: string): Promise<AccessTokenRecord | undefined>
+  /** The live (not revoked) token of this user for this app at this level, if any. */
+  findLive(appId: string, userId: string, accessLevel: AccessLevel): Promise<AccessTokenRecord | undefined>
+  /**
+   * Returns the live token for (app, user, level) if one exists, else stores the candidate and
+   * returns it. Concurrent calls for one triple all get the same token.
+   */
+  issueOrReuse(candidate: AccessTokenRecord): Promise<AccessTokenRecord>
+  /** Marks the token revoked; false when it was unknown or already revoked. */
+  revoke(token: string, nowMs: number): Promise<boolean>
+}
+
+export interface BearerTokenStore {
+  findByToken(token: string): Promise<BearerTokenRecord | undefined>
+  /** As AccessTokenStore.issueOrReuse, with one live token per app. */
+  issueOrReuse(candidate: BearerTokenRecord): Promise<BearerTokenRecord>
+  revoke(token: string, nowMs: number): Promise<boolean>
+}
+
+export interface NonceStore {
+  /**
+   * Records (consumer key, nonce) for windowSeconds; true when it was not already recorded within
+   * its window (a fresh nonce), false for a replay.
+   */
+  remember(consumerKey: string, nonce: string, windowSeconds: number, nowMs: number): Promise<boolean>
+}
+
+export interface Stores {
+  users: UserStore
+  apps: AppStore
+  requestTokens: RequestTokenStore
+  accessTokens: AccessTokenStore
+  bearerTokens: BearerTokenStore
+  nonces: NonceStore
+  /** Resolves when the database answers. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
