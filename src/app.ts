@@ -6,9 +6,12 @@ import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { installJsonErrors } from './http/plugins/error-handler.ts'
 import { accountRoutes } from './http/routes/account.ts'
+import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
+import { oauth2Routes } from './http/routes/oauth2.ts'
 import { requestPath } from './http/request-url.ts'
+import { pagesPlugin } from './pages/plugin.ts'
 
 export interface HttpSettings {
   /** Development mode: plain HTTP is accepted. */
@@ -76,7 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   await app.register(healthRoutes(deps.domain.stores))
+  await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))
+  await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
+  await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
   return app
 }

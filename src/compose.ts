@@ -1,8 +1,34 @@
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
-import type { DomainDeps } from './domain/deps.ts'
+import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { openStores } from './storage/open-stores.ts'
+import type { Stores } from './storage/types.ts'
+
+/** The slice of the config the domain reads. */
+export function domainSettings(config: Config): DomainSettings {
+  return {
+    requestTokenTtlSeconds: config.requestTokenTtlSeconds,
+    timestampSkewSeconds: config.timestampSkewSeconds,
+    bearerTokenCallsPerWindow: config.bearerTokenCallsPerWindow,
+    rateLimitWindowSeconds: config.rateLimitWindowSeconds,
+    signInMaxFailures: config.signInMaxFailures,
+    signInWindowSeconds: config.signInWindowSeconds,
+  }
+}
+
+/** Stores → domain services: the limiters are made once here and shared by every request. */
+export function createDomainDeps(stores: Stores, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
+  return {
+    stores,
+    clock,
+    newId: createIdGenerator(clock),
+    settings,
+    limiters: {
+      bearerTokenPace: stores.limiters.create('oauth2-token-pace', settings.bearerTokenCallsPerWindow, settings.rateLimitWindowSeconds),
+    },
+  }
+}
 
 /**
  * The composition root shared by the server and the CLI: the same config gives the same stores
@@ -10,17 +36,5 @@ import { openStores } from './storage/open-stores.ts'
  */
 export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
   const stores = await openStores({ databaseUrl: config.database })
-  return {
-    stores,
-    clock,
-    newId: createIdGenerator(clock),
-    settings: {
-      requestTokenTtlSeconds: config.requestTokenTtlSeconds,
-      timestampSkewSeconds: config.timestampSkewSeconds,
-      bearerTokenCallsPerWindow: config.bearerTokenCallsPerWindow,
-      rateLimitWindowSeconds: config.rateLimitWindowSeconds,
-      signInMaxFailures: config.signInMaxFailures,
-      signInWindowSeconds: config.signInWindowSeconds,
-    },
-  }
+  return createDomainDeps(stores, domainSettings(config), clock)
 }

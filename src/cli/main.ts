@@ -14,10 +14,15 @@ export function buildProgram(): Command {
     .option('--database <url>', 'SQLite file path or sqlite: URL [env LATCHKEY_DATABASE_URL]')
     .showHelpAfterError(false)
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, '').trim()}\n`) })
+    .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
   for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand()]) program.addCommand(command)
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())
   return program
+}
+
+/** Commander adds hints on lines of their own ("(Did you mean user?)"); bad input gets one line. */
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ')
 }
 
 function allCommands(command: Command): Command[] {
@@ -31,9 +36,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
     if (error instanceof ServiceError || error instanceof ConfigError) {
-      process.stderr.write(`latchkey: ${error.message}\n`)
+      process.stderr.write(`latchkey: ${oneLine(error.message)}\n`)
     } else {
-      process.stderr.write(`latchkey: unexpected error: ${(error as Error)?.message ?? String(error)}\n`)
+      process.stderr.write(`latchkey: unexpected error: ${oneLine((error as Error)?.message ?? String(error))}\n`)
     }
     return 1
   }

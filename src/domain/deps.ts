@@ -1,4 +1,4 @@
-import type { Stores } from '../storage/types.ts'
+import type { Limiter, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
@@ -16,4 +16,8 @@ export interface DomainDeps {
   clock: Clock
   newId: () => string
   settings: DomainSettings
+  limiters: {
+    /** POST /oauth2/token calls per app per window (403 code 99 past it). */
+    bearerTokenPace: Limiter
+  }
 }

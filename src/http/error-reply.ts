@@ -2,13 +2,8 @@ import type { FastifyReply } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { StorageUnavailableError } from '../storage/errors.ts'
+import { errorBody } from './error-body.ts'
 
-/** The JSON error body every endpoint answers with: `{"errors":[{"code":N,"message":"..."}]}`. */
-export function errorBody(error: ServiceError): { errors: Array<{ code: number; message: string; label?: string }> } {
-  const entry: { code: number; message: string; label?: string } = { code: error.code, message: error.message }
-  if (error.label) entry.label = error.label
-  return { errors: [entry] }
-}
 
 /**
  * Turns anything thrown into the ServiceError the client may see: ours as they are, Fastify's own

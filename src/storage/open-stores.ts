@@ -4,6 +4,7 @@ import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
+import { createMemoryLimiterFactory } from './memory/limiter.ts'
 import { createMemoryNonceStore } from './memory/nonce-store.ts'
 import { openSqlite } from './sqlite/open.ts'
 
@@ -34,6 +35,7 @@ export function createSqlStores(db: Kysely<Database>): Stores {
     accessTokens: createAccessTokenStore(db),
     bearerTokens: createBearerTokenStore(db),
     nonces: createMemoryNonceStore(),
+    limiters: createMemoryLimiterFactory(),
     async ping() {
       await sql`select 1`.execute(db)
     },

@@ -106,6 +106,31 @@ export interface NonceStore {
   remember(consumerKey: string, nonce: string, windowSeconds: number, nowMs: number): Promise<boolean>
 }
 
+/** The state of one key of a limiter after a hit or a look. */
+export interface LimitState {
+  isAllowed: boolean
+  limit: number
+  remaining: number
+  resetAtMs: number
+}
+
+/**
+ * Fixed-window counting of hits per key, for rate limits, the bearer-token pace rule and the
+ * sign-in throttle. In memory for one process; shared (Redis) when several instances run.
+ */
+export interface Limiter {
+  /** Counts one hit; isAllowed is false once the window's limit is passed. */
+  hit(key: string): Promise<LimitState>
+  /** The state without counting. */
+  peek(key: string): Promise<LimitState>
+  reset(key: string): Promise<void>
+}
+
+export interface LimiterFactory {
+  /** A limiter of `limit` hits per `windowSeconds`; `name` keeps the keys of different limiters apart. */
+  create(name: string, limit: number, windowSeconds: number): Limiter
+}
+
 export interface Stores {
   users: UserStore
   apps: AppStore
@@ -113,6 +138,7 @@ export interface Stores {
   accessTokens: AccessTokenStore
   bearerTokens: BearerTokenStore
   nonces: NonceStore
+  limiters: LimiterFactory
   /** Resolves when the database answers. */
   ping(): Promise<void>
   close(): Promise<void>

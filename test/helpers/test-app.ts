@@ -1,3 +1,4 @@
+import Sqlite from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +7,7 @@ import pino from 'pino'
 import { buildApp, type HttpSettings } from '../../src/app.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
-import { createIdGenerator } from '../../src/domain/ids.ts'
+import { createDomainDeps } from '../../src/compose.ts'
 import { openStores } from '../../src/storage/open-stores.ts'
 
 export const DEFAULT_SETTINGS: DomainSettings = {
@@ -36,12 +37,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: Partia
   const dbPath = join(dir, 'latchkey.sqlite')
   const stores = await openStores({ databaseUrl: dbPath })
   const clock = options.clock ?? { nowMs: () => Date.now() }
-  const domain: DomainDeps = {
-    stores,
-    clock,
-    newId: createIdGenerator(clock),
-    settings: { ...DEFAULT_SETTINGS, ...options.settings },
-  }
+  const domain: DomainDeps = createDomainDeps(stores, { ...DEFAULT_SETTINGS, ...options.settings }, clock)
   return {
     domain,
     dbPath,
@@ -73,5 +69,29 @@ export async function buildTestApp(
       await app.close()
       await testDomain.close()
     },
+  }
+}
+
+export interface TestServer extends TestApp {
+  /** http://127.0.0.1:PORT */
+  url: string
+}
+
+/** buildTestApp, listening on a free loopback port: tests talk to it over a real socket. */
+export async function startTestServer(options: Parameters<typeof buildTestApp>[0] = {}): Promise<TestServer> {
+  const testApp = await buildTestApp(options)
+  await testApp.app.listen({ host: '127.0.0.1', port: 0 })
+  const address = testApp.app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return { ...testApp, url: `http://127.0.0.1:${port}` }
+}
+
+/** Rows in a table, read straight from the SQLite file: proof that an error wrote nothing. */
+export function countRows(dbPath: string, table: 'request_tokens' | 'access_tokens' | 'bearer_tokens' | 'users' | 'apps'): number {
+  const db = new Sqlite(dbPath, { readonly: true })
+  try {
+    return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n
+  } finally {
+    db.close()
   }
 }

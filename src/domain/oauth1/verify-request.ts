@@ -6,13 +6,22 @@ import type { AccessTokenRecord, AppRecord, RequestTokenRecord } from '../../sto
 import type { DomainDeps } from '../deps.ts'
 import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
 
-/** Which token a request must be signed with: none (request_token), a request token, an access token. */
-export type TokenKind = 'none' | 'request' | 'access'
+/**
+ * Which token a request must be signed with: none (request_token), a request token, an access
+ * token, or an access token when one is named (API routes that also take app-only calls).
+ */
+export type TokenKind = 'none' | 'request' | 'access' | 'access-or-none'
 
 export interface VerifiedRequest<K extends TokenKind = TokenKind> {
   app: AppRecord
   request: ParsedOAuthRequest
-  token: K extends 'request' ? RequestTokenRecord : K extends 'access' ? AccessTokenRecord : undefined
+  token: K extends 'request'
+    ? RequestTokenRecord
+    : K extends 'access'
+      ? AccessTokenRecord
+      : K extends 'access-or-none'
+        ? AccessTokenRecord | undefined
+        : undefined
 }
 
 interface TokenLookup {
@@ -71,7 +80,7 @@ async function lookUpToken(
   app: AppRecord | undefined,
   nowMs: number,
 ): Promise<TokenLookup> {
-  if (kind === 'none') return { record: undefined, secret: '', isValid: true }
+  if (kind === 'none' || (kind === 'access-or-none' && value === undefined)) return { record: undefined, secret: '', isValid: true }
   if (value === undefined) return { record: undefined, secret: dummySecret(), isValid: false }
   if (kind === 'request') {
     const record = await deps.stores.requestTokens.findByToken(value)

@@ -15,7 +15,12 @@ export async function verifyUserContext(
 ): Promise<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }> {
   if (/^bearer\s/i.test(input.authorization ?? '')) throw new ServiceError(E.credentialsDoNotAllowResource)
   const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
+  return { app, user: await tokenOwner(deps, token), accessToken: token }
+}
+
+/** The person an access token acts for; 401 code 89 when they no longer exist. */
+export async function tokenOwner(deps: Pick<DomainDeps, 'stores'>, token: AccessTokenRecord): Promise<UserRecord> {
   const user = await deps.stores.users.findById(token.userId)
   if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the token owner no longer exists' })
-  return { app, user, accessToken: token }
+  return user
 }

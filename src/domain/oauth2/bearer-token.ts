@@ -1,0 +1,29 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { newBearerTokenValue } from '../../protocol/secrets.ts'
+import type { BearerTokenRecord } from '../../storage/records.ts'
+import type { DomainDeps } from '../deps.ts'
+import type { SignedRequestInput } from '../oauth1/signed-request.ts'
+import { formParams, param } from '../request-params.ts'
+import { authenticateClient, readClientCredentials } from './client-credentials.ts'
+
+/**
+ * service-spec §4.6, POST /oauth2/token: client credentials for the app's one bearer token, the
+ * same until it is invalidated, also when many first calls arrive at once. Calls past the pace
+ * rule get 403 code 99; only authenticated calls count, so a stranger cannot use up an app's pace.
+ */
+export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedRequestInput): Promise<BearerTokenRecord> {
+  const params = formParams(input)
+  const grantType = param(params, 'grant_type')
+  assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
+  assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
+  const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
+  const pace = await deps.limiters.bearerTokenPace.hit(app.id)
+  if (!pace.isAllowed) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'oauth2/token called too often' })
+  return deps.stores.bearerTokens.issueOrReuse({
+    token: newBearerTokenValue(),
+    appId: app.id,
+    createdAtMs: deps.clock.nowMs(),
+    revokedAtMs: null,
+  })
+}

@@ -1,0 +1,23 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import { canonicalBearerToken, parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
+import type { AppRecord, BearerTokenRecord } from '../../storage/records.ts'
+import type { DomainDeps } from '../deps.ts'
+
+/**
+ * Who is calling with `Authorization: Bearer`: the app of a live bearer token. An unknown or
+ * invalidated token gets 401 code 89; the token of a suspended app 401 code 416.
+ */
+export async function verifyBearer(
+  deps: Pick<DomainDeps, 'stores'>,
+  authorization: string | undefined,
+): Promise<{ app: AppRecord; token: BearerTokenRecord }> {
+  const presented = parseBearerHeader(authorization)
+  if (presented === undefined) throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
+  const token = await deps.stores.bearerTokens.findByToken(canonicalBearerToken(presented))
+  if (!token || token.revokedAtMs !== null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token not live' })
+  const app = await deps.stores.apps.findById(token.appId)
+  if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })
+  if (app.isSuspended) throw new ServiceError(E.suspendedApplication)
+  return { app, token }
+}

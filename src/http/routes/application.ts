@@ -1,0 +1,20 @@
+// The service's own API (docs/api.md): the caller's rate-limit state, app-only or user context.
+import type { FastifyInstance } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { identifyCaller } from '../../domain/identify-caller.ts'
+import { rateLimitStatus } from '../../domain/rate-limit-status.ts'
+import { signedRequestInput } from '../signed-request.ts'
+
+export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
+  return async (app: FastifyInstance) => {
+    app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', async (request, reply) => {
+      const caller = await identifyCaller(deps, signedRequestInput(request, publicUrl))
+      const context = caller.context === 'app' ? { application: caller.app.consumerKey } : { access_token: caller.credential }
+      const families = typeof request.query.resources === 'string' ? request.query.resources.split(',').map((s) => s.trim()) : undefined
+      return reply.type('application/json; charset=utf-8').send({
+        rate_limit_context: context,
+        resources: rateLimitStatus(deps, families, deps.settings.bearerTokenCallsPerWindow),
+      })
+    })
+  }
+}

@@ -1,0 +1,31 @@
+// service-spec §4.6, §4.7 and RFC 7662: app-only bearer tokens and token introspection.
+import compress from '@fastify/compress'
+import type { FastifyInstance } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { issueOrReuseBearerToken } from '../../domain/oauth2/bearer-token.ts'
+import { introspectToken } from '../../domain/oauth2/introspect.ts'
+import { invalidateBearerToken } from '../../domain/oauth2/invalidate-bearer-token.ts'
+import { signedRequestInput } from '../signed-request.ts'
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function oauth2Routes(deps: DomainDeps, publicUrl: URL | undefined) {
+  return async (app: FastifyInstance) => {
+    // The token answer is gzip-encoded for clients that ask (spec §4.6), however small it is.
+    await app.register(compress, { global: true, threshold: 0, encodings: ['gzip'] })
+
+    app.post('/oauth2/token', async (request, reply) => {
+      const token = await issueOrReuseBearerToken(deps, signedRequestInput(request, publicUrl))
+      return reply.type(JSON_TYPE).send({ token_type: 'bearer', access_token: token.token })
+    })
+
+    app.post('/oauth2/invalidate_token', async (request, reply) => {
+      const { accessToken } = await invalidateBearerToken(deps, signedRequestInput(request, publicUrl))
+      return reply.type(JSON_TYPE).send({ access_token: accessToken })
+    })
+
+    app.post('/oauth2/introspect', async (request, reply) => {
+      return reply.type(JSON_TYPE).send(await introspectToken(deps, signedRequestInput(request, publicUrl)))
+    })
+  }
+}

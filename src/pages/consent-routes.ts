@@ -1,0 +1,133 @@
+// service-spec §4.2–4.3, twitter-behaviour §2.2: the browser step of OAuth 1.0a.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DomainDeps } from '../domain/deps.ts'
+import {
+  approveAuthorization,
+  denyAuthorization,
+  isAlreadyGranted,
+  loadConsent,
+  type AuthorizationFlow,
+  type Consent,
+} from '../domain/oauth1/authorization.ts'
+import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
+import { E } from '../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../errors/service-error.ts'
+import type { UserRecord } from '../storage/records.ts'
+import { readForm, readQuery } from './input.ts'
+import { sendPage, sendRedirect } from './reply.ts'
+import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
+import { consentPage } from './views/consent.ts'
+import { deniedPage, pinPage } from './views/outcome.ts'
+
+export const FLOW_PATHS: Record<AuthorizationFlow, string> = {
+  authorize: '/oauth/authorize',
+  authenticate: '/oauth/authenticate',
+}
+
+/** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
+const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
+
+interface ShowOptions {
+  signedIn: UserRecord | undefined
+  usernamePrefill: string
+  forceLogin: boolean
+  message?: string
+}
+
+export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
+  const deps = { ...domain, throttle }
+
+  function show(reply: FastifyReply, status: number, flow: AuthorizationFlow, consent: Consent, session: Session, options: ShowOptions) {
+    const page = consentPage({ action: FLOW_PATHS[flow], consent, csrfToken: session.csrf, ...options })
+    return sendPage(reply, status, page, { kind: 'consent', callback: consent.requestToken.callback })
+  }
+
+  async function approve(reply: FastifyReply, flow: AuthorizationFlow, consent: Consent, userId: string) {
+    const result = await approveAuthorization(domain, { token: consent.requestToken.token, userId, flow })
+    if ('pin' in result) return sendPage(reply, 200, pinPage(consent.app.name, result.pin))
+    return sendRedirect(reply, result.redirectTo)
+  }
+
+  /** The signed-in person, if the session names one who still exists. */
+  async function sessionUser(session: Session | undefined): Promise<UserRecord | undefined> {
+    return session?.userId ? domain.stores.users.findById(session.userId) : undefined
+  }
+
+  async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
+    const query = readQuery(request)
+    const consent = await loadConsent(domain, { token: query.oauthToken, flow })
+    let session = readSession(request, domain.clock.nowMs())
+    const user = await sessionUser(session)
+    if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
+      return approve(reply, flow, consent, user.id)
+    }
+    if (!session) {
+      session = newSession()
+      writeSession(request, reply, session)
+    }
+    return show(reply, 200, flow, consent, session, {
+      signedIn: query.forceLogin ? undefined : user,
+      usernamePrefill: query.screenName,
+      forceLogin: query.forceLogin,
+    })
+  }
+
+  async function postForm(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
+    const form = readForm(request)
+    const session = readSession(request, domain.clock.nowMs())
+    // Checked before anything else, so a forged form changes nothing and counts no sign-in failure.
+    assertThat(session && isCsrfValid(session, form.csrfToken), E.formExpired)
+    const consent = await loadConsent(domain, { token: form.oauthToken, flow })
+    const token = consent.requestToken.token
+
+    if (form.action === 'cancel') {
+      const result = await denyAuthorization(domain, { token, flow })
+      if ('oob' in result) return sendPage(reply, 200, deniedPage(consent.app.name))
+      return sendRedirect(reply, result.redirectTo)
+    }
+    if (form.action === 'switch') {
+      const signedOut = newSession()
+      writeSession(request, reply, signedOut)
+      return show(reply, 200, flow, consent, signedOut, { signedIn: undefined, usernamePrefill: '', forceLogin: form.forceLogin })
+    }
+    assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
+
+    if (form.credentials) {
+      let user: UserRecord
+      try {
+        user = await signIn(deps, { ...form.credentials, address: request.ip })
+      } catch (error) {
+        const isRefusal = error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
+        if (!isRefusal) throw error
+        return show(reply, error.status, flow, consent, session, {
+          signedIn: undefined,
+          usernamePrefill: form.credentials.username.slice(0, 64),
+          forceLogin: form.forceLogin,
+          message: error.message,
+        })
+      }
+      // A new CSRF value with every sign-in, so a value seen before it is worth nothing after.
+      writeSession(request, reply, { ...newSession(), userId: user.id, issuedAtMs: domain.clock.nowMs() })
+      return approve(reply, flow, consent, user.id)
+    }
+
+    const user = form.forceLogin ? undefined : await sessionUser(session)
+    if (!user) {
+      return show(reply, 401, flow, consent, session, {
+        signedIn: undefined,
+        usernamePrefill: '',
+        forceLogin: form.forceLogin,
+        message: 'Please sign in to authorize this app.',
+      })
+    }
+    return approve(reply, flow, consent, user.id)
+  }
+
+  return async (app: FastifyInstance) => {
+    for (const flow of ['authorize', 'authenticate'] as const) {
+      // No automatic HEAD route: a HEAD must never approve anything on authenticate.
+      app.get(FLOW_PATHS[flow], { exposeHeadRoute: false }, (request, reply) => getPage(request, reply, flow))
+      app.post(FLOW_PATHS[flow], (request, reply) => postForm(request, reply, flow))
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { E } from '../errors/catalogue.ts'
+import { ServiceError } from '../errors/service-error.ts'
+import { StorageUnavailableError } from '../storage/errors.ts'
+import { sendPage } from './reply.ts'
+import { errorPage } from './views/outcome.ts'
+
+/** Codes from 1100 up are written for people; the API's own codes get a plain sentence by status. */
+const FIRST_PAGE_CODE = 1100
+
+function toServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error
+  if (error instanceof StorageUnavailableError) return new ServiceError(E.overCapacity, { cause: error })
+  const status = (error as Partial<FastifyError>).statusCode
+  if (status === 413) return new ServiceError(E.requestTooLarge, { cause: error })
+  if (typeof status === 'number' && status >= 400 && status < 500) return new ServiceError(E.badRequest, { cause: error })
+  return new ServiceError(E.internalError, { cause: error })
+}
+
+function title(status: number): string {
+  if (status >= 500) return 'Something went wrong'
+  if (status === 429) return 'Too many attempts'
+  if (status === 404 || status === 410) return 'This link does not work'
+  if (status === 403) return 'This is not allowed'
+  return 'This request did not work'
+}
+
+function message(error: ServiceError): string {
+  if (error.code >= FIRST_PAGE_CODE) return error.message
+  if (error.code === E.sslRequired.code) return 'This page must be opened over a secure (https) connection.'
+  if (error.status >= 500) return 'Something went wrong on our side. Please try again in a few minutes.'
+  if (error.status === 413) return 'The form sent was too large.'
+  return 'This request was not valid. Go back to the app and start again.'
+}
+
+/** The pages context's one error renderer: a plain HTML page; a 5xx shows only the request id. */
+export function installPageErrors(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const serviceError = toServiceError(error)
+    if (serviceError.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'page failed')
+      const text = `${message(serviceError)} (Reference: ${request.id})`
+      return sendPage(reply, serviceError.status, errorPage(title(serviceError.status), text))
+    }
+    request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'page refused')
+    return sendPage(reply, serviceError.status, errorPage(title(serviceError.status), message(serviceError)))
+  })
+}

@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify'
+import { parseFormEncoded } from '../protocol/oauth1/form.ts'
+
+/** First value per name: a repeated parameter never changes which token or action is used. */
+function firstValues(text: string): Map<string, string> {
+  const values = new Map<string, string>()
+  for (const [name, value] of parseFormEncoded(text)) {
+    if (!values.has(name)) values.set(name, value)
+  }
+  return values
+}
+
+// twitter-api-v2 sends force_login=true/false; `1` is accepted too.
+const isTrue = (value: string | undefined): boolean => value !== undefined && /^(true|1)$/i.test(value)
+
+export interface PageQuery {
+  oauthToken: string | undefined
+  forceLogin: boolean
+  /** Prefills the username; an `oauth_callback` here is ignored (service-spec §4.2). */
+  screenName: string
+}
+
+/** The query of GET /oauth/authorize|authenticate; malformed escapes throw 215 (a 400 page). */
+export function readQuery(request: FastifyRequest): PageQuery {
+  const url = request.raw.url ?? ''
+  const q = url.indexOf('?')
+  const values = firstValues(q === -1 ? '' : url.slice(q + 1))
+  return {
+    oauthToken: values.get('oauth_token') || undefined,
+    forceLogin: isTrue(values.get('force_login')),
+    screenName: (values.get('screen_name') ?? '').slice(0, 64),
+  }
+}
+
+export type FormAction = 'allow' | 'cancel' | 'switch'
+
+export interface PageForm {
+  csrfToken: string | undefined
+  oauthToken: string | undefined
+  action: FormAction | undefined
+  /** Present only when the form had the sign-in fields. */
+  credentials: { username: string; password: string } | undefined
+  forceLogin: boolean
+}
+
+const ACTIONS: readonly string[] = ['allow', 'cancel', 'switch']
+
+/** The form body of POST /oauth/authorize|authenticate (raw Buffer, form-encoded). */
+export function readForm(request: FastifyRequest): PageForm {
+  const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : ''
+  const values = firstValues(body)
+  const action = values.get('action')
+  const username = values.get('username')
+  const password = values.get('password')
+  return {
+    csrfToken: values.get('csrf_token') || undefined,
+    oauthToken: values.get('oauth_token') || undefined,
+    action: action !== undefined && ACTIONS.includes(action) ? (action as FormAction) : undefined,
+    credentials:
+      username !== undefined || password !== undefined ? { username: username ?? '', password: password ?? '' } : undefined,
+    forceLogin: isTrue(values.get('force_login')),
+  }
+}

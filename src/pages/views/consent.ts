@@ -1,0 +1,77 @@
+import type { Consent } from '../../domain/oauth1/authorization.ts'
+import type { UserRecord } from '../../storage/records.ts'
+import { ACCESS_DESCRIPTIONS } from './access-levels.ts'
+import { html, type SafeHtml } from './html.ts'
+import { layout } from './layout.ts'
+
+export interface ConsentView {
+  /** Where the form posts: the page's own path. */
+  action: string
+  consent: Consent
+  csrfToken: string
+  /** The person signed in; undefined shows the sign-in fields. */
+  signedIn: UserRecord | undefined
+  usernamePrefill: string
+  forceLogin: boolean
+  /** A plain sentence shown above the form (a failed sign-in). */
+  message?: string | undefined
+}
+
+/** Only http(s) websites become links; anything else (javascript:, data:) is shown as text. */
+function isWebUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value)
+    return protocol === 'http:' || protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+function aboutApp({ app, owner }: Consent): SafeHtml {
+  const by = owner ? html`${owner.name} (@${owner.screenName})` : html`an unknown developer`
+  return html`<section aria-labelledby="about-app">
+<h2 id="about-app">About this app</h2>
+<p><strong>${app.name}</strong> <span class="muted">by ${by}</span></p>
+${app.description && html`<p>${app.description}</p>`}
+${app.website && (isWebUrl(app.website) ? html`<p>Website: <a href="${app.website}" rel="noopener noreferrer nofollow">${app.website}</a></p>` : html`<p>Website: ${app.website}</p>`)}
+</section>`
+}
+
+function permissions(consent: Consent): SafeHtml {
+  const { can, cannot } = ACCESS_DESCRIPTIONS[consent.requestToken.accessLevel]
+  return html`<h2>This app will be able to:</h2>
+<ul>${can.map((line) => html`<li>${line}</li>`)}</ul>
+<h2>It will not be able to:</h2>
+<ul>${cannot.map((line) => html`<li>${line}</li>`)}</ul>`
+}
+
+function signInFields(prefill: string): SafeHtml {
+  return html`<h2>Sign in to authorize</h2>
+<label for="username">Username</label>
+<input id="username" name="username" type="text" value="${prefill}" autocomplete="username" autocapitalize="none" spellcheck="false" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>`
+}
+
+export function consentPage(view: ConsentView): string {
+  const { app, requestToken } = view.consent
+  const user = view.signedIn
+  return layout(
+    `Authorize ${app.name}`,
+    html`<h1>Authorize ${app.name} to use your account?</h1>
+${aboutApp(view.consent)}
+${permissions(view.consent)}
+<form method="post" action="${view.action}">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<input type="hidden" name="oauth_token" value="${requestToken.token}">
+${view.forceLogin && html`<input type="hidden" name="force_login" value="true">`}
+${view.message && html`<p class="alert" role="alert">${view.message}</p>`}
+${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill)}
+<div class="actions">
+<button type="submit" name="action" value="allow" id="allow">Authorize app</button>
+<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
+</div>
+${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}
+</form>`,
+  )
+}

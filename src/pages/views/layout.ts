@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto'
+import { html, raw, type SafeHtml } from './html.ts'
+
+/**
+ * The one stylesheet, inline so a page is one response. The CSP allows exactly this text by its
+ * hash rather than 'unsafe-inline', so an injected <style> or style="" would not apply.
+ * Colours keep at least 7:1 contrast; focus is always visible.
+ */
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f4f5f7}
+main{max-width:34rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #c9ccd1;border-radius:8px}
+h1{font-size:1.5rem;line-height:1.25;margin:0 0 1rem}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+a{color:#0b4a8f}
+.muted{color:#4a4f57}
+.alert{padding:.75rem 1rem;border:2px solid #a4111d;border-radius:6px;color:#7d0d16;background:#fff5f5}
+label{display:block;font-weight:600;margin-top:1rem}
+input[type=text],input[type=password]{display:block;width:100%;margin-top:.25rem;padding:.5rem;font:inherit;border:1px solid #5f6670;border-radius:4px}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
+button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4a8f;cursor:pointer}
+#allow{background:#0b4a8f;color:#fff}
+#cancel{background:#fff;color:#0b4a8f}
+.link{border:0;padding:0;background:none;color:#0b4a8f;text-decoration:underline}
+:focus-visible{outline:3px solid #c45500;outline-offset:2px}
+.pin{font-size:2rem;letter-spacing:.2em;font-weight:700}
+`
+
+export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS, 'utf8').digest('base64')}'`
+
+/** A whole document: language, viewport, title and one <main> holding the page's heading. */
+export function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Latchkey</title>
+<style>${raw(CSS)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value
+}

@@ -1,0 +1,53 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+
+/** The request's parameters: the protocol ones by name, and the list that goes into the base string. */
+export interface CollectedParameters {
+  /** Every `oauth_*` parameter once, `oauth_signature` included. */
+  protocol: Map<string, string>
+  /** RFC 5849 §3.4.1.3.1 list minus `oauth_signature`, `oauth_*` once each, other repeats kept. */
+  signed: Array<[string, string]>
+}
+
+/**
+ * RFC 5849 §3.4.1.3.1 sources: header (realm already dropped), query, form body. An `oauth_*` name in
+ * several sources with one value counts once; another value, or twice in one source, throws 215.
+ * Non-oauth header parameters are signed as §3.4.1.3.1 says (Twitter drops them; no client sends any).
+ */
+export function collectParameters(sources: {
+  header: Array<[string, string]> | undefined
+  query: Array<[string, string]>
+  body: Array<[string, string]>
+}): CollectedParameters {
+  // RFC 5849 §3.5 wants one location only, but twitter-api-v2 login() and the oauth-1.0a README send
+  // oauth_token / oauth_callback in header and body, and Twitter accepts them (twitter-behaviour §3
+  // item 3, §5 item 1). A conflicting value is refused rather than resolved by position.
+  const protocol = new Map<string, string>()
+  const signed: Array<[string, string]> = []
+  const ordered = [
+    ['header', sources.header ?? []],
+    ['query', sources.query],
+    ['body', sources.body],
+  ] as const
+  for (const [source, pairs] of ordered) {
+    const seenHere = new Set<string>()
+    for (const [name, value] of pairs) {
+      if (!name.startsWith('oauth_')) {
+        signed.push([name, value])
+        continue
+      }
+      if (seenHere.has(name)) {
+        throw new ServiceError(E.badAuthenticationData, { detail: `${name} repeated in the ${source}` })
+      }
+      seenHere.add(name)
+      const earlier = protocol.get(name)
+      if (earlier === undefined) {
+        protocol.set(name, value)
+        if (name !== 'oauth_signature') signed.push([name, value])
+      } else if (earlier !== value) {
+        throw new ServiceError(E.badAuthenticationData, { detail: `${name} differs between sources` })
+      }
+    }
+  }
+  return { protocol, signed }
+}

@@ -1,0 +1,61 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+const DIGITS = '0123456789'
+
+function checkLength(length: number): void {
+  if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`bad length: ${length}`)
+}
+
+// Rejection sampling: a byte is used only below the largest multiple of the alphabet size, so
+// every character is equally likely (a plain `byte % size` would favour the first 256 % size).
+function randomFrom(alphabet: string, length: number): string {
+  checkLength(length)
+  const limit = 256 - (256 % alphabet.length)
+  let out = ''
+  while (out.length < length) {
+    for (const byte of randomBytes(length - out.length + 16)) {
+      if (byte >= limit) continue
+      out += alphabet[byte % alphabet.length]
+      if (out.length === length) break
+    }
+  }
+  return out
+}
+
+/** Random `[A-Za-z0-9]` string from the CSPRNG, unbiased: tokens and secrets (RFC 5849 §4.9). */
+export function randomAlphanumeric(length: number): string {
+  return randomFrom(ALPHANUMERIC, length)
+}
+
+/** Random decimal digits from the CSPRNG, unbiased: PIN verifiers for `oob` (RFC 5849 §2.2, §4.9). */
+export function randomDigits(length: number): string {
+  return randomFrom(DIGITS, length)
+}
+
+/** `bytes` random bytes as unpadded base64url (RFC 4648 §5), e.g. for request tokens. */
+export function randomBase64Url(bytes: number): string {
+  checkLength(bytes)
+  return randomBytes(bytes).toString('base64url')
+}
+
+/**
+ * Constant-time string comparison for signatures, verifiers and secrets (RFC 5849 §3.2 checks;
+ * checklist C46/C48). Both sides are hashed with SHA-256 first, so a length difference doesn't leak.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  // UTF-16 code units, not UTF-8: UTF-8 would turn every lone surrogate into U+FFFD and equate them.
+  const digestA = createHash('sha256').update(a, 'utf16le').digest()
+  const digestB = createHash('sha256').update(b, 'utf16le').digest()
+  return timingSafeEqual(digestA, digestB)
+}
+
+/**
+ * A new app-only bearer token (RFC 6749 §4.4.3, §10.10) shaped like Twitter's: 21 `A`, the base64
+ * of 24 random bytes with `+`/`/` written as literal `%2B`/`%2F`, a literal `%3D`, then 60 random
+ * alphanumerics. At least 116 characters, always with a `%` sequence (so not an RFC 6750 b64token).
+ */
+export function newBearerTokenValue(): string {
+  const middle = randomBytes(24).toString('base64').replaceAll('+', '%2B').replaceAll('/', '%2F')
+  return `${'A'.repeat(21)}${middle}%3D${randomAlphanumeric(60)}`
+}

@@ -1,0 +1,74 @@
+import { composeDomain } from './compose.ts'
+import { loadConfig } from './config/load.ts'
+import type { SettingName } from './config/settings.ts'
+import type { DomainDeps } from './domain/deps.ts'
+import { identifyCaller } from './domain/identify-caller.ts'
+import type { AccessLevel } from './storage/records.ts'
+
+export interface ApiRequest {
+  method: string
+  /** The URL as the client used it, scheme and host included: signatures cover it. */
+  url: string
+  headers: Record<string, string | string[] | undefined>
+  /** The raw body; only a form body (application/x-www-form-urlencoded) takes part in signatures. */
+  body?: string | Buffer
+}
+
+export interface VerifiedCaller {
+  context: 'app' | 'user'
+  appId: string
+  consumerKey: string
+  appName: string
+  accessLevel: AccessLevel
+  userId?: string
+  screenName?: string
+}
+
+export interface LatchkeyVerifier {
+  /** Who is calling, or throws a ServiceError carrying Twitter's status, code and message. */
+  verify(request: ApiRequest): Promise<VerifiedCaller>
+  close(): Promise<void>
+}
+
+const header = (headers: ApiRequest['headers'], name: string) => {
+  const value = headers[name] ?? headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * The verifier for resource servers written in Node.js that share Latchkey's storage: it reads the
+ * same settings as `latchkey serve` (database, config file, LATCHKEY_* variables) and runs the very
+ * checks the service's own routes run. Give every process the same Redis when there are several,
+ * or a nonce seen by one process is not seen by another.
+ */
+export async function createVerifier(
+  options: { env?: Record<string, string | undefined>; configFile?: string; settings?: Partial<Record<SettingName, unknown>> } = {},
+): Promise<LatchkeyVerifier> {
+  const config = loadConfig({ env: options.env ?? process.env, file: options.configFile, flags: options.settings })
+  const deps: DomainDeps = await composeDomain(config)
+  return {
+    async verify(request) {
+      const url = new URL(request.url)
+      const caller = await identifyCaller(deps, {
+        method: request.method.toUpperCase(),
+        scheme: url.protocol.slice(0, -1),
+        host: url.host,
+        path: url.pathname,
+        query: url.search.slice(1),
+        authorization: header(request.headers, 'authorization'),
+        contentType: header(request.headers, 'content-type'),
+        body: request.body,
+        isSecure: url.protocol === 'https:',
+      })
+      return {
+        context: caller.context,
+        appId: caller.app.id,
+        consumerKey: caller.app.consumerKey,
+        appName: caller.app.name,
+        accessLevel: caller.accessLevel,
+        ...(caller.context === 'user' ? { userId: caller.user.id, screenName: caller.user.screenName } : {}),
+      }
+    },
+    close: () => deps.stores.close(),
+  }
+}

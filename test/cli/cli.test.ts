@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { runCli, type CliResult } from '../helpers/cli.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-cli-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+let databases = 0
+/** A fresh database for one test. */
+const newDatabase = () => ({ LATCHKEY_DATABASE_URL: join(dir, `db-${++databases}.sqlite`) })
+
+/** Runs the command, expects success and exactly one JSON document on stdout. */
+async function json(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  const result = await runCli([...args, '--json'], env)
+  assert.equal(result.code, 0, `latchkey ${args.join(' ')} failed: ${result.stderr}`)
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}
+
+/** A refusal as a person sees it: a non-zero exit, one line on stderr, no stack trace. */
+function assertRefusal(result: CliResult, message: RegExp): void {
+  assert.notEqual(result.code, 0)
+  const lines = result.stderr.trimEnd().split('\n')
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`)
+  assert.match(lines[0]!, /^latchkey: /)
+  assert.match(lines[0]!, message)
+  assert.doesNotMatch(result.stderr, /^\s+at /m)
+  assert.equal(result.stdout, '')
+}
+
+describe('latchkey user and app commands', () => {
+  test('take an app through its life: create, show, owner token, rotate keys, suspend, list, delete', async () => {
+    const env = newDatabase()
+    const user = await json(['user', 'create', '--screen-name', 'alice', '--password', 'correct horse battery', '--name', 'Alice'], env)
+    assert.equal(user.screen_name, 'alice')
+    assert.match(String(user.user_id), /^\d+$/)
+
+    const users = (await json(['user', 'list'], env)) as unknown as Array<Record<string, unknown>>
+    assert.deepEqual(users.map((u) => u.screen_name), ['alice'])
+    assert.ok(!JSON.stringify(users).includes('correct horse'), 'the password never comes back')
+
+    const app = await json(
+      ['app', 'create', '--name', 'My App', '--owner', 'alice', '--callback', 'https://client.example/cb', '--callback', 'myapp://cb', '--type', 'web', '--sign-in', '--access-level', 'read', '--description', 'Reads things', '--website', 'https://client.example'],
+      env,
+    )
+    assert.match(String(app.app_id), /^\d+$/)
+    assert.deepEqual(app.callback_urls, ['https://client.example/cb', 'myapp://cb'])
+    assert.equal(app.access_level, 'read')
+    assert.equal(app.type, 'web')
+    assert.equal(app.sign_in_enabled, true)
+    assert.equal(typeof app.consumer_key, 'string')
+    assert.equal(typeof app.consumer_secret, 'string')
+
+    const shown = await json(['app', 'show', String(app.consumer_key)], env)
+    assert.equal(shown.app_id, app.app_id)
+    assert.equal(shown.consumer_secret, app.consumer_secret)
+
+    const token = await json(['app', 'owner-token', String(app.app_id)], env)
+    assert.equal(token.user_id, user.user_id)
+    assert.equal(token.screen_name, 'alice')
+    assert.equal(typeof token.oauth_token, 'string')
+    assert.equal(typeof token.oauth_token_secret, 'string')
+    assert.deepEqual(await json(['app', 'owner-token', String(app.consumer_key)], env), token, 'the same token on repeat')
+
+    const rotated = await json(['app', 'rotate-keys', String(app.app_id)], env)
+    assert.notEqual(rotated.consumer_key, app.consumer_key)
+    assert.notEqual(rotated.consumer_secret, app.consumer_secret)
+    assertRefusal(await runCli(['app', 'show', String(app.consumer_key)], env), /no app/)
+    const newToken = await json(['app', 'owner-token', String(rotated.consumer_key)], env)
+    assert.notEqual(newToken.oauth_token, token.oauth_token, 'the old owner token was revoked')
+
+    const suspended = await json(['app', 'update', String(app.app_id), '--suspended'], env)
+    assert.equal(suspended.suspended, true)
+
+    const listed = (await json(['app', 'list'], env)) as unknown as Array<Record<string, unknown>>
+    assert.equal(listed.length, 1)
+    assert.equal(listed[0]?.app_id, app.app_id)
+    assert.equal(listed[0]?.suspended, true)
+    assert.ok(!('consumer_secret' in listed[0]!), 'list shows no secrets')
+
+    const deleted = await json(['app', 'delete', String(app.app_id)], env)
+    assert.equal(deleted.app_id, app.app_id)
+    assert.deepEqual(await json(['app', 'list'], env), [])
+  })
+
+  test('migrate applies the migrations, then says the database is up to date', async () => {
+    const env = newDatabase()
+    const first = await runCli(['migrate'], env)
+    assert.equal(first.code, 0, first.stderr)
+    assert.match(first.stdout, /^applied /)
+    const second = await runCli(['migrate'], env)
+    assert.equal(second.code, 0, second.stderr)
+    assert.equal(second.stdout, 'database is up to date\n')
+  })
+
+  test('the --database flag picks the database as LATCHKEY_DATABASE_URL does', async () => {
+    const path = join(dir, 'by-flag.sqlite')
+    await json(['--database', path, 'user', 'create', '--screen-name', 'flagged', '--password', 'long enough password'], {})
+    const users = (await json(['user', 'list'], { LATCHKEY_DATABASE_URL: path })) as unknown as Array<Record<string, unknown>>
+    assert.deepEqual(users.map((u) => u.screen_name), ['flagged'])
+  })
+})
+
+describe('latchkey refuses bad input with one line and a non-zero exit', { concurrency: true }, () => {
+  const env = newDatabase()
+  before(async () => {
+    await json(['user', 'create', '--screen-name', 'taken', '--password', 'long enough password'], env)
+  })
+
+  const cases: Array<[string, string[], RegExp, Record<string, string>?]> = [
+    ['an unknown command', ['frobnicate'], /unknown command/],
+    ['a misspelled command', ['users'], /unknown command 'users'/],
+    ['a missing required option', ['user', 'create', '--screen-name', 'bob'], /--password/],
+    ['an unknown option', ['user', 'list', '--colour'], /--colour/],
+    ['a bad screen name', ['user', 'create', '--screen-name', 'no-dashes', '--password', 'long enough password'], /screen name/],
+    ['a duplicate screen name, in another case', ['user', 'create', '--screen-name', 'TAKEN', '--password', 'long enough password'], /taken/],
+    ['an unknown owner', ['app', 'create', '--name', 'X', '--owner', 'nobody'], /nobody/],
+    ['a bad access level', ['app', 'create', '--name', 'X', '--owner', 'taken', '--access-level', 'admin'], /access level/],
+    ['a javascript: callback', ['app', 'create', '--name', 'X', '--owner', 'taken', '--callback', 'javascript:alert(1)'], /callback/],
+    ['an unknown app', ['app', 'show', '12345'], /12345/],
+    ['a missing app argument', ['app', 'rotate-keys'], /app/],
+    ['a bad config value', ['serve'], /LATCHKEY_PORT/, { LATCHKEY_PORT: 'abc' }],
+    ['plain HTTP in production', ['serve', '--port', '0'], /HTTPS/],
+    ['development mode on a public address', ['serve', '--dev', '--host', '0.0.0.0', '--port', '0'], /host/],
+  ]
+  for (const [what, args, message, extraEnv] of cases) {
+    test(what, async () => {
+      assertRefusal(await runCli(args, { ...env, ...extraEnv }), message)
+    })
+  }
+})

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import {
+  addToQuery,
+  approveAuthorization,
+  denyAuthorization,
+  isAlreadyGranted,
+  loadConsent,
+} from '../../../src/domain/oauth1/authorization.ts'
+import { ServiceError } from '../../../src/errors/service-error.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-app.ts'
+import { makeRequestToken } from '../../pages/helpers.ts'
+
+const withCode = (status: number, code: number) => (error: unknown) =>
+  error instanceof ServiceError && error.status === status && error.code === code
+
+describe('authorization (the browser step, domain)', () => {
+  const clock = testClock()
+  let t: TestDomain
+  before(async () => {
+    t = await openTestDomain({ clock })
+  })
+  after(() => t.close())
+
+  test('loadConsent returns the request token, its app and the app owner', async () => {
+    const { user: owner } = await makeUser(t.domain, { name: 'Olive Owner' })
+    const app = await makeApp(t.domain, { owner, name: 'Photo Printer' })
+    const rt = await makeRequestToken(t.domain, app)
+    const consent = await loadConsent(t.domain, { token: rt.token, flow: 'authorize' })
+    assert.equal(consent.requestToken.token, rt.token)
+    assert.equal(consent.app.name, 'Photo Printer')
+    assert.equal(consent.owner?.name, 'Olive Owner')
+  })
+
+  test('a missing token is 400, an unknown one 404', async () => {
+    await assert.rejects(loadConsent(t.domain, { token: undefined, flow: 'authorize' }), withCode(400, 1100))
+    await assert.rejects(loadConsent(t.domain, { token: 'no-such-token', flow: 'authorize' }), withCode(404, 1101))
+    await assert.rejects(loadConsent(t.domain, { token: 'x'.repeat(500), flow: 'authorize' }), withCode(404, 1101))
+  })
+
+  test('an expired token is 410 "expired"', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    clock.advance(t.domain.settings.requestTokenTtlSeconds * 1000)
+    await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), withCode(410, 1102))
+  })
+
+  test('an approved, used, cancelled or dead token is 410 "already used"', async () => {
+    const app = await makeApp(t.domain)
+    for (const status of ['authorized', 'used', 'denied', 'dead'] as const) {
+      const rt = await makeRequestToken(t.domain, app, { status })
+      await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), withCode(410, 1103), status)
+    }
+  })
+
+  test('a suspended app is 403', async () => {
+    const app = await makeApp(t.domain, { isSuspended: true })
+    const rt = await makeRequestToken(t.domain, app)
+    await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), withCode(403, 1104))
+  })
+
+  test('a desktop app may use authorize but not authenticate', async () => {
+    const app = await makeApp(t.domain, { type: 'desktop', callbackUrls: [] })
+    const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
+    await loadConsent(t.domain, { token: rt.token, flow: 'authorize' })
+    await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authenticate' }), withCode(403, 1105))
+  })
+
+  test('approving a web flow sends the callback, its own query kept, oauth_token and a 32-character verifier', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=a%20b&x'] })
+    const rt = await makeRequestToken(t.domain, app)
+    const result = await approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })
+    assert.ok('redirectTo' in result)
+    const prefix = `https://client.example/cb?state=a%20b&x&oauth_token=${rt.token}&oauth_verifier=`
+    assert.ok(result.redirectTo.startsWith(prefix), result.redirectTo)
+    const verifier = result.redirectTo.slice(prefix.length)
+    assert.match(verifier, /^[A-Za-z0-9]{32}$/)
+    const stored = await t.domain.stores.requestTokens.findByToken(rt.token)
+    assert.deepEqual([stored?.status, stored?.userId, stored?.verifier], ['authorized', user.id, verifier])
+  })
+
+  test('approving an oob flow gives a 7-digit PIN that is the stored verifier', async () => {
+    const { user } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain), { callback: 'oob' })
+    const result = await approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })
+    assert.ok('pin' in result)
+    assert.match(result.pin, /^\d{7}$/)
+    assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.verifier, result.pin)
+  })
+
+  test('a token can be approved only once', async () => {
+    const { user } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    await approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })
+    await assert.rejects(
+      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
+      withCode(410, 1103),
+    )
+  })
+
+  test('denying sends denied=<token> with no oauth_token or verifier, and the token is dead after', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['myapp://done?app=1'] })
+    const rt = await makeRequestToken(t.domain, app)
+    const result = await denyAuthorization(t.domain, { token: rt.token, flow: 'authorize' })
+    assert.deepEqual(result, { redirectTo: `myapp://done?app=1&denied=${rt.token}` })
+    assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.status, 'denied')
+    await assert.rejects(
+      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
+      withCode(410, 1103),
+    )
+  })
+
+  test('denying an oob flow says so instead of redirecting', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain), { callback: 'oob' })
+    assert.deepEqual(await denyAuthorization(t.domain, { token: rt.token, flow: 'authorize' }), { oob: true })
+  })
+
+  test('"already granted" needs authenticate, sign-in enabled, no force_login and a live token at the same level', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { isSignInEnabled: true, accessLevel: 'read-write' })
+    const consent = await loadConsent(t.domain, { token: (await makeRequestToken(t.domain, app)).token, flow: 'authenticate' })
+    const ask = (overrides: Partial<Parameters<typeof isAlreadyGranted>[1]> = {}) =>
+      isAlreadyGranted(t.domain, { consent, flow: 'authenticate', userId: user.id, forceLogin: false, ...overrides })
+
+    assert.equal(await ask(), false, 'no grant yet')
+    await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read' })
+    assert.equal(await ask(), false, 'a grant at another level does not count')
+    const live = await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read-write' })
+    assert.equal(await ask(), true)
+    assert.equal(await ask({ flow: 'authorize' }), false, 'authorize always asks')
+    assert.equal(await ask({ forceLogin: true }), false, 'force_login always asks')
+    assert.equal(await ask({ userId: undefined }), false, 'nobody signed in')
+    const withoutSignIn = { ...consent, app: { ...consent.app, isSignInEnabled: false } }
+    assert.equal(await ask({ consent: withoutSignIn }), false, 'sign-in disabled')
+    await t.domain.stores.accessTokens.revoke(live.token, clock.nowMs())
+    assert.equal(await ask(), false, 'a revoked grant does not count')
+  })
+
+  test('addToQuery appends to a callback with or without a query of its own', () => {
+    assert.equal(addToQuery('https://a.example/cb', [['denied', 't']]), 'https://a.example/cb?denied=t')
+    assert.equal(addToQuery('https://a.example/cb?', [['denied', 't']]), 'https://a.example/cb?denied=t')
+    assert.equal(addToQuery('https://a.example/cb?s=1+2', [['k', 'a b&']]), 'https://a.example/cb?s=1+2&k=a+b%26')
+  })
+})

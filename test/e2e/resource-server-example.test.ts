@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { after, before, describe, test } from 'node:test'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import type { AppRecord } from '../../src/storage/records.ts'
+import { makeApp } from '../helpers/fixtures.ts'
+import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+
+/** Starts examples/resource-server.ts on the test server's database and waits for its URL. */
+async function startExample(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/resource-server.ts'], {
+    env: { ...process.env, LATCHKEY_DATABASE_URL: databaseUrl, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  for await (const chunk of child.stdout!) {
+    output += String(chunk)
+    const match = /listening on (http:\/\/\S+)/.exec(output)
+    if (match) return { child, url: match[1]! }
+  }
+  throw new Error(`the example exited before listening: ${output}`)
+}
+
+describe('the exported verifier, in the example resource server of examples/', () => {
+  let latchkey: TestServer
+  let example: { child: ChildProcess; url: string }
+  let app: AppRecord
+
+  before(async () => {
+    latchkey = await startTestServer()
+    app = await makeApp(latchkey.domain)
+    example = await startExample(latchkey.dbPath)
+  })
+  after(async () => {
+    example.child.kill('SIGTERM')
+    await once(example.child, 'exit')
+    await latchkey.close()
+  })
+
+  test('a bearer token issued by Latchkey is accepted, app-only', async () => {
+    const issued = await send({
+      method: 'POST',
+      url: `${latchkey.url}/oauth2/token`,
+      headers: { authorization: `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    })
+    const answer = await send({ method: 'GET', url: `${example.url}/hello`, headers: { authorization: `Bearer ${issued.json.access_token}` } })
+    assert.equal(answer.status, 200)
+    assert.deepEqual(answer.json.caller, { context: 'app', appId: app.id, consumerKey: app.consumerKey, appName: app.name, accessLevel: app.accessLevel })
+  })
+
+  test('an OAuth 1.0a user-context request signed for the resource server URL is accepted', async () => {
+    const { token, owner } = await issueOwnerToken(latchkey.domain, app.id)
+    const answer = await signedFetch({
+      consumer: { key: app.consumerKey, secret: app.consumerSecret },
+      token: { key: token.token, secret: token.secret },
+      method: 'POST',
+      url: `${example.url}/statuses/update?trim_user=1`,
+      body: { status: 'Hello Ladies + Gentlemen' },
+    })
+    assert.equal(answer.status, 200, answer.text)
+    assert.equal(answer.json.hello, owner.screenName)
+    assert.equal(answer.json.caller.userId, owner.id)
+  })
+
+  test('an invalidated token gets the exact Twitter error, 401 code 89', async () => {
+    const { token } = await issueOwnerToken(latchkey.domain, app.id)
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const tokenKey = { key: token.token, secret: token.secret }
+    assert.equal((await signedFetch({ consumer, token: tokenKey, url: `${latchkey.url}/1.1/oauth/invalidate_token.json` })).status, 200)
+    const answer = await signedFetch({ consumer, token: tokenKey, method: 'GET', url: `${example.url}/hello` })
+    assert.equal(answer.status, 401)
+    assert.deepEqual(answer.json, { errors: [{ code: 89, message: 'Invalid or expired token.' }] })
+  })
+
+  test('a request signed for another URL gets 401 code 32, and no credentials 400 code 215', async () => {
+    const { token } = await issueOwnerToken(latchkey.domain, app.id)
+    const signed = signRequest({
+      consumer: { key: app.consumerKey, secret: app.consumerSecret },
+      token: { key: token.token, secret: token.secret },
+      method: 'GET',
+      url: `${example.url}/hello?a=1`,
+    })
+    const moved = await send({ ...signed, url: `${example.url}/hello?a=2` })
+    assert.equal(moved.status, 401)
+    assert.equal(errorCode(moved), 32)
+    assert.equal(errorCode(await send({ method: 'GET', url: `${example.url}/hello` })), 215)
+  })
+})

@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root: the CLI runs from here as `node --import tsx src/cli/main.ts`. */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const CLI_ARGS = ['--import', 'tsx', 'src/cli/main.ts']
+
+/** The parent's environment without any LATCHKEY_* setting, plus `extra`. */
+export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('LATCHKEY_')))
+  return { ...env, NO_COLOR: '1', ...extra }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real `latchkey` command to completion. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: REPO_ROOT, env: cliEnv(env) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { authorizedRequestToken } from '../helpers/flow.ts'
+import { errorCode, send, signedFetch } from '../helpers/oauth1-client.ts'
+import { countRows, startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+
+// service-spec §4.4 and the issue's rules for POST /oauth/access_token.
+describe('POST /oauth/access_token', () => {
+  const clock = testClock()
+  let server: TestServer
+  let app: AppRecord
+  let user: UserRecord
+
+  before(async () => {
+    server = await startTestServer({ clock })
+    app = await makeApp(server.domain)
+    user = (await makeUser(server.domain, { name: 'Ada Lovelace' })).user
+  })
+  after(() => server.close())
+
+  const consumer = () => ({ key: app.consumerKey, secret: app.consumerSecret })
+  const exchange = (rt: { token: string; secret: string }, verifier: string | undefined, placement: 'header' | 'body' | 'query' = 'header') =>
+    signedFetch({
+      consumer: consumer(),
+      token: { key: rt.token, secret: rt.secret },
+      url: `${server.url}/oauth/access_token${placement === 'query' && verifier ? `?oauth_verifier=${verifier}` : ''}`,
+      ...(placement === 'header' && verifier !== undefined ? { oauth: { oauth_verifier: verifier } } : {}),
+      ...(placement === 'body' && verifier !== undefined ? { body: { oauth_verifier: verifier } } : {}),
+      timestamp: Math.floor(clock.nowMs() / 1000),
+    })
+  const rt = (options = {}) => authorizedRequestToken(server.url, server.domain, app, user, options)
+
+  test('exchanges an authorized request token and its verifier for an access token, fields in order (C37)', async () => {
+    const requestToken = await rt()
+    const answer = await exchange(requestToken, requestToken.verifier)
+    assert.equal(answer.status, 200)
+    assert.equal(answer.headers.get('content-type'), 'application/x-www-form-urlencoded')
+    assert.match(answer.text, new RegExp(`^oauth_token=${user.id}-[A-Za-z0-9]{30}&oauth_token_secret=[A-Za-z0-9]{45}&user_id=${user.id}&screen_name=${user.screenName}$`))
+    const again = await exchange(requestToken, requestToken.verifier)
+    assert.equal(again.status, 401, 'a second exchange of the same request token')
+    assert.equal(errorCode(again), 89)
+  })
+
+  test('takes the verifier from the header, the body or the query', async () => {
+    for (const placement of ['body', 'query'] as const) {
+      const requestToken = await rt()
+      assert.equal((await exchange(requestToken, requestToken.verifier, placement)).status, 200, placement)
+    }
+  })
+
+  test('gives the same person the same access token for the same app and level, until it is invalidated', async () => {
+    const first = await rt()
+    const a = await exchange(first, first.verifier)
+    const second = await rt()
+    const b = await exchange(second, second.verifier)
+    assert.equal(a.form.oauth_token, b.form.oauth_token)
+    assert.equal(a.form.oauth_token_secret, b.form.oauth_token_secret)
+    const invalidated = await signedFetch({
+      consumer: consumer(),
+      token: { key: a.form.oauth_token!, secret: a.form.oauth_token_secret! },
+      url: `${server.url}/1.1/oauth/invalidate_token.json`,
+      timestamp: Math.floor(clock.nowMs() / 1000),
+    })
+    assert.equal(invalidated.status, 200)
+    const third = await rt()
+    const c = await exchange(third, third.verifier)
+    assert.notEqual(c.form.oauth_token, a.form.oauth_token)
+  })
+
+  test('refuses an unsigned request carrying the token and verifier in the query with 400 code 215', async () => {
+    const requestToken = await rt()
+    const answer = await send({ method: 'POST', url: `${server.url}/oauth/access_token?oauth_token=${requestToken.token}&oauth_verifier=${requestToken.verifier}` })
+    assert.equal(answer.status, 400)
+    assert.equal(errorCode(answer), 215)
+    assert.equal((await exchange(requestToken, requestToken.verifier)).status, 200, 'the refused attempt did not spend the token')
+  })
+
+  test('a missing or unknown request token gets 401 code 89 (C33, C36)', async () => {
+    const missing = await signedFetch({ consumer: consumer(), url: `${server.url}/oauth/access_token`, oauth: { oauth_verifier: 'x' }, timestamp: Math.floor(clock.nowMs() / 1000) })
+    assert.equal(missing.status, 401)
+    assert.equal(errorCode(missing), 89)
+    const unknown = await exchange({ token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA', secret: 'x' }, 'x')
+    assert.equal(errorCode(unknown), 89)
+    assert.equal(unknown.json.errors[0].message, 'Invalid or expired token.')
+  })
+
+  test('a request token of another app gets 401 code 89', async () => {
+    const other = await makeApp(server.domain)
+    const foreign = await authorizedRequestToken(server.url, server.domain, other, user)
+    assert.equal(errorCode(await exchange(foreign, foreign.verifier)), 89)
+  })
+
+  test('an expired request token gets 401 code 89', async () => {
+    const requestToken = await rt()
+    clock.advance(901_000)
+    try {
+      const answer = await exchange(requestToken, requestToken.verifier)
+      assert.equal(answer.status, 401)
+      assert.equal(errorCode(answer), 89)
+    } finally {
+      clock.advance(-901_000)
+    }
+  })
+
+  test('a missing or wrong verifier gets 401 code 32 and issues nothing (C34, C48)', async () => {
+    const requestToken = await rt()
+    const before = countRows(server.dbPath, 'access_tokens')
+    for (const verifier of [undefined, 'wrong']) {
+      const answer = await exchange(requestToken, verifier)
+      assert.equal(answer.status, 401)
+      assert.equal(errorCode(answer), 32)
+    }
+    assert.equal(countRows(server.dbPath, 'access_tokens'), before)
+    assert.equal((await exchange(requestToken, requestToken.verifier)).status, 200, 'two wrong tries leave the token usable')
+  })
+
+  test('three wrong verifiers kill the request token: the right one then gets 401 code 89', async () => {
+    const requestToken = await rt({ verifier: '1234567' })
+    for (const guess of ['0000000', '1111111', '2222222']) assert.equal(errorCode(await exchange(requestToken, guess)), 32)
+    const answer = await exchange(requestToken, '1234567')
+    assert.equal(answer.status, 401)
+    assert.equal(errorCode(answer), 89)
+  })
+
+  test('a request token that nobody approved yet cannot be exchanged (401 code 32)', async () => {
+    const answer = await signedFetch({ consumer: consumer(), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' }, timestamp: Math.floor(clock.nowMs() / 1000) })
+    const pending = { token: answer.form.oauth_token!, secret: answer.form.oauth_token_secret! }
+    assert.equal(errorCode(await exchange(pending, '')), 32)
+    assert.equal(errorCode(await exchange(pending, 'guess')), 32)
+  })
+
+  test('a request signed with the wrong request token secret gets 401 code 32 (C36)', async () => {
+    const requestToken = await rt()
+    const answer = await exchange({ token: requestToken.token, secret: 'not-the-secret' }, requestToken.verifier)
+    assert.equal(errorCode(answer), 32)
+  })
+
+  test('of fifty concurrent exchanges of one verifier exactly one succeeds (single use)', async () => {
+    const requestToken = await rt()
+    const answers = await Promise.all(Array.from({ length: 50 }, () => exchange(requestToken, requestToken.verifier)))
+    const ok = answers.filter((a) => a.status === 200)
+    assert.equal(ok.length, 1)
+    assert.ok(answers.filter((a) => a.status !== 200).every((a) => a.status === 401 && errorCode(a) === 89))
+  })
+})

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { csrfOf, makeRequestToken, newBrowser, openAndAllow, submit, textOfId, visit } from './helpers.ts'
+
+describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
+  let t: TestApp
+  before(async () => {
+    t = await buildTestApp()
+  })
+  after(() => t.close())
+
+  const statusOf = async (token: string) => (await t.domain.stores.requestTokens.findByToken(token))?.status
+
+  test('Authorize app signs in and approves in one step, redirecting to the callback with its own query kept', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=xyz&lang=en'] })
+    const rt = await makeRequestToken(t.domain, app)
+    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, {
+      username: user.screenName,
+      password,
+    })
+    assert.equal(response.statusCode, 302)
+    const location = new URL(String(response.headers.location))
+    assert.equal(`${location.origin}${location.pathname}`, 'https://client.example/cb')
+    assert.deepEqual([...location.searchParams.keys()], ['state', 'lang', 'oauth_token', 'oauth_verifier'])
+    assert.equal(location.searchParams.get('state'), 'xyz')
+    assert.equal(location.searchParams.get('oauth_token'), rt.token)
+    assert.match(location.searchParams.get('oauth_verifier') ?? '', /^[A-Za-z0-9]{32}$/)
+    assert.equal(await statusOf(rt.token), 'authorized')
+  })
+
+  test('for an oob app, Authorize app shows a 7-digit PIN in #oauth_pin and says to type it into the app', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { name: 'Desk Tool', type: 'desktop', callbackUrls: [] })
+    const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
+    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, {
+      username: user.screenName,
+      password,
+    })
+    assert.equal(response.statusCode, 200)
+    assert.match(textOfId(response.body, 'oauth_pin') ?? '', /^\d{7}$/)
+    assert.match(response.body, /go back to Desk Tool and type in this PIN/)
+    assert.equal(response.headers['cache-control'], 'no-store')
+  })
+
+  test('Cancel redirects with denied=<token> and no oauth_token or oauth_verifier, and the token is dead', async () => {
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=xyz'] })
+    const rt = await makeRequestToken(t.domain, app)
+    const browser = newBrowser()
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const response = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfOf(page.body),
+      oauth_token: rt.token,
+      action: 'cancel',
+      username: '',
+      password: '',
+    })
+    assert.equal(response.statusCode, 302)
+    assert.equal(response.headers.location, `https://client.example/cb?state=xyz&denied=${rt.token}`)
+    assert.equal(await statusOf(rt.token), 'denied')
+    const again = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    assert.equal(again.statusCode, 410)
+  })
+
+  test('for an oob app, Cancel shows a page saying access was denied', async () => {
+    const app = await makeApp(t.domain, { name: 'Desk Tool', callbackUrls: [] })
+    const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
+    const browser = newBrowser()
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const response = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfOf(page.body),
+      oauth_token: rt.token,
+      action: 'cancel',
+    })
+    assert.equal(response.statusCode, 200)
+    assert.match(response.body, /You did not authorize Desk Tool/)
+    assert.match(response.body, /Access was denied/)
+    assert.equal(await statusOf(rt.token), 'denied')
+  })
+
+  test('a signed-in person approves without typing the password again', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const browser = newBrowser()
+    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
+      username: user.screenName,
+      password,
+    })
+    const rt = await makeRequestToken(t.domain, app)
+    const response = await openAndAllow(t.app, browser, '/oauth/authorize', rt.token)
+    assert.equal(response.statusCode, 302)
+    assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.userId, user.id)
+  })
+
+  test('switching account signs out and shows the sign-in form', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const browser = newBrowser()
+    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
+      username: user.screenName,
+      password,
+    })
+    const rt = await makeRequestToken(t.domain, app)
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    assert.match(page.body, /You are signed in as/)
+    const switched = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfOf(page.body),
+      oauth_token: rt.token,
+      action: 'switch',
+    })
+    assert.equal(switched.statusCode, 200)
+    assert.match(switched.body, /name="password"/)
+    const after = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    assert.doesNotMatch(after.body, /You are signed in as/, 'still signed out on the next visit')
+    assert.equal(await statusOf(rt.token), 'issued')
+  })
+
+  test('a form without the CSRF token, or with a wrong one, is refused with 403 and nothing changes', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const browser = newBrowser()
+    await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const fields = { oauth_token: rt.token, action: 'allow', username: user.screenName, password }
+    for (const csrf of [undefined, 'A'.repeat(32)]) {
+      const response = await submit(t.app, browser, '/oauth/authorize', csrf ? { ...fields, csrf_token: csrf } : fields)
+      assert.equal(response.statusCode, 403)
+      assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+      assert.match(response.body, /This form has expired or did not come from this site/)
+    }
+    const noCookie = await submit(t.app, newBrowser(), '/oauth/authorize', { ...fields, csrf_token: 'A'.repeat(32) })
+    assert.equal(noCookie.statusCode, 403)
+    const cancel = await submit(t.app, browser, '/oauth/authorize', { oauth_token: rt.token, action: 'cancel' })
+    assert.equal(cancel.statusCode, 403)
+    assert.equal(await statusOf(rt.token), 'issued')
+  })
+
+  test('a tampered session cookie counts as no session', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const browser = newBrowser()
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const csrf = csrfOf(page.body)
+    browser.cookie = `${csrf}:1:${Date.now()}.forged`
+    const response = await submit(t.app, browser, '/oauth/authorize', { csrf_token: csrf, oauth_token: rt.token, action: 'allow' })
+    assert.equal(response.statusCode, 403)
+  })
+
+  test('Authorize app with no session and no password asks the person to sign in', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const browser = newBrowser()
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const response = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfOf(page.body),
+      oauth_token: rt.token,
+      action: 'allow',
+    })
+    assert.equal(response.statusCode, 401)
+    assert.match(response.body, /Please sign in to authorize this app\./)
+    assert.equal(await statusOf(rt.token), 'issued')
+  })
+})

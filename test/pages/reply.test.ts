@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { callbackSource, contentSecurityPolicy } from '../../src/pages/reply.ts'
+
+describe('the pages Content-Security-Policy', () => {
+  test("lets a consent form lead to its own origin and to the callback's, which the redirect goes to", () => {
+    assert.match(contentSecurityPolicy({ kind: 'consent', callback: 'https://app.example:8443/cb?x=1' }), /form-action 'self' https:\/\/app\.example:8443$/)
+    assert.match(contentSecurityPolicy({ kind: 'consent', callback: 'myapp://callback' }), /form-action 'self' myapp:$/)
+    assert.match(contentSecurityPolicy({ kind: 'consent', callback: 'oob' }), /form-action 'self'$/)
+  })
+
+  test('allows no form at all on pages without one', () => {
+    assert.match(contentSecurityPolicy({ kind: 'none' }), /form-action 'none'/)
+  })
+
+  test('omits form-action rather than write a source it cannot express', () => {
+    assert.equal(callbackSource('not a url'), undefined)
+    assert.doesNotMatch(contentSecurityPolicy({ kind: 'consent', callback: 'not a url' }), /form-action/)
+  })
+
+  test('always forbids framing, scripts and other origins', () => {
+    const csp = contentSecurityPolicy({ kind: 'none' })
+    assert.match(csp, /^default-src 'none'; style-src 'sha256-[^']+'; base-uri 'none'; frame-ancestors 'none'/)
+    assert.doesNotMatch(csp, /unsafe-inline|script-src/)
+  })
+})

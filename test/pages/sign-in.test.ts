@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { csrfOf, makeRequestToken, newBrowser, submit, visit, type Browser } from './helpers.ts'
+
+describe('signing in on the consent page', () => {
+  let t: TestApp
+  before(async () => {
+    t = await buildTestApp()
+  })
+  after(() => t.close())
+
+  /** Opens a fresh consent page and submits these credentials with "Authorize app". */
+  async function tryPassword(browser: Browser, username: string, password: string) {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const response = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfOf(page.body),
+      oauth_token: rt.token,
+      action: 'allow',
+      username,
+      password,
+    })
+    const status = (await t.domain.stores.requestTokens.findByToken(rt.token))?.status
+    return { response, status }
+  }
+
+  const MESSAGE = 'The username or password is not right.'
+
+  test('a wrong password and an unknown user get the same page: 401, the same message, the form again', async () => {
+    const { user } = await makeUser(t.domain)
+    const wrong = await tryPassword(newBrowser('10.1.0.1'), user.screenName, 'not-the-password')
+    const unknown = await tryPassword(newBrowser('10.1.0.2'), 'nobody_at_all', 'not-the-password')
+    for (const { response, status } of [wrong, unknown]) {
+      assert.equal(response.statusCode, 401)
+      assert.match(response.body, new RegExp(`<p class="alert" role="alert">${MESSAGE}</p>`))
+      assert.match(response.body, /name="password"/)
+      assert.equal(status, 'issued')
+    }
+    assert.match(wrong.response.body, new RegExp(`name="username" type="text" value="${user.screenName}"`))
+    assert.doesNotMatch(wrong.response.body, /not-the-password/, 'the password is never echoed')
+  })
+
+  test('after 5 failures for one account, it gets a 429 page, even from another address with the right password', async () => {
+    const { user, password } = await makeUser(t.domain)
+    for (let i = 0; i < 5; i++) {
+      const { response } = await tryPassword(newBrowser(`10.2.0.${i}`), user.screenName, 'wrong-password')
+      assert.equal(response.statusCode, 401)
+    }
+    const { response, status } = await tryPassword(newBrowser('10.2.1.1'), user.screenName.toUpperCase(), password)
+    assert.equal(response.statusCode, 429)
+    assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    assert.match(response.body, /Too many attempts to sign in\. Please wait a few minutes and try again\./)
+    assert.equal(status, 'issued')
+  })
+
+  test('after 5 failures from one address, it gets a 429 page, even for another account with the right password', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const browser = newBrowser('10.3.0.1')
+    for (let i = 0; i < 5; i++) {
+      const { response } = await tryPassword(browser, `guess_${i}`, 'wrong-password')
+      assert.equal(response.statusCode, 401)
+    }
+    const blocked = await tryPassword(browser, user.screenName, password)
+    assert.equal(blocked.response.statusCode, 429)
+    const elsewhere = await tryPassword(newBrowser('10.3.0.2'), user.screenName, password)
+    assert.equal(elsewhere.response.statusCode, 302, 'the account itself is not blocked')
+  })
+
+  test('an unknown account is throttled like a real one, so a 429 does not reveal whether it exists', async () => {
+    for (let i = 0; i < 5; i++) await tryPassword(newBrowser(`10.4.0.${i}`), 'ghost_account', 'wrong-password')
+    const { response } = await tryPassword(newBrowser('10.4.1.1'), 'ghost_account', 'wrong-password')
+    assert.equal(response.statusCode, 429)
+  })
+
+  test('a correct sign-in sets a 30-day HttpOnly session cookie and a new CSRF value', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const browser = newBrowser('10.5.0.1')
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const csrfBefore = csrfOf(page.body)
+    const response = await submit(t.app, browser, '/oauth/authorize', {
+      csrf_token: csrfBefore,
+      oauth_token: rt.token,
+      action: 'allow',
+      username: user.screenName,
+      password,
+    })
+    assert.equal(response.statusCode, 302)
+    const cookie = response.cookies.find((c) => c.name === 'latchkey_session')
+    assert.equal(cookie?.maxAge, 30 * 24 * 60 * 60)
+    assert.equal(cookie?.httpOnly, true)
+    const next = await visit(t.app, browser, `/oauth/authorize?oauth_token=${(await makeRequestToken(t.domain, await makeApp(t.domain))).token}`)
+    assert.notEqual(csrfOf(next.body), csrfBefore)
+  })
+})

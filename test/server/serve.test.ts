@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { get } from 'node:https'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { after, describe, test } from 'node:test'
+import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-serve-'))
+const running = new Set<ChildProcess>()
+after(() => {
+  for (const child of running) child.kill('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+})
+
+interface Served {
+  child: ChildProcess
+  url: string
+  /** stdout up to and including the "listening" line. */
+  banner: string
+}
+
+/** Starts `latchkey serve ...` and resolves once it prints the URL it listens on. */
+async function serve(args: string[], env: Record<string, string>): Promise<Served> {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', ...args], { cwd: REPO_ROOT, env: cliEnv(env) })
+  running.add(child)
+  child.on('exit', () => running.delete(child))
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const lines: string[] = []
+  const listening = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line)
+      const match = /^Latchkey is listening on (\S+)/.exec(line)
+      if (match) resolve(match[1]!)
+    })
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)))
+  })
+  const url = await listening
+  return { child, url, banner: lines.join('\n') }
+}
+
+/** Sends SIGTERM and resolves with the exit code. */
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>
+  child.kill('SIGTERM')
+  const [code] = await exited
+  return code
+}
+
+describe('latchkey serve --dev', () => {
+  const env = { LATCHKEY_DATABASE_URL: join(dir, 'dev.sqlite') }
+
+  test('prints the demo credentials on the first start only, answers /healthz, and exits 0 on SIGTERM', async () => {
+    const first = await serve(['--dev', '--port', '0'], env)
+    assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    assert.match(first.banner, /consumer key\s+\S+/)
+    assert.match(first.banner, /sign in as\s+demo \/ \S+/)
+
+    const res = await fetch(`${first.url}/healthz`)
+    assert.equal(res.status, 200)
+    assert.deepEqual(await res.json(), { status: 'ok' })
+
+    assert.equal(await stop(first.child), 0)
+    await assert.rejects(fetch(`${first.url}/healthz`), 'the port is closed')
+
+    const second = await serve(['--dev', '--port', '0'], env)
+    assert.doesNotMatch(second.banner, /consumer key|sign in as/)
+    assert.equal((await fetch(`${second.url}/readyz`)).status, 200)
+    assert.equal(await stop(second.child), 0)
+  })
+
+  test('SIGTERM lets a request in flight finish, then exits 0', async () => {
+    const served = await serve(['--dev', '--port', '0'], env)
+    const { port } = new URL(served.url)
+    const body = 'oauth_callback=oob'
+    // The headers now; the body once the server has stopped listening. "100 Continue" is the
+    // server's word that it has taken the request in.
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/oauth/request_token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length), expect: '100-continue' },
+    })
+    const response = once(request, 'response') as Promise<[IncomingMessage]>
+    request.flushHeaders()
+    await once(request, 'continue')
+
+    const exited = once(served.child, 'exit') as Promise<[number | null]>
+    served.child.kill('SIGTERM')
+    await untilRefused(Number(port))
+    request.end(body)
+
+    const [res] = await response
+    res.resume()
+    assert.ok(res.statusCode && res.statusCode >= 400 && res.statusCode < 500, `a normal answer, got ${res.statusCode}`)
+    const [code] = await exited
+    assert.equal(code, 0)
+  })
+})
+
+/** Resolves once a new connection to the port is refused: the server has stopped listening. */
+async function untilRefused(port: number): Promise<void> {
+  for (;;) {
+    const socket = connect({ host: '127.0.0.1', port })
+    const refused = await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(false))
+      socket.once('error', () => resolve(true))
+    })
+    socket.destroy()
+    if (refused) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+const hasOpenssl = !spawnSync('openssl', ['version']).error
+
+describe('latchkey serve with its own certificate', { skip: hasOpenssl ? false : 'openssl is not installed' }, () => {
+  test('serves HTTPS in production mode with the given certificate', async () => {
+    const cert = join(dir, 'cert.pem')
+    const key = join(dir, 'key.pem')
+    const made = spawnSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1',
+      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
+    ])
+    assert.equal(made.status, 0, String(made.stderr))
+
+    const served = await serve(['--tls-cert', cert, '--tls-key', key, '--host', '127.0.0.1', '--port', '0'], {
+      LATCHKEY_DATABASE_URL: join(dir, 'tls.sqlite'),
+    })
+    assert.match(served.url, /^https:\/\/127\.0\.0\.1:\d+$/)
+    const ca = readFileSync(cert)
+
+    const health = await httpsGet(`${served.url}/healthz`, ca)
+    assert.equal(health.status, 200)
+    assert.deepEqual(JSON.parse(health.body), { status: 'ok' })
+
+    const unknown = await httpsGet(`${served.url}/no/such/page`, ca)
+    assert.equal(unknown.status, 404, 'HTTPS counts as secure: not 403 code 92')
+    assert.equal((JSON.parse(unknown.body) as { errors: Array<{ code: number }> }).errors[0]?.code, 34)
+
+    assert.equal(await stop(served.child), 0)
+  })
+})
+
+function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { ca, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    }).on('error', reject)
+  })
+}

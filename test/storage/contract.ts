@@ -1,0 +1,547 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { describe, test } from 'node:test'
+import type {
+  AccessTokenRecord,
+  AppRecord,
+  BearerTokenRecord,
+  RequestTokenRecord,
+  UserRecord,
+} from '../../src/storage/records.ts'
+import type { Stores } from '../../src/storage/types.ts'
+
+/**
+ * The one contract every storage adapter passes (src/storage/types.ts, method by method). An
+ * adapter's test file calls `storeContract(name, open)`, where `open` gives fresh, empty Stores
+ * and a way to close and remove them. Nothing here may depend on one database's behaviour.
+ */
+export interface OpenedStores {
+  stores: Stores
+  close(): Promise<void>
+}
+
+const NOW = 1_750_000_000_000
+const HOUR = 3_600_000
+
+let counter = 0
+const base = BigInt(Date.now()) * 1000n
+/** Digits, unique within this process run. */
+const nextId = () => String(base + BigInt(++counter))
+const unique = () => `${++counter}x${randomUUID().slice(0, 8)}`
+
+export function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
+  const screenName = `u${++counter}_${randomUUID().slice(0, 6)}`
+  return { id: nextId(), screenName, name: 'A Person', passwordHash: 'scrypt$hash', createdAtMs: NOW, ...overrides }
+}
+
+export function appRecord(ownerId: string, overrides: Partial<AppRecord> = {}): AppRecord {
+  const n = unique()
+  return {
+    id: nextId(),
+    name: 'An App',
+    description: 'Does things',
+    website: 'https://app.example',
+    ownerId,
+    consumerKey: `ck${n}`,
+    consumerSecret: `cs${n}`,
+    callbackUrls: ['https://app.example/cb', 'myapp://cb'],
+    accessLevel: 'read-write',
+    type: 'web',
+    isSignInEnabled: true,
+    signatureMethods: ['HMAC-SHA1', 'PLAINTEXT'],
+    isSuspended: false,
+    isResourceServer: false,
+    createdAtMs: NOW,
+    updatedAtMs: NOW,
+    ...overrides,
+  }
+}
+
+function requestTokenRecord(appId: string, overrides: Partial<RequestTokenRecord> = {}): RequestTokenRecord {
+  const n = unique()
+  return {
+    token: `rt${n}`,
+    secret: `rs${n}`,
+    appId,
+    callback: 'https://app.example/cb?state=1',
+    accessLevel: 'read-write',
+    status: 'issued',
+    userId: null,
+    verifier: null,
+    verifierFailures: 0,
+    createdAtMs: NOW,
+    expiresAtMs: NOW + HOUR,
+    ...overrides,
+  }
+}
+
+function accessTokenRecord(appId: string, userId: string, overrides: Partial<AccessTokenRecord> = {}): AccessTokenRecord {
+  const n = unique()
+  return { token: `${userId}-at${n}`, secret: `as${n}`, appId, userId, accessLevel: 'read-write', createdAtMs: NOW, revokedAtMs: null, ...overrides }
+}
+
+function bearerTokenRecord(appId: string, overrides: Partial<BearerTokenRecord> = {}): BearerTokenRecord {
+  return { token: `AAAA${unique()}`, appId, createdAtMs: NOW, revokedAtMs: null, ...overrides }
+}
+
+export function storeContract(adapter: string, open: () => Promise<OpenedStores>): void {
+  async function withStores(body: (s: Stores) => Promise<void>): Promise<void> {
+    const opened = await open()
+    try {
+      await body(opened.stores)
+    } finally {
+      await opened.close()
+    }
+  }
+
+  /** Runs `body` on fresh stores that hold one user and one app of theirs. */
+  function withApp(body: (s: Stores, user: UserRecord, app: AppRecord) => Promise<void>): Promise<void> {
+    return withStores(async (s) => {
+      const user = userRecord()
+      const app = appRecord(user.id)
+      assert.equal(await s.users.create(user), true)
+      assert.equal(await s.apps.create(app), true)
+      await body(s, user, app)
+    })
+  }
+
+  /** An authorized request token of `app`, ready to be exchanged. */
+  async function authorizedToken(s: Stores, app: AppRecord, user: UserRecord, overrides: Partial<RequestTokenRecord> = {}) {
+    const record = requestTokenRecord(app.id, overrides)
+    await s.requestTokens.create(record)
+    assert.equal(await s.requestTokens.authorize(record.token, user.id, 'verifier-1', NOW), true)
+    return record
+  }
+
+  describe(`${adapter} stores`, () => {
+    test('answer a ping', async () => {
+      await withStores((s) => s.ping())
+    })
+
+    describe('users', () => {
+      test('a created user is found by id and by screen name, unchanged', async () => {
+        await withApp(async (s) => {
+          const user = userRecord({ screenName: 'Alice_1', name: 'Alice Émile' })
+          assert.equal(await s.users.create(user), true)
+          assert.deepEqual(await s.users.findById(user.id), user)
+          assert.deepEqual(await s.users.findByScreenName('Alice_1'), user)
+        })
+      })
+
+      test('screen names are looked up without regard to case', async () => {
+        await withApp(async (s) => {
+          const user = userRecord({ screenName: 'MixedCase' })
+          await s.users.create(user)
+          assert.equal((await s.users.findByScreenName('mixedcase'))?.id, user.id)
+          assert.equal((await s.users.findByScreenName('MIXEDCASE'))?.id, user.id)
+        })
+      })
+
+      test('a screen name taken in another case is refused and the first user is kept', async () => {
+        await withApp(async (s) => {
+          const first = userRecord({ screenName: 'Taken' })
+          await s.users.create(first)
+          assert.equal(await s.users.create(userRecord({ screenName: 'tAKEN' })), false)
+          assert.deepEqual(await s.users.findByScreenName('taken'), first)
+        })
+      })
+
+      test('an unknown id or screen name finds nothing', async () => {
+        await withApp(async (s) => {
+          assert.equal(await s.users.findById('999999'), undefined)
+          assert.equal(await s.users.findByScreenName('nobody_here'), undefined)
+        })
+      })
+
+      test('list returns every user', async () => {
+        await withApp(async (s, owner) => {
+          const more = [userRecord(), userRecord()]
+          for (const user of more) await s.users.create(user)
+          const ids = (await s.users.list()).map((u) => u.id).sort()
+          assert.deepEqual(ids, [owner.id, ...more.map((u) => u.id)].sort())
+        })
+      })
+    })
+
+    describe('apps', () => {
+      test('a created app is found by id and by consumer key, unchanged', async () => {
+        await withApp(async (s, _user, app) => {
+          assert.deepEqual(await s.apps.findById(app.id), app)
+          assert.deepEqual(await s.apps.findByConsumerKey(app.consumerKey), app)
+        })
+      })
+
+      test('an app with a taken id or consumer key is refused', async () => {
+        await withApp(async (s, user, app) => {
+          assert.equal(await s.apps.create(appRecord(user.id, { id: app.id })), false)
+          assert.equal(await s.apps.create(appRecord(user.id, { consumerKey: app.consumerKey })), false)
+          assert.deepEqual(await s.apps.list(), [app])
+        })
+      })
+
+      test('an unknown id or consumer key finds nothing', async () => {
+        await withApp(async (s) => {
+          assert.equal(await s.apps.findById('123'), undefined)
+          assert.equal(await s.apps.findByConsumerKey('no-such-key'), undefined)
+        })
+      })
+
+      test('update applies the patch, stamps the time and keeps every other field', async () => {
+        await withApp(async (s, _user, app) => {
+          const patch = {
+            name: 'Renamed',
+            callbackUrls: ['https://other.example/cb'],
+            accessLevel: 'read' as const,
+            type: 'desktop' as const,
+            isSignInEnabled: false,
+            signatureMethods: ['HMAC-SHA256' as const],
+            isSuspended: true,
+            isResourceServer: true,
+          }
+          const updated = await s.apps.update(app.id, patch, NOW + 5)
+          const expected = { ...app, ...patch, updatedAtMs: NOW + 5 }
+          assert.deepEqual(updated, expected)
+          assert.deepEqual(await s.apps.findById(app.id), expected)
+        })
+      })
+
+      test('update of an unknown app answers undefined', async () => {
+        await withApp(async (s) => {
+          assert.equal(await s.apps.update('404', { name: 'x' }, NOW), undefined)
+        })
+      })
+
+      test('rotateKeys replaces the key pair: the old consumer key finds nothing', async () => {
+        await withApp(async (s, _user, app) => {
+          const keys = { consumerKey: `new-${unique()}`, consumerSecret: `new-secret-${unique()}` }
+          const rotated = await s.apps.rotateKeys(app.id, keys, NOW + 1)
+          assert.deepEqual(rotated, { ...app, ...keys, updatedAtMs: NOW + 1 })
+          assert.equal(await s.apps.findByConsumerKey(app.consumerKey), undefined)
+          assert.equal((await s.apps.findByConsumerKey(keys.consumerKey))?.id, app.id)
+        })
+      })
+
+      test('rotateKeys revokes every request, access and bearer token of the app, and only of that app', async () => {
+        await withApp(async (s, user, app) => {
+          const other = appRecord(user.id)
+          await s.apps.create(other)
+          const issued = requestTokenRecord(app.id)
+          await s.requestTokens.create(issued)
+          const authorized = await authorizedToken(s, app, user)
+          const access = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          const bearer = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          const otherAccess = await s.accessTokens.issueOrReuse(accessTokenRecord(other.id, user.id))
+          const otherBearer = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
+          const otherRequest = await authorizedToken(s, other, user)
+
+          await s.apps.rotateKeys(app.id, { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, NOW + 1)
+
+          assert.equal(await s.requestTokens.authorize(issued.token, user.id, 'v', NOW + 2), false)
+          assert.equal(await s.requestTokens.consume(authorized.token, NOW + 2), undefined)
+          assert.equal((await s.accessTokens.findByToken(access.token))?.revokedAtMs, NOW + 1)
+          assert.equal(await s.accessTokens.findLive(app.id, user.id, access.accessLevel), undefined)
+          assert.equal((await s.bearerTokens.findByToken(bearer.token))?.revokedAtMs, NOW + 1)
+
+          assert.equal((await s.accessTokens.findByToken(otherAccess.token))?.revokedAtMs, null)
+          assert.equal((await s.bearerTokens.findByToken(otherBearer.token))?.revokedAtMs, null)
+          assert.equal((await s.requestTokens.consume(otherRequest.token, NOW + 2))?.token, otherRequest.token)
+        })
+      })
+
+      test('rotateKeys of an unknown app answers undefined', async () => {
+        await withApp(async (s) => {
+          assert.equal(await s.apps.rotateKeys('404', { consumerKey: 'k', consumerSecret: 's' }, NOW), undefined)
+        })
+      })
+
+      test('delete removes the app and every token issued to it', async () => {
+        await withApp(async (s, user, app) => {
+          const request = await authorizedToken(s, app, user)
+          const access = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          const bearer = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+
+          assert.equal(await s.apps.delete(app.id), true)
+
+          assert.equal(await s.apps.findById(app.id), undefined)
+          assert.equal(await s.apps.findByConsumerKey(app.consumerKey), undefined)
+          assert.equal(await s.requestTokens.findByToken(request.token), undefined)
+          assert.equal(await s.accessTokens.findByToken(access.token), undefined)
+          assert.equal(await s.bearerTokens.findByToken(bearer.token), undefined)
+          assert.deepEqual(await s.users.findById(user.id), user, 'the owner stays')
+        })
+      })
+
+      test('delete of an unknown or already deleted app answers false', async () => {
+        await withApp(async (s, _user, app) => {
+          assert.equal(await s.apps.delete('404'), false)
+          await s.apps.delete(app.id)
+          assert.equal(await s.apps.delete(app.id), false)
+        })
+      })
+    })
+
+    describe('request tokens', () => {
+      test('a created token is found unchanged', async () => {
+        await withApp(async (s, _user, app) => {
+          const record = requestTokenRecord(app.id, { callback: 'oob', accessLevel: 'read' })
+          await s.requestTokens.create(record)
+          assert.deepEqual(await s.requestTokens.findByToken(record.token), record)
+          assert.equal(await s.requestTokens.findByToken('unknown'), undefined)
+        })
+      })
+
+      test('authorize turns an issued token authorized for the user, with the verifier', async () => {
+        await withApp(async (s, user, app) => {
+          const record = requestTokenRecord(app.id)
+          await s.requestTokens.create(record)
+          assert.equal(await s.requestTokens.authorize(record.token, user.id, 'the-verifier', NOW), true)
+          const found = await s.requestTokens.findByToken(record.token)
+          assert.deepEqual(found, { ...record, status: 'authorized', userId: user.id, verifier: 'the-verifier' })
+        })
+      })
+
+      test('authorize works only once', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          assert.equal(await s.requestTokens.authorize(record.token, user.id, 'another', NOW), false)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.verifier, 'verifier-1')
+        })
+      })
+
+      test('authorize refuses an expired token', async () => {
+        await withApp(async (s, user, app) => {
+          const record = requestTokenRecord(app.id, { expiresAtMs: NOW - 1 })
+          await s.requestTokens.create(record)
+          assert.equal(await s.requestTokens.authorize(record.token, user.id, 'v', NOW), false)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'issued')
+        })
+      })
+
+      test('authorize refuses an unknown token', async () => {
+        await withApp(async (s, user) => {
+          assert.equal(await s.requestTokens.authorize('unknown', user.id, 'v', NOW), false)
+        })
+      })
+
+      test('deny turns an issued token denied; it can then be neither authorized nor exchanged', async () => {
+        await withApp(async (s, user, app) => {
+          const record = requestTokenRecord(app.id)
+          await s.requestTokens.create(record)
+          assert.equal(await s.requestTokens.deny(record.token, NOW), true)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'denied')
+          assert.equal(await s.requestTokens.authorize(record.token, user.id, 'v', NOW), false)
+          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+          assert.equal(await s.requestTokens.deny(record.token, NOW), false)
+        })
+      })
+
+      test('deny refuses an authorized, expired or unknown token', async () => {
+        await withApp(async (s, user, app) => {
+          const authorized = await authorizedToken(s, app, user)
+          assert.equal(await s.requestTokens.deny(authorized.token, NOW), false)
+          const expired = requestTokenRecord(app.id, { expiresAtMs: NOW - 1 })
+          await s.requestTokens.create(expired)
+          assert.equal(await s.requestTokens.deny(expired.token, NOW), false)
+          assert.equal(await s.requestTokens.deny('unknown', NOW), false)
+        })
+      })
+
+      test('consume gives an authorized token once, then never again', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          const consumed = await s.requestTokens.consume(record.token, NOW)
+          assert.equal(consumed?.token, record.token)
+          assert.equal(consumed?.secret, record.secret)
+          assert.equal(consumed?.userId, user.id)
+          assert.equal(consumed?.verifier, 'verifier-1')
+          assert.equal(consumed?.callback, record.callback)
+          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'used')
+        })
+      })
+
+      test('of 20 concurrent consume calls exactly one gets the token', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          const results = await Promise.all(Array.from({ length: 20 }, () => s.requestTokens.consume(record.token, NOW)))
+          assert.equal(results.filter((r) => r !== undefined).length, 1)
+        })
+      })
+
+      test('consume refuses a token that is only issued, expired or unknown', async () => {
+        await withApp(async (s, user, app) => {
+          const issued = requestTokenRecord(app.id)
+          await s.requestTokens.create(issued)
+          assert.equal(await s.requestTokens.consume(issued.token, NOW), undefined)
+          const authorized = await authorizedToken(s, app, user)
+          assert.equal(await s.requestTokens.consume(authorized.token, authorized.expiresAtMs + 1), undefined)
+          assert.equal(await s.requestTokens.consume('unknown', NOW), undefined)
+        })
+      })
+
+      test('recordVerifierFailure counts wrong verifiers; below the maximum the token still works', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          await s.requestTokens.recordVerifierFailure(record.token, 3)
+          await s.requestTokens.recordVerifierFailure(record.token, 3)
+          const found = await s.requestTokens.findByToken(record.token)
+          assert.equal(found?.verifierFailures, 2)
+          assert.equal(found?.status, 'authorized')
+          assert.equal((await s.requestTokens.consume(record.token, NOW))?.token, record.token)
+        })
+      })
+
+      test('recordVerifierFailure at the maximum kills the token for good', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          for (let i = 0; i < 3; i++) await s.requestTokens.recordVerifierFailure(record.token, 3)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'dead')
+          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+        })
+      })
+
+      test('deleteExpired removes expired tokens only and says how many', async () => {
+        await withApp(async (s, _user, app) => {
+          const expired = [requestTokenRecord(app.id, { expiresAtMs: NOW - HOUR }), requestTokenRecord(app.id, { expiresAtMs: NOW - 1 })]
+          const live = requestTokenRecord(app.id, { expiresAtMs: NOW + HOUR })
+          for (const record of [...expired, live]) await s.requestTokens.create(record)
+          assert.equal(await s.requestTokens.deleteExpired(NOW), 2)
+          for (const record of expired) assert.equal(await s.requestTokens.findByToken(record.token), undefined)
+          assert.deepEqual(await s.requestTokens.findByToken(live.token), live)
+          assert.equal(await s.requestTokens.deleteExpired(NOW), 0)
+        })
+      })
+    })
+
+    describe('access tokens', () => {
+      test('issueOrReuse stores the candidate when there is no live token', async () => {
+        await withApp(async (s, user, app) => {
+          const candidate = accessTokenRecord(app.id, user.id)
+          assert.deepEqual(await s.accessTokens.issueOrReuse(candidate), candidate)
+          assert.deepEqual(await s.accessTokens.findByToken(candidate.token), candidate)
+          assert.deepEqual(await s.accessTokens.findLive(app.id, user.id, 'read-write'), candidate)
+        })
+      })
+
+      test('issueOrReuse returns the live token instead of a new candidate', async () => {
+        await withApp(async (s, user, app) => {
+          const first = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          const second = accessTokenRecord(app.id, user.id)
+          assert.deepEqual(await s.accessTokens.issueOrReuse(second), first)
+          assert.equal(await s.accessTokens.findByToken(second.token), undefined)
+        })
+      })
+
+      test('another access level or another user gets its own token', async () => {
+        await withApp(async (s, user, app) => {
+          const other = userRecord()
+          await s.users.create(other)
+          const first = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          const read = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id, { accessLevel: 'read' }))
+          const otherUser = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, other.id))
+          assert.equal(new Set([first.token, read.token, otherUser.token]).size, 3)
+        })
+      })
+
+      test('20 concurrent issueOrReuse calls for one grant all get the same token', async () => {
+        await withApp(async (s, user, app) => {
+          const results = await Promise.all(
+            Array.from({ length: 20 }, () => s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))),
+          )
+          assert.equal(new Set(results.map((r) => r.token)).size, 1)
+          assert.equal((await s.accessTokens.findLive(app.id, user.id, 'read-write'))?.token, results[0]?.token)
+        })
+      })
+
+      test('revoke ends a token once; the next issueOrReuse gives a new one', async () => {
+        await withApp(async (s, user, app) => {
+          const first = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          assert.equal(await s.accessTokens.revoke(first.token, NOW + 7), true)
+          assert.equal(await s.accessTokens.revoke(first.token, NOW + 8), false)
+          assert.equal((await s.accessTokens.findByToken(first.token))?.revokedAtMs, NOW + 7)
+          assert.equal(await s.accessTokens.findLive(app.id, user.id, 'read-write'), undefined)
+          const candidate = accessTokenRecord(app.id, user.id)
+          assert.deepEqual(await s.accessTokens.issueOrReuse(candidate), candidate)
+        })
+      })
+
+      test('revoke of an unknown token answers false', async () => {
+        await withApp(async (s) => {
+          assert.equal(await s.accessTokens.revoke('unknown', NOW), false)
+        })
+      })
+    })
+
+    describe('bearer tokens', () => {
+      test('issueOrReuse stores the candidate when the app has no live token', async () => {
+        await withApp(async (s, _user, app) => {
+          const candidate = bearerTokenRecord(app.id)
+          assert.deepEqual(await s.bearerTokens.issueOrReuse(candidate), candidate)
+          assert.deepEqual(await s.bearerTokens.findByToken(candidate.token), candidate)
+        })
+      })
+
+      test('issueOrReuse returns the live token instead of a new candidate', async () => {
+        await withApp(async (s, _user, app) => {
+          const first = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          const second = bearerTokenRecord(app.id)
+          assert.deepEqual(await s.bearerTokens.issueOrReuse(second), first)
+          assert.equal(await s.bearerTokens.findByToken(second.token), undefined)
+        })
+      })
+
+      test('each app has its own token', async () => {
+        await withApp(async (s, user, app) => {
+          const other = appRecord(user.id)
+          await s.apps.create(other)
+          const a = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          const b = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
+          assert.notEqual(a.token, b.token)
+        })
+      })
+
+      test('20 concurrent issueOrReuse calls for one app all get the same token', async () => {
+        await withApp(async (s, _user, app) => {
+          const results = await Promise.all(Array.from({ length: 20 }, () => s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))))
+          assert.equal(new Set(results.map((r) => r.token)).size, 1)
+        })
+      })
+
+      test('revoke ends a token once; the next issueOrReuse gives a new one', async () => {
+        await withApp(async (s, _user, app) => {
+          const first = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          assert.equal(await s.bearerTokens.revoke(first.token, NOW + 3), true)
+          assert.equal(await s.bearerTokens.revoke(first.token, NOW + 4), false)
+          assert.equal(await s.bearerTokens.revoke('unknown', NOW), false)
+          assert.equal((await s.bearerTokens.findByToken(first.token))?.revokedAtMs, NOW + 3)
+          const candidate = bearerTokenRecord(app.id)
+          assert.deepEqual(await s.bearerTokens.issueOrReuse(candidate), candidate)
+        })
+      })
+    })
+
+    describe('nonces', () => {
+      test('a nonce is fresh the first time and a replay inside its window', async () => {
+        await withStores(async (s) => {
+          assert.equal(await s.nonces.remember('ck', 'n1', 300, NOW), true)
+          assert.equal(await s.nonces.remember('ck', 'n1', 300, NOW + 299_000), false)
+        })
+      })
+
+      test('the same nonce from another consumer key is fresh', async () => {
+        await withStores(async (s) => {
+          assert.equal(await s.nonces.remember('ck-a', 'n1', 300, NOW), true)
+          assert.equal(await s.nonces.remember('ck-b', 'n1', 300, NOW), true)
+        })
+      })
+
+      test('a nonce is fresh again once its window has passed', async () => {
+        await withStores(async (s) => {
+          assert.equal(await s.nonces.remember('ck', 'n1', 300, NOW), true)
+          assert.equal(await s.nonces.remember('ck', 'n1', 300, NOW + 300_001), true)
+          assert.equal(await s.nonces.remember('ck', 'n1', 300, NOW + 300_002), false)
+        })
+      })
+    })
+  })
+}

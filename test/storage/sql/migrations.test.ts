@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
+import { openStores } from '../../../src/storage/open-stores.ts'
+import { openSqlite } from '../../../src/storage/sqlite/open.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+test('migrateToLatest applies every migration once; the second run is a no-op', async () => {
+  const db = openSqlite(join(dir, 'twice.sqlite'))
+  try {
+    const first = await migrateToLatest(db)
+    assert.ok(first.length > 0)
+    assert.deepEqual(await migrateToLatest(db), [])
+  } finally {
+    await db.destroy()
+  }
+})
+
+test('reopening a migrated database keeps its data', async () => {
+  const path = join(dir, 'reopen.sqlite')
+  const first = await openStores({ databaseUrl: path })
+  const user = { id: '42', screenName: 'kept', name: 'Kept', passwordHash: 'h', createdAtMs: 1 }
+  await first.users.create(user)
+  await first.close()
+  const second = await openStores({ databaseUrl: `sqlite:${path}` })
+  try {
+    assert.deepEqual(await second.users.findById('42'), user)
+  } finally {
+    await second.close()
+  }
+})

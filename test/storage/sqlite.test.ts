@@ -1,0 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStores } from '../../src/storage/open-stores.ts'
+import { storeContract } from './contract.ts'
+
+/** Every test gets its own database file in its own temp folder. */
+storeContract('SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
+  const stores = await openStores({ databaseUrl: join(dir, 'latchkey.sqlite') })
+  return {
+    stores,
+    async close() {
+      await stores.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+})
