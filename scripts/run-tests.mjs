@@ -1,8 +1,22 @@
-// Runs the test suite with node:test through tsx. Arguments narrow it to folders or files
-// (`npm test -- test/protocol`); with none, every test/**/*.test.ts runs.
-import { spawnSync } from 'node:child_process'
+// Runs the test suite with node:test through tsx, in two passes:
+//   1. on SQLite, nonces and limits in memory (the embedded default);
+//   2. on PostgreSQL + Redis: LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (to the
+//      values in the environment, else the machine's local services), and every test that opens
+//      storage gets a schema and a Redis key prefix of its own.
+// Pass 2 runs when both services answer. When they do not, it is skipped with a one-line reason, or,
+// with CI=true, that is a failure. Arguments narrow the suite to folders or files
+// (`npm test -- test/protocol`); `--only=sqlite` or `--only=postgres` runs one pass.
+// The last lines are the totals of both passes, so a failure in either shows at the end.
+import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379'
+/** Test schemas and key prefixes left by a run that crashed are removed after this long. */
+const STALE_MS = 6 * 60 * 60 * 1000
 
 function findTests(path) {
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : []
@@ -11,15 +25,151 @@ function findTests(path) {
     .flatMap((name) => findTests(join(path, name)))
 }
 
-const roots = process.argv.slice(2)
+const args = process.argv.slice(2)
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+if (only !== undefined && only !== 'sqlite' && only !== 'postgres') {
+  console.error(`--only must be sqlite or postgres, not ${only}`)
+  process.exit(1)
+}
+const roots = args.filter((a) => !a.startsWith('--only='))
 const files = (roots.length > 0 ? roots : ['test']).flatMap(findTests)
 if (files.length === 0) {
   console.error('no test files found under', roots.join(' ') || 'test')
   process.exit(1)
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
-)
-process.exit(result.status ?? 1)
+const isCi = /^(1|true|yes)$/i.test(process.env.CI ?? '')
+const databaseUrl = process.env.LATCHKEY_TEST_DATABASE_URL || DEFAULT_DATABASE_URL
+const redisUrl = process.env.LATCHKEY_TEST_REDIS_URL || DEFAULT_REDIS_URL
+
+const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms']
+
+/** Runs node --test on the files, echoing its output; resolves with its exit code and summary counts. */
+function runPass(env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+      env,
+      stdio: ['inherit', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      process.stdout.write(chunk)
+      output += chunk
+    })
+    child.on('close', (code, signal) => {
+      const summary = {}
+      for (const key of SUMMARY_KEYS) {
+        const matches = [...output.matchAll(new RegExp(`^ℹ ${key} ([\\d.]+)$`, 'gm'))]
+        if (matches.length > 0) summary[key] = Number(matches.at(-1)[1])
+      }
+      resolve({ code: code ?? (signal ? 1 : 0), summary })
+    })
+  })
+}
+
+const redact = (url) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+const reasonOf = (error) => error?.message || error?.code || error?.errors?.[0]?.message || String(error)
+
+/** Undefined when both services answer, else why not. */
+async function unreachable() {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.query('select 1')
+  } catch (error) {
+    return `PostgreSQL at ${redact(databaseUrl)} does not answer (${reasonOf(error)})`
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  redis.on('error', () => {})
+  try {
+    await redis.connect()
+    await redis.ping()
+  } catch (error) {
+    return `Redis at ${redact(redisUrl)} does not answer (${reasonOf(error)})`
+  } finally {
+    redis.disconnect()
+  }
+  return undefined
+}
+
+/** The creation time written into a test schema's or key prefix's name (test/helpers/backends.ts). */
+function createdAtMs(name) {
+  const match = /^latchkey_test_([0-9a-z]+)_[0-9a-f]{8}/.exec(name)
+  return match ? parseInt(match[1], 36) : undefined
+}
+
+/** Removes test schemas and Redis keys that a crashed run left behind (older than STALE_MS). */
+async function removeStaleLeftovers() {
+  const isStale = (name) => {
+    const at = createdAtMs(name)
+    return at !== undefined && Date.now() - at > STALE_MS
+  }
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    const { rows } = await client.query(`select nspname from pg_namespace where nspname like 'latchkey\\_test\\_%'`)
+    for (const { nspname } of rows.filter((row) => isStale(row.nspname))) {
+      await client.query(`drop schema if exists "${nspname}" cascade`)
+    }
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  redis.on('error', () => {})
+  try {
+    await redis.connect()
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', 'latchkey_test_*', 'COUNT', 1000)
+      cursor = next
+      const stale = keys.filter(isStale)
+      if (stale.length > 0) await redis.del(...stale)
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+}
+
+const baseEnv = { ...process.env }
+delete baseEnv.LATCHKEY_TEST_DATABASE_URL
+delete baseEnv.LATCHKEY_TEST_REDIS_URL
+
+const passes = []
+let failed = false
+if (only !== 'postgres') {
+  console.log('▶ pass 1: SQLite, nonces and limits in memory')
+  passes.push({ name: 'SQLite', ...(await runPass(baseEnv)) })
+}
+let skipLine
+if (only !== 'sqlite') {
+  const reason = await unreachable()
+  if (reason) {
+    skipLine = `PostgreSQL + Redis pass ${isCi ? 'cannot run (CI=true requires it)' : 'skipped'}: ${reason}`
+    if (isCi) failed = true
+  } else {
+    await removeStaleLeftovers().catch((error) => console.log(`(could not remove stale test schemas: ${reasonOf(error)})`))
+    console.log(`▶ pass 2: PostgreSQL ${redact(databaseUrl)} + Redis ${redact(redisUrl)}`)
+    const env = { ...baseEnv, LATCHKEY_TEST_DATABASE_URL: databaseUrl, LATCHKEY_TEST_REDIS_URL: redisUrl }
+    passes.push({ name: 'PostgreSQL + Redis', ...(await runPass(env)) })
+  }
+}
+
+for (const pass of passes) {
+  if (pass.code !== 0 || pass.summary.fail === undefined || pass.summary.fail > 0) failed = true
+}
+const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, passes.reduce((sum, pass) => sum + (pass.summary[key] ?? 0), 0)]))
+console.log('')
+for (const pass of passes) {
+  const s = pass.summary
+  console.log(`ℹ ${pass.name} pass: ${s.pass ?? 0} passed, ${s.fail ?? '?'} failed, ${s.skipped ?? 0} skipped${pass.code !== 0 ? ` (exit code ${pass.code})` : ''}`)
+}
+if (skipLine) console.log(`ℹ ${skipLine}`)
+console.log(`ℹ both passes, totals:`)
+for (const key of SUMMARY_KEYS) console.log(`ℹ ${key} ${key === 'duration_ms' ? total[key].toFixed(3) : total[key]}`)
+// A failed pass that printed no failure count (it crashed) still counts as one failure.
+const failures = Math.max(total.fail, failed ? 1 : 0)
+console.log(`total: ${total.pass} passed, ${failures} failed, ${total.skipped} skipped`)
+process.exit(failed ? 1 : 0)

@@ -5,6 +5,7 @@ import type { DomainDeps } from './domain/deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { installJsonErrors } from './http/plugins/error-handler.ts'
+import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
 import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'request',
     )
   })
+
+  installAddressLimits(app, deps.domain.limiters)
 
   await app.register(healthRoutes(deps.domain.stores))
   await app.register(pagesPlugin(deps))

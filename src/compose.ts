@@ -2,7 +2,9 @@ import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createIdGenerator } from './domain/ids.ts'
+import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { openStores } from './storage/open-stores.ts'
+import { ConfigError } from './config/load.ts'
 import type { Stores } from './storage/types.ts'
 
 /** The slice of the config the domain reads. */
@@ -12,6 +14,11 @@ export function domainSettings(config: Config): DomainSettings {
     timestampSkewSeconds: config.timestampSkewSeconds,
     bearerTokenCallsPerWindow: config.bearerTokenCallsPerWindow,
     rateLimitWindowSeconds: config.rateLimitWindowSeconds,
+    rateLimits: effectiveLimits({
+      overrides: config.rateLimits,
+      bearerTokenPace: config.bearerTokenCallsPerWindow,
+      multiplier: config.rateLimitMultiplier,
+    }),
     signInMaxFailures: config.signInMaxFailures,
     signInWindowSeconds: config.signInWindowSeconds,
   }
@@ -25,7 +32,12 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
     newId: createIdGenerator(clock),
     settings,
     limiters: {
-      bearerTokenPace: stores.limiters.create('oauth2-token-pace', settings.bearerTokenCallsPerWindow, settings.rateLimitWindowSeconds),
+      endpoints: new Map(
+        [...settings.rateLimits].map(([resource, limit]) => [
+          resource,
+          stores.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
+        ]),
+      ),
     },
   }
 }
@@ -35,6 +47,16 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
  * and the same domain services, so a change made with the CLI is what the server reads next.
  */
 export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
-  const stores = await openStores({ databaseUrl: config.database })
+  const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix }).catch(
+    (error: Error) => {
+      // Start-up cannot go on without its storage: say which setting to look at, in one line.
+      throw new ConfigError(`cannot open the database or Redis given by database/redis (${redact(config.database)}): ${error.message}`)
+    },
+  )
   return createDomainDeps(stores, domainSettings(config), clock)
+}
+
+/** A database URL without its password, for messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
 }

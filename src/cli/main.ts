@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
+import { StorageUnavailableError } from '../storage/errors.ts'
 import { appCommand } from './commands/apps.ts'
 import { migrateCommand, serveCommand } from './commands/serve.ts'
 import { userCommand } from './commands/users.ts'
@@ -11,7 +12,7 @@ export function buildProgram(): Command {
   const program = new Command('latchkey')
     .description('Latchkey: Twitter-compatible OAuth 1.0a and app-only OAuth 2.0 token service')
     .option('--config <file>', 'JSON file of settings [env LATCHKEY_CONFIG]')
-    .option('--database <url>', 'SQLite file path or sqlite: URL [env LATCHKEY_DATABASE_URL]')
+    .option('--database <url>', 'SQLite file path, sqlite: URL or postgres:// URL [env LATCHKEY_DATABASE_URL]')
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
@@ -35,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
-    if (error instanceof ServiceError || error instanceof ConfigError) {
+    if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError) {
       process.stderr.write(`latchkey: ${oneLine(error.message)}\n`)
     } else {
       process.stderr.write(`latchkey: unexpected error: ${oneLine((error as Error)?.message ?? String(error))}\n`)

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { isPostgresUrl } from '../storage/urls.ts'
 import { ConfigError } from './load.ts'
 import type { Config } from './settings.ts'
 
@@ -13,6 +14,7 @@ export function isLoopbackHost(host: string): boolean {
  * address; production needs HTTPS, from its own certificate or from a trusted reverse proxy.
  */
 export function checkServeRules(config: Config): void {
+  checkSharedState(config)
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError('invalid setting tlsCert/tlsKey: give both --tls-cert and --tls-key, or neither')
   }
@@ -25,6 +27,27 @@ export function checkServeRules(config: Config): void {
   if (!config.tlsCert && !config.trustProxy) {
     throw new ConfigError(
       'production mode requires HTTPS: give --tls-cert and --tls-key, or --trust-proxy with your TLS proxy\'s addresses (or use --dev on a laptop)',
+    )
+  }
+}
+
+/**
+ * Nonces and rate-limit counters live in memory unless Redis is given. With several processes each
+ * would keep its own: a nonce used on one would be accepted on another, and every limit would be
+ * multiplied by the number of processes. So more than one worker needs Redis, and so does
+ * PostgreSQL (a shared database means other instances can be started) unless --single-instance
+ * says that this is the only one.
+ */
+function checkSharedState(config: Config): void {
+  if (config.redis) return
+  if (config.workers > 1) {
+    throw new ConfigError(
+      `invalid setting workers (${config.workers}): more than one worker needs --redis, so that nonces and rate limits are shared by every process`,
+    )
+  }
+  if (isPostgresUrl(config.database) && !config.singleInstance) {
+    throw new ConfigError(
+      'invalid setting redis: PostgreSQL without --redis keeps nonces and rate limits in this process only; give --redis, or --single-instance if this is the only Latchkey process',
     )
   }
 }

@@ -19,8 +19,12 @@ const bool = z.union([
   z.boolean(),
   z.enum(['true', '1', 'yes', 'false', '0', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
 ])
-const positiveInt = z.coerce.number().int().positive()
-const port = z.coerce.number().int().min(0).max(65535)
+/** Digits only: `z.coerce.number()` would take " " as 0 and "0x50" or "1e3" as numbers. */
+const wholeNumber = (schema: z.ZodNumber) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v), schema)
+const NOT_WHOLE = 'must be a whole number'
+const positiveInt = wholeNumber(z.number({ invalid_type_error: NOT_WHOLE }).int(NOT_WHOLE).positive())
+const port = wholeNumber(z.number({ invalid_type_error: NOT_WHOLE }).int(NOT_WHOLE).min(0).max(65535))
 const httpUrl = z
   .string()
   .url()
@@ -59,7 +63,38 @@ export const SETTINGS = {
     env: 'LATCHKEY_DATABASE_URL',
     schema: z.string().min(1),
     default: './data/latchkey.sqlite',
-    description: 'A SQLite file path or sqlite: URL (the embedded default).',
+    description:
+      'A SQLite file path or sqlite: URL (the embedded default), or a postgres:// URL (add ?options=-c%20search_path%3Dname for a schema of its own).',
+  }),
+  redis: setting({
+    flag: '--redis <url>',
+    env: 'LATCHKEY_REDIS_URL',
+    schema: z.string().regex(/^rediss?:\/\//i, 'must be a redis:// or rediss:// URL').optional(),
+    default: undefined,
+    description:
+      'Redis for the nonce store and the rate-limit counters, shared by every instance. Without it they live in the memory of the one process.',
+  }),
+  redisKeyPrefix: setting({
+    flag: '--redis-key-prefix <prefix>',
+    env: 'LATCHKEY_REDIS_KEY_PREFIX',
+    schema: z.string().min(1).max(100),
+    default: 'latchkey:',
+    description: 'Prefix of every Redis key, so that several deployments can share one Redis.',
+  }),
+  singleInstance: setting({
+    flag: '--single-instance',
+    env: 'LATCHKEY_SINGLE_INSTANCE',
+    schema: bool,
+    default: false,
+    description:
+      'Declares that this is the only Latchkey process on its database, which allows PostgreSQL without Redis (nonces and limits in memory).',
+  }),
+  workers: setting({
+    flag: '--workers <n>',
+    env: 'LATCHKEY_WORKERS',
+    schema: positiveInt,
+    default: 1,
+    description: 'Processes that serve on the one port (node:cluster). More than one needs --redis.',
   }),
   publicUrl: setting({
     flag: '--public-url <url>',
@@ -138,6 +173,30 @@ export const SETTINGS = {
     schema: positiveInt,
     default: 60,
     description: 'Calls of POST /oauth2/token per app per window; the next gets 403 code 99.',
+  }),
+  rateLimits: setting({
+    flag: '--rate-limits <json>',
+    env: 'LATCHKEY_RATE_LIMITS',
+    schema: z.union([
+      z.record(z.number().int().positive()),
+      z.string().transform((text, ctx) => {
+        try {
+          return z.record(z.number().int().positive()).parse(JSON.parse(text))
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of endpoint → calls per window, e.g. {"/oauth/request_token":100}' })
+          return z.NEVER
+        }
+      }),
+    ]),
+    default: {},
+    description: 'Overrides of the per-endpoint limits (docs/rate-limits.md lists them), as a JSON object.',
+  }),
+  rateLimitMultiplier: setting({
+    flag: '--rate-limit-multiplier <n>',
+    env: 'LATCHKEY_RATE_LIMIT_MULTIPLIER',
+    schema: z.coerce.number().positive(),
+    default: 1,
+    description: 'Multiplies every limit, the /oauth2/token pace rule included (for load tests and benchmarks).',
   }),
   rateLimitWindowSeconds: setting({
     flag: '--rate-limit-window <seconds>',

@@ -7,6 +7,8 @@ export interface DomainSettings {
   timestampSkewSeconds: number
   bearerTokenCallsPerWindow: number
   rateLimitWindowSeconds: number
+  /** Effective limit per endpoint resource, multiplier applied. */
+  rateLimits: ReadonlyMap<string, number>
   signInMaxFailures: number
   signInWindowSeconds: number
 }
@@ -17,7 +19,7 @@ export interface DomainDeps {
   newId: () => string
   settings: DomainSettings
   limiters: {
-    /** POST /oauth2/token calls per app per window (403 code 99 past it). */
-    bearerTokenPace: Limiter
+    /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
+    endpoints: ReadonlyMap<string, Limiter>
   }
 }

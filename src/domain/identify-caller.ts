@@ -18,7 +18,7 @@ export type Caller =
  */
 export async function identifyCaller(deps: DomainDeps, input: SignedRequestInput): Promise<Caller> {
   if (parseBearerHeader(input.authorization) !== undefined) {
-    const { app, token } = await verifyBearer(deps, input.authorization)
+    const { app, token } = await verifyBearer(deps, input.authorization, input.rateLimit)
     return { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }
   }
   const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none' })

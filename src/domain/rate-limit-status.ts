@@ -1,5 +1,7 @@
 import type { DomainDeps } from './deps.ts'
+import type { Caller } from './identify-caller.ts'
 import { RATE_LIMITED_ENDPOINTS } from './rate-limit-table.ts'
+import { limitSubject } from './rate-limits.ts'
 
 export interface EndpointLimit {
   limit: number
@@ -9,21 +11,28 @@ export interface EndpointLimit {
 }
 
 /**
- * GET /1.1/application/rate_limit_status.json: the state of every limited endpoint for the caller,
- * grouped by family, narrowed by `resources=` (comma-separated family names) when given.
+ * GET /1.1/application/rate_limit_status.json: the caller's exact state at every limited endpoint
+ * (its own budget, or its address's for the pages), grouped by family, narrowed by `resources=`.
  */
-export function rateLimitStatus(
-  deps: Pick<DomainDeps, 'clock' | 'settings'>,
+export async function rateLimitStatus(
+  deps: Pick<DomainDeps, 'limiters'>,
+  caller: Caller,
+  address: string,
   families: string[] | undefined,
-  bearerTokenPaceLimit: number,
-): Record<string, Record<string, EndpointLimit>> {
-  const reset = Math.ceil(deps.clock.nowMs() / 1000) + deps.settings.rateLimitWindowSeconds
+): Promise<Record<string, Record<string, EndpointLimit>>> {
   const resources: Record<string, Record<string, EndpointLimit>> = {}
   for (const endpoint of RATE_LIMITED_ENDPOINTS) {
-    if (families && !families.includes(endpoint.family)) continue
-    const limit = endpoint.resource === '/oauth2/token' ? bearerTokenPaceLimit : endpoint.limit
+    const limiter = deps.limiters.endpoints.get(endpoint.resource)
+    if (!limiter || (families && !families.includes(endpoint.family))) continue
+    const subject =
+      endpoint.countedBy === 'address'
+        ? limitSubject.address(address)
+        : endpoint.countedBy === 'caller' && caller.context === 'user'
+          ? limitSubject.user(caller.app.id, caller.user.id)
+          : limitSubject.app(caller.app.id)
+    const state = await limiter.peek(subject)
     resources[endpoint.family] ??= {}
-    resources[endpoint.family]![endpoint.resource] = { limit, remaining: limit, reset }
+    resources[endpoint.family]![endpoint.resource] = { limit: state.limit, remaining: state.remaining, reset: Math.ceil(state.resetAtMs / 1000) }
   }
   return resources
 }

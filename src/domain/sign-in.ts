@@ -1,7 +1,8 @@
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
-import type { DomainDeps } from './deps.ts'
+import type { LimiterFactory } from '../storage/types.ts'
+import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
 
 /** What failed sign-ins are counted against: the account typed in and the address it came from. */
@@ -12,8 +13,8 @@ export interface SignInKeys {
 
 /**
  * Counts failed sign-ins per account and per address within a window (settings signInMaxFailures,
- * signInWindowSeconds). The memory adapter lives in src/pages/sign-in-throttle.ts; a shared one
- * (Redis) can replace it without touching this file.
+ * signInWindowSeconds). Built on the stores' limiters (createSignInThrottle), so it is shared
+ * between instances whenever they are.
  */
 export interface SignInThrottle {
   /** True while either key has reached the limit in the current window. */
@@ -21,6 +22,29 @@ export interface SignInThrottle {
   recordFailure(keys: SignInKeys): Promise<void>
   /** Forgets the account's failures (after a correct password); the address keeps its count. */
   reset(account: string): Promise<void>
+}
+
+/**
+ * The throttle on one fixed-window limiter (one window per key from its first failure): a key is
+ * blocked once it has no failures left, until its window ends.
+ */
+export function createSignInThrottle(
+  limiters: LimiterFactory,
+  settings: Pick<DomainSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
+): SignInThrottle {
+  const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
+  const accountKey = (account: string) => `account:${account}`
+  const limiterKeys = (keys: SignInKeys) => [accountKey(keys.account), `address:${keys.address}`]
+  return {
+    async isBlocked(keys) {
+      const states = await Promise.all(limiterKeys(keys).map((key) => limiter.peek(key)))
+      return states.some((state) => state.remaining === 0)
+    },
+    async recordFailure(keys) {
+      await Promise.all(limiterKeys(keys).map((key) => limiter.hit(key)))
+    },
+    reset: (account) => limiter.reset(accountKey(account)),
+  }
 }
 
 export interface SignInInput {

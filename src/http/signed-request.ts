@@ -1,9 +1,10 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { countedCall } from './plugins/rate-limit.ts'
 import type { SignedRequestInput } from '../domain/oauth1/signed-request.ts'
 import { publicOrigin, rawQuery, requestPath } from './request-url.ts'
 
 /** The framework-free view of a Fastify request that the OAuth 1.0a verifier reads. */
-export function signedRequestInput(request: FastifyRequest, publicUrl: URL | undefined): SignedRequestInput {
+export function signedRequestInput(request: FastifyRequest, reply: FastifyReply, publicUrl: URL | undefined): SignedRequestInput {
   const origin = publicOrigin(request, publicUrl)
   return {
     method: request.method,
@@ -15,5 +16,6 @@ export function signedRequestInput(request: FastifyRequest, publicUrl: URL | und
     contentType: request.headers['content-type'],
     body: Buffer.isBuffer(request.body) ? request.body : undefined,
     isSecure: request.protocol === 'https',
+    rateLimit: countedCall(request, reply),
   }
 }

@@ -125,9 +125,12 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
 
   return async (app: FastifyInstance) => {
     for (const flow of ['authorize', 'authenticate'] as const) {
+      const path = FLOW_PATHS[flow]
+      // Every page request counts against its address (src/http/plugins/rate-limit.ts reads this).
+      const config = { rateLimit: path, rateLimitByAddress: true }
       // No automatic HEAD route: a HEAD must never approve anything on authenticate.
-      app.get(FLOW_PATHS[flow], { exposeHeadRoute: false }, (request, reply) => getPage(request, reply, flow))
-      app.post(FLOW_PATHS[flow], (request, reply) => postForm(request, reply, flow))
+      app.get(path, { exposeHeadRoute: false, config }, (request, reply) => getPage(request, reply, flow))
+      app.post(path, { config }, (request, reply) => postForm(request, reply, flow))
     }
   }
 }

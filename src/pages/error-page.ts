@@ -30,6 +30,7 @@ function message(error: ServiceError): string {
   if (error.code === E.sslRequired.code) return 'This page must be opened over a secure (https) connection.'
   if (error.status >= 500) return 'Something went wrong on our side. Please try again in a few minutes.'
   if (error.status === 413) return 'The form sent was too large.'
+  if (error.status === 429) return 'Too many requests from your network. Please wait a few minutes and try again.'
   return 'This request was not valid. Go back to the app and start again.'
 }
 

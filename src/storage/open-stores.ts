@@ -1,44 +1,86 @@
 import { sql, type Kysely } from 'kysely'
-import type { Stores } from './types.ts'
+import type { Redis } from 'ioredis'
+import type { LimiterFactory, NonceStore, Stores } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
 import { createMemoryNonceStore } from './memory/nonce-store.ts'
+import { openPostgres } from './postgres/open.ts'
+import { closeRedis, openRedis } from './redis/client.ts'
+import { createRedisLimiterFactory } from './redis/limiter.ts'
+import { createRedisNonceStore } from './redis/nonce-store.ts'
 import { openSqlite } from './sqlite/open.ts'
+import { StorageUnavailableError } from './errors.ts'
+import { describe, guardStore, isUnavailableError, toStorageError } from './unavailable.ts'
+import { isPostgresUrl, redactUrl } from './urls.ts'
 
 export interface StorageOptions {
-  /** A SQLite path or sqlite: URL. */
+  /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
   databaseUrl: string
+  /** A redis:// URL: nonces and rate-limit counters shared by every instance. Without it, in memory. */
+  redisUrl?: string | undefined
+  /** Prefix of every Redis key (default `latchkey:`), so that several deployments can share one Redis. */
+  redisKeyPrefix?: string | undefined
 }
 
-/** The one place an adapter is chosen: opens the database, migrates it, and builds the stores. */
+/**
+ * The one place an adapter is chosen: opens the database (PostgreSQL for a postgres:// URL, SQLite
+ * otherwise), migrates it, connects to Redis when given, and builds the stores.
+ */
 export async function openStores(options: StorageOptions): Promise<Stores> {
   const db = openDatabase(options.databaseUrl)
-  await migrateToLatest(db)
-  return createSqlStores(db)
-}
-
-export function openDatabase(databaseUrl: string): Kysely<Database> {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    throw new Error('PostgreSQL is not supported yet; use a SQLite path')
+  const what = isPostgresUrl(options.databaseUrl) ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
+  let redis: Redis | undefined
+  try {
+    await migrateToLatest(db).catch((error: unknown) => {
+      // A database that cannot be reached at start is an outage, not a failed migration.
+      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
+      throw isUnavailableError(cause) ? new StorageUnavailableError(`cannot reach ${what}: ${describe(cause)}`, { cause }) : error
+    })
+    if (options.redisUrl) redis = await openRedis(options.redisUrl)
+  } catch (error) {
+    await db.destroy()
+    throw error
   }
-  return openSqlite(databaseUrl)
+  return createSqlStores(db, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
 }
 
-export function createSqlStores(db: Kysely<Database>): Stores {
+/** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
+export function openDatabase(databaseUrl: string): Kysely<Database> {
+  return isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl)
+}
+
+/** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
+export function createSqlStores(db: Kysely<Database>, shared?: { redis: Redis; keyPrefix: string }): Stores {
+  const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
+  const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   return {
-    users: createUserStore(db),
-    apps: createAppStore(db),
-    requestTokens: createRequestTokenStore(db),
-    accessTokens: createAccessTokenStore(db),
-    bearerTokens: createBearerTokenStore(db),
-    nonces: createMemoryNonceStore(),
-    limiters: createMemoryLimiterFactory(),
+    users: guardStore(createUserStore(db), 'database'),
+    apps: guardStore(createAppStore(db), 'database'),
+    requestTokens: guardStore(createRequestTokenStore(db), 'database'),
+    accessTokens: guardStore(createAccessTokenStore(db), 'database'),
+    bearerTokens: guardStore(createBearerTokenStore(db), 'database'),
+    nonces,
+    limiters,
     async ping() {
-      await sql`select 1`.execute(db)
+      try {
+        await sql`select 1`.execute(db)
+      } catch (error) {
+        throw toStorageError(error, 'database')
+      }
+      if (shared) {
+        try {
+          await shared.redis.ping()
+        } catch (error) {
+          throw toStorageError(error, 'Redis')
+        }
+      }
     },
-    close: () => db.destroy(),
+    async close() {
+      if (shared) await closeRedis(shared.redis)
+      await db.destroy()
+    },
   }
 }

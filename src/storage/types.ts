@@ -121,7 +121,7 @@ export interface LimitState {
 export interface Limiter {
   /** Counts one hit; isAllowed is false once the window's limit is passed. */
   hit(key: string): Promise<LimitState>
-  /** The state without counting. */
+  /** The state without counting; isAllowed says whether one more hit would be within the limit. */
   peek(key: string): Promise<LimitState>
   reset(key: string): Promise<void>
 }

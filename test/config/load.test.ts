@@ -89,6 +89,16 @@ describe('loadConfig refuses a bad value with one line naming the setting', () =
     assertRefused(() => loadConfig({ env: { LATCHKEY_PORT: 'abc' } }), 'port', 'LATCHKEY_PORT')
   })
 
+  test('a port that is blank, hexadecimal, exponential or fractional', () => {
+    for (const value of [' ', '0x50', '1e3', '80.5', '-1']) {
+      assertRefused(() => loadConfig({ env: { LATCHKEY_PORT: value } }), 'port', 'LATCHKEY_PORT')
+    }
+  })
+
+  test('a whole number of seconds is read from the environment', () => {
+    assert.equal(loadConfig({ env: { LATCHKEY_REQUEST_TOKEN_TTL: '600' } }).requestTokenTtlSeconds, 600)
+  })
+
   test('a port above 65535', () => {
     assertRefused(() => loadConfig({ env: {}, flags: { port: '70000' } }), 'port', '--port')
   })

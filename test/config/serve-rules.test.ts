@@ -55,3 +55,58 @@ describe('isLoopbackHost', () => {
     for (const host of ['0.0.0.0', '127.example.com', '::', '10.0.0.1']) assert.equal(isLoopbackHost(host), false, host)
   })
 })
+
+describe('checkServeRules: state shared by several processes', () => {
+  const production = { trustProxy: '127.0.0.1' }
+  const postgres = 'postgres://postgres@127.0.0.1:5432/test'
+
+  test('refuses more than one worker without Redis', () => {
+    assertRefused({ ...production, workers: 2 }, /workers.*--redis/)
+  })
+
+  test('refuses more than one worker without Redis even with --single-instance', () => {
+    assertRefused({ ...production, workers: 4, singleInstance: true }, /workers.*--redis/)
+  })
+
+  test('allows more than one worker with Redis', () => {
+    assert.doesNotThrow(() => checkServeRules(config({ ...production, workers: 4, redis: 'redis://127.0.0.1:6379' })))
+  })
+
+  test('refuses PostgreSQL without Redis', () => {
+    for (const database of [postgres, 'postgresql://db.example/latchkey']) {
+      assertRefused({ ...production, database }, /--redis.*--single-instance/)
+    }
+  })
+
+  test('allows PostgreSQL without Redis when --single-instance says this is the only process', () => {
+    assert.doesNotThrow(() => checkServeRules(config({ ...production, database: postgres, singleInstance: true })))
+    assert.doesNotThrow(() => checkServeRules(loadConfig({ env: { LATCHKEY_SINGLE_INSTANCE: 'true', LATCHKEY_DATABASE_URL: postgres }, flags: production })))
+  })
+
+  test('allows PostgreSQL with Redis', () => {
+    assert.doesNotThrow(() => checkServeRules(config({ ...production, database: postgres, redis: 'redis://127.0.0.1:6379' })))
+  })
+
+  test('allows one worker on SQLite without Redis (the embedded default)', () => {
+    assert.doesNotThrow(() => checkServeRules(config({ ...production, workers: 1 })))
+    assert.doesNotThrow(() => checkServeRules(config({ dev: true })))
+  })
+})
+
+describe('settings of shared state', () => {
+  test('workers must be a positive whole number', () => {
+    for (const workers of ['0', '-1', 'two', '1.5']) {
+      assert.throws(() => loadConfig({ env: { LATCHKEY_WORKERS: workers } }), ConfigError, workers)
+    }
+    assert.equal(loadConfig({ env: { LATCHKEY_WORKERS: '3' } }).workers, 3)
+  })
+
+  test('redis must be a redis:// URL', () => {
+    assert.throws(() => loadConfig({ env: { LATCHKEY_REDIS_URL: 'http://127.0.0.1:6379' } }), /redis/)
+    assert.equal(loadConfig({ env: { LATCHKEY_REDIS_URL: 'redis://127.0.0.1:6379' } }).redis, 'redis://127.0.0.1:6379')
+  })
+
+  test('the Redis key prefix defaults to latchkey:', () => {
+    assert.equal(loadConfig({ env: {} }).redisKeyPrefix, 'latchkey:')
+  })
+})

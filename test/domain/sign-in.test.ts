@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { performance } from 'node:perf_hooks'
-import { signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
+import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
@@ -79,5 +81,37 @@ describe('signIn', () => {
       return withCode(1108)(error) && (error as ServiceError).status === 429
     })
     assert.deepEqual(calls, [`isBlocked ${user.screenName.toLowerCase()} b`])
+  })
+})
+
+describe('the sign-in throttle on the stores\' limiters', () => {
+  const throttleOf = (signInMaxFailures: number, signInWindowSeconds: number) =>
+    createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures, signInWindowSeconds })
+
+  test('blocks an account or an address once it reaches the limit, each on its own', async () => {
+    const throttle = throttleOf(3, 60)
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await throttle.isBlocked({ account: 'ann', address: `a${i}` }), false)
+      await throttle.recordFailure({ account: 'ann', address: `a${i}` })
+    }
+    assert.equal(await throttle.isBlocked({ account: 'ann', address: 'fresh' }), true)
+    assert.equal(await throttle.isBlocked({ account: 'bob', address: 'a0' }), false)
+  })
+
+  test('reset forgets the account but not the address', async () => {
+    const throttle = throttleOf(2, 60)
+    await throttle.recordFailure({ account: 'ann', address: 'x' })
+    await throttle.recordFailure({ account: 'ann', address: 'x' })
+    await throttle.reset('ann')
+    assert.equal(await throttle.isBlocked({ account: 'ann', address: 'y' }), false)
+    assert.equal(await throttle.isBlocked({ account: 'bob', address: 'x' }), true)
+  })
+
+  test('lets the account in again when the window ends', async () => {
+    const throttle = throttleOf(1, 1)
+    await throttle.recordFailure({ account: 'ann', address: 'x' })
+    assert.equal(await throttle.isBlocked({ account: 'ann', address: 'x' }), true)
+    await sleep(1100)
+    assert.equal(await throttle.isBlocked({ account: 'ann', address: 'x' }), false)
   })
 })

@@ -21,6 +21,8 @@ export interface SignOptions {
   /** oauth_version to send (oauth-1.0a always sends one). */
   version?: string
   realm?: string
+  /** More request headers (X-Forwarded-For...), not signed. */
+  extraHeaders?: Record<string, string>
 }
 
 export interface SignedHttpRequest {
@@ -58,7 +60,7 @@ export function signRequest(options: SignOptions): SignedHttpRequest {
   const authorized = oauth.authorize({ url: options.url, method, data }, options.token) as unknown as Record<string, string>
   const oauthParams = { ...authorized, ...options.oauth }
   const header = oauth.toHeader(oauthParams as unknown as OAuth.Authorization)
-  const headers: Record<string, string> = { authorization: header.Authorization }
+  const headers: Record<string, string> = { ...options.extraHeaders, authorization: header.Authorization }
   let body: string | undefined
   if (options.body) {
     headers['content-type'] = 'application/x-www-form-urlencoded'
@@ -72,6 +74,7 @@ export interface HttpAnswer {
   headers: Headers
   text: string
   /** The parsed JSON body, when the answer is JSON. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of many shapes; each asserts its own
   json: any
   /** The parsed form body, when the answer is form-encoded. */
   form: Record<string, string>

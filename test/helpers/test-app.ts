@@ -7,16 +7,18 @@ import pino from 'pino'
 import { buildApp, type HttpSettings } from '../../src/app.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
-import { createDomainDeps } from '../../src/compose.ts'
+import { createDomainDeps, domainSettings } from '../../src/compose.ts'
+import { loadConfig } from '../../src/config/load.ts'
+import type { SettingName } from '../../src/config/settings.ts'
 import { openStores } from '../../src/storage/open-stores.ts'
+import { isPostgresUrl } from '../../src/storage/urls.ts'
+import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql } from './backends.ts'
 
-export const DEFAULT_SETTINGS: DomainSettings = {
-  requestTokenTtlSeconds: 900,
-  timestampSkewSeconds: 300,
-  bearerTokenCallsPerWindow: 60,
-  rateLimitWindowSeconds: 900,
-  signInMaxFailures: 5,
-  signInWindowSeconds: 900,
+/** Settings by their config names, as `serve` would read them; production defaults for the rest. */
+export type TestSettings = Partial<Record<SettingName, unknown>>
+
+export function testDomainSettings(settings: TestSettings = {}): DomainSettings {
+  return domainSettings(loadConfig({ env: {}, flags: settings }))
 }
 
 /** A clock tests can move. */
@@ -27,23 +29,55 @@ export function testClock(startMs = Date.now()): Clock & { advance(ms: number): 
 
 export interface TestDomain {
   domain: DomainDeps
+  /**
+   * What `--database` would be: the SQLite file, or on the PostgreSQL pass a postgres:// URL whose
+   * search_path is this test's own schema. Works with countRows and as LATCHKEY_DATABASE_URL.
+   */
   dbPath: string
+  /** The Redis URL and key prefix of this test's nonces and limits (PostgreSQL pass only). */
+  redis?: { url: string; keyPrefix: string }
   close(): Promise<void>
 }
 
-/** The real stores on a fresh SQLite file in a temp folder, removed on close. */
-export async function openTestDomain(options: { clock?: Clock; settings?: Partial<DomainSettings> } = {}): Promise<TestDomain> {
+/** A fresh database and nonce/limit store for one test: see openTestDomain. */
+async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: string; keyPrefix: string }; remove(): Promise<void> }> {
+  if (TEST_DATABASE_URL && TEST_REDIS_URL) {
+    const schema = await createTestSchema(TEST_DATABASE_URL)
+    const keys = createTestRedisPrefix(TEST_REDIS_URL)
+    return {
+      dbPath: schema.url,
+      redis: { url: TEST_REDIS_URL, keyPrefix: keys.prefix },
+      async remove() {
+        await Promise.all([schema.drop(), keys.clean()])
+      },
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
-  const dbPath = join(dir, 'latchkey.sqlite')
-  const stores = await openStores({ databaseUrl: dbPath })
+  return { dbPath: join(dir, 'latchkey.sqlite'), remove: async () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * The real stores on fresh storage, removed on close: a SQLite file in a temp folder with nonces and
+ * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
+ * second pass of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
+ */
+export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings } = {}): Promise<TestDomain> {
+  const storage = await openTestStorage()
+  const stores = await openStores({ databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
+    async (error: unknown) => {
+      await storage.remove()
+      throw error
+    },
+  )
   const clock = options.clock ?? { nowMs: () => Date.now() }
-  const domain: DomainDeps = createDomainDeps(stores, { ...DEFAULT_SETTINGS, ...options.settings }, clock)
+  const domain: DomainDeps = createDomainDeps(stores, testDomainSettings(options.settings), clock)
   return {
     domain,
-    dbPath,
+    dbPath: storage.dbPath,
+    ...(storage.redis ? { redis: storage.redis } : {}),
     async close() {
       await stores.close()
-      rmSync(dir, { recursive: true, force: true })
+      await storage.remove()
     },
   }
 }
@@ -52,9 +86,9 @@ export interface TestApp extends TestDomain {
   app: FastifyInstance
 }
 
-/** The whole service, built as `serve` builds it, on a fresh SQLite file; not listening until you call listen. */
+/** The whole service, built as `serve` builds it, on fresh storage (see openTestDomain); not listening until you call listen. */
 export async function buildTestApp(
-  options: { clock?: Clock; settings?: Partial<DomainSettings>; http?: Partial<HttpSettings> } = {},
+  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings> } = {},
 ): Promise<TestApp> {
   const testDomain = await openTestDomain(options)
   const app = await buildApp({
@@ -86,8 +120,12 @@ export async function startTestServer(options: Parameters<typeof buildTestApp>[0
   return { ...testApp, url: `http://127.0.0.1:${port}` }
 }
 
-/** Rows in a table, read straight from the SQLite file: proof that an error wrote nothing. */
-export function countRows(dbPath: string, table: 'request_tokens' | 'access_tokens' | 'bearer_tokens' | 'users' | 'apps'): number {
+/** Rows in a table, read straight from the database (SQLite file or PostgreSQL schema): proof that an error wrote nothing. */
+export async function countRows(dbPath: string, table: 'request_tokens' | 'access_tokens' | 'bearer_tokens' | 'users' | 'apps'): Promise<number> {
+  if (isPostgresUrl(dbPath)) {
+    const rows = await runSql<{ n: number }>(dbPath, `select count(*)::int as n from ${table}`)
+    return rows[0]?.n ?? 0
+  }
   const db = new Sqlite(dbPath, { readonly: true })
   try {
     return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n

@@ -106,13 +106,13 @@ describe('POST /oauth/access_token', () => {
 
   test('a missing or wrong verifier gets 401 code 32 and issues nothing (C34, C48)', async () => {
     const requestToken = await rt()
-    const before = countRows(server.dbPath, 'access_tokens')
+    const before = await countRows(server.dbPath, 'access_tokens')
     for (const verifier of [undefined, 'wrong']) {
       const answer = await exchange(requestToken, verifier)
       assert.equal(answer.status, 401)
       assert.equal(errorCode(answer), 32)
     }
-    assert.equal(countRows(server.dbPath, 'access_tokens'), before)
+    assert.equal(await countRows(server.dbPath, 'access_tokens'), before)
     assert.equal((await exchange(requestToken, requestToken.verifier)).status, 200, 'two wrong tries leave the token usable')
   })
 

@@ -137,7 +137,7 @@ describe('app-only bearer tokens', () => {
 
   test('each error: missing grant_type 403/170, other grant 403/99, bad or malformed credentials 403/99, suspended 403/99; nothing issued', async () => {
     const app = await makeApp(server.domain)
-    const before = countRows(server.dbPath, 'bearer_tokens')
+    const before = await countRows(server.dbPath, 'bearer_tokens')
     const missing = await tokenCall(app, { body: '' })
     assert.equal(missing.status, 403)
     assert.deepEqual(missing.json.errors[0], { code: 170, message: 'Missing required parameter: grant_type' })
@@ -156,7 +156,7 @@ describe('app-only bearer tokens', () => {
     }
     await updateApp(server.domain, app.id, { isSuspended: true })
     assert.equal(errorCode(await tokenCall(app)), 99)
-    assert.equal(countRows(server.dbPath, 'bearer_tokens'), before)
+    assert.equal(await countRows(server.dbPath, 'bearer_tokens'), before)
   })
 
   test('rotating the app keys invalidates its bearer token', async () => {

@@ -158,7 +158,7 @@ describe('POST /oauth/request_token', () => {
   })
 
   test('issues nothing on any error', async () => {
-    const before = countRows(server.dbPath, 'request_tokens')
+    const before = await countRows(server.dbPath, 'request_tokens')
     const failures = await Promise.all([
       requestToken({ oauth: {} }),
       requestToken({ oauth: { oauth_callback: 'https://evil.example/' } }),
@@ -167,6 +167,6 @@ describe('POST /oauth/request_token', () => {
       requestToken({ nonce: 'ü' }),
     ])
     assert.deepEqual(failures.map((f) => f.status), [400, 403, 401, 401, 400])
-    assert.equal(countRows(server.dbPath, 'request_tokens'), before)
+    assert.equal(await countRows(server.dbPath, 'request_tokens'), before)
   })
 })

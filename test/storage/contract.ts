@@ -520,6 +520,63 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       })
     })
 
+    describe('limiters', () => {
+      test('allow `limit` hits of a key in a window, then refuse', async () => {
+        await withStores(async (s) => {
+          const limiter = s.limiters.create(`contract-${unique()}`, 3, 900)
+          const states = []
+          for (let i = 0; i < 4; i++) states.push(await limiter.hit('key'))
+          assert.deepEqual(states.map((st) => st.isAllowed), [true, true, true, false])
+          assert.deepEqual(states.slice(0, 3).map((st) => st.remaining), [2, 1, 0])
+          assert.equal(states[0]?.limit, 3)
+        })
+      })
+
+      test('count each key, and each limiter, on its own', async () => {
+        await withStores(async (s) => {
+          const a = s.limiters.create(`contract-a-${unique()}`, 1, 900)
+          const b = s.limiters.create(`contract-b-${unique()}`, 1, 900)
+          assert.equal((await a.hit('k1')).isAllowed, true)
+          assert.equal((await a.hit('k2')).isAllowed, true)
+          assert.equal((await b.hit('k1')).isAllowed, true)
+          assert.equal((await a.hit('k1')).isAllowed, false)
+        })
+      })
+
+      test('peek tells the state without counting a hit', async () => {
+        await withStores(async (s) => {
+          const limiter = s.limiters.create(`contract-${unique()}`, 2, 900)
+          assert.equal((await limiter.peek('key')).remaining, 2)
+          await limiter.hit('key')
+          assert.equal((await limiter.peek('key')).remaining, 1)
+          assert.equal((await limiter.peek('key')).remaining, 1)
+          assert.equal((await limiter.hit('key')).isAllowed, true)
+        })
+      })
+
+      test('peek says whether one more hit would be allowed', async () => {
+        await withStores(async (s) => {
+          const limiter = s.limiters.create(`contract-${unique()}`, 2, 900)
+          assert.equal((await limiter.peek('key')).isAllowed, true)
+          await limiter.hit('key')
+          assert.equal((await limiter.peek('key')).isAllowed, true)
+          await limiter.hit('key')
+          assert.equal((await limiter.peek('key')).isAllowed, false, 'the limit is used up')
+          assert.equal((await limiter.hit('key')).isAllowed, false)
+        })
+      })
+
+      test('reset forgets the hits of a key', async () => {
+        await withStores(async (s) => {
+          const limiter = s.limiters.create(`contract-${unique()}`, 1, 900)
+          await limiter.hit('key')
+          assert.equal((await limiter.hit('key')).isAllowed, false)
+          await limiter.reset('key')
+          assert.equal((await limiter.hit('key')).isAllowed, true)
+        })
+      })
+    })
+
     describe('nonces', () => {
       test('a nonce is fresh the first time and a replay inside its window', async () => {
         await withStores(async (s) => {

@@ -1,5 +1,8 @@
 import { Command, Option } from 'commander'
-import { SETTINGS, type SettingName } from '../../config/settings.ts'
+import { isClusterWorker, onDrainRequest, reportListening, runPrimary } from '../../cluster.ts'
+import { composeDomain } from '../../compose.ts'
+import { checkServeRules } from '../../config/serve-rules.ts'
+import { SETTINGS, type Config, type SettingName } from '../../config/settings.ts'
 import { seedDemo } from '../../dev-demo.ts'
 import { startServer } from '../../server.ts'
 import { configFrom } from '../context.ts'
@@ -24,25 +27,73 @@ export function serveCommand(): Command {
       if (name && value !== undefined) flags[name] = value
     }
     const config = configFrom(command, flags)
+    if (isClusterWorker()) return serveWorker(config)
+    if (config.workers > 1) return servePrimary(config)
     const server = await startServer(config)
     if (config.dev) {
       const demo = await seedDemo(server.domain, server.url)
       if (demo) printDemo(server.url, demo)
     }
     process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
-    let closing = false
-    const stop = () => {
-      if (closing) return
-      closing = true
-      server.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      )
-    }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
+    stopOnSignal(() => server.close())
   })
   return serve
+}
+
+/** SIGTERM or SIGINT (or `also`'s trigger): drain in-flight requests, close the stores, exit 0. */
+function stopOnSignal(close: () => Promise<void>, also?: (stop: () => void) => void): void {
+  let closing = false
+  const stop = () => {
+    if (closing) return
+    closing = true
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  also?.(stop)
+}
+
+/**
+ * The primary of `--workers N`: checks the rules, migrates once and checks the database and Redis
+ * answer (so a bad start is one line, not N), then supervises the workers. It seeds the demo and
+ * prints the banner once, when the first worker listens.
+ */
+async function servePrimary(config: Config): Promise<never> {
+  checkServeRules(config)
+  const domain = await composeDomain(config)
+  let isDomainOpen = true
+  const closeDomain = async () => {
+    if (!isDomainOpen) return
+    isDomainOpen = false
+    await domain.stores.close()
+  }
+  const code = await runPrimary({
+    workers: config.workers,
+    log: (line) => process.stderr.write(`${line}\n`),
+    async onListening(url) {
+      try {
+        if (config.dev) {
+          const demo = await seedDemo(domain, url)
+          if (demo) printDemo(url, demo)
+        }
+      } finally {
+        await closeDomain()
+      }
+      process.stdout.write(`Latchkey is listening on ${url}${config.dev ? ' (development mode)' : ''} with ${config.workers} workers\n`)
+    },
+  })
+  await closeDomain().catch(() => {})
+  process.exit(code)
+}
+
+/** One worker of `--workers N`: serves, tells the primary its URL, drains when asked. */
+async function serveWorker(config: Config): Promise<void> {
+  const server = await startServer(config)
+  reportListening(server.url)
+  stopOnSignal(() => server.close(), onDrainRequest)
 }
 
 function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object): void {

@@ -5,6 +5,7 @@ import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../protocol/oauth1/form.ts'
 import { collectParameters } from '../../protocol/oauth1/parameters.ts'
 import { baseStringUri, buildBaseString } from '../../protocol/oauth1/signature.ts'
+import type { CountedCall } from '../rate-limits.ts'
 
 /**
  * A request as the verifier needs it, framework-free: what a resource server can build from any
@@ -24,6 +25,8 @@ export interface SignedRequestInput {
   body: Buffer | string | undefined
   /** Whether the request reached the service over HTTPS (itself or at a trusted proxy). */
   isSecure: boolean
+  /** The endpoint limit this call counts against once its caller is authenticated. */
+  rateLimit?: CountedCall
 }
 
 /** A syntactically valid OAuth 1.0a request, not yet authenticated. */

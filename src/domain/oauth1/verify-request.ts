@@ -4,6 +4,7 @@ import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { countCall, limitSubject } from '../rate-limits.ts'
 import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
 
 /**
@@ -42,7 +43,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  * (32). Every check runs; the answer is the first failure in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
   input: SignedRequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
@@ -66,6 +67,9 @@ export async function verifySignedRequest<K extends TokenKind>(
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, skewSeconds, nowMs)
   if (!isFresh) throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
+  const userId = (token.record as AccessTokenRecord | undefined)?.userId
+  const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
+  await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
   return { app: app as AppRecord, request, token: token.record } as VerifiedRequest<K>
 }
 

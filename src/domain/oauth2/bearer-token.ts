@@ -1,9 +1,10 @@
 import { E } from '../../errors/catalogue.ts'
-import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
+import { countCall, limitSubject } from '../rate-limits.ts'
 import { formParams, param } from '../request-params.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
@@ -18,8 +19,8 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
-  const pace = await deps.limiters.bearerTokenPace.hit(app.id)
-  if (!pace.isAllowed) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'oauth2/token called too often' })
+  // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
+  await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
   return deps.stores.bearerTokens.issueOrReuse({
     token: newBearerTokenValue(),
     appId: app.id,

@@ -23,7 +23,7 @@ export type IntrospectionAnswer =
  */
 export async function introspectToken(deps: DomainDeps, input: SignedRequestInput): Promise<IntrospectionAnswer> {
   const params = formParams(input)
-  await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
+  await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true, rateLimit: input.rateLimit })
   const value = param(params, 'token')
   if (!value) return { active: false }
   const accessToken = await deps.stores.accessTokens.findByToken(value)

@@ -6,6 +6,7 @@ import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
 import { verifySignedRequest } from '../oauth1/verify-request.ts'
+import { countCall, limitSubject } from '../rate-limits.ts'
 import { formParams, param } from '../request-params.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 import { verifyBearer } from './verify-bearer.ts'
@@ -35,11 +36,13 @@ export async function invalidateBearerToken(deps: DomainDeps, input: SignedReque
 
 async function authenticateInvalidation(deps: DomainDeps, input: SignedRequestInput): Promise<AppRecord> {
   if (parseOAuthHeader(input.authorization) !== undefined) {
-    const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
+    // Counted per app whichever way the app proves itself, as the call acts on the app's token.
+    const { app, token } = await verifySignedRequest(deps, { ...input, rateLimit: undefined }, { tokenKind: 'access' })
     // Only the app's owner may revoke its app-only token (403 code 220 for anyone else).
     if (token.userId !== app.ownerId) throw new ServiceError(E.credentialsDoNotAllowResource, { detail: 'not the app owner' })
+    await countCall(deps, input.rateLimit, limitSubject.app(app.id))
     return app
   }
-  if (parseBearerHeader(input.authorization) !== undefined) return (await verifyBearer(deps, input.authorization)).app
-  return authenticateClient(deps, readClientCredentials(input.authorization, formParams(input)))
+  if (parseBearerHeader(input.authorization) !== undefined) return (await verifyBearer(deps, input.authorization, input.rateLimit)).app
+  return authenticateClient(deps, readClientCredentials(input.authorization, formParams(input)), { rateLimit: input.rateLimit })
 }

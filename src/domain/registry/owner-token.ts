@@ -1,3 +1,5 @@
+import { E } from '../../errors/catalogue.ts'
+import { assertThat } from '../../errors/service-error.ts'
 import type { AccessTokenRecord, AppRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { issueOrReuseAccessToken } from '../oauth1/issue-access-token.ts'
@@ -12,6 +14,8 @@ export async function issueOwnerToken(
   ref: string,
 ): Promise<{ app: AppRecord; owner: UserRecord; token: AccessTokenRecord }> {
   const app = await findApp(deps, ref)
+  // The token would only ever answer 416; say so now instead.
+  assertThat(!app.isSuspended, E.invalidParameter, { message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)` })
   const owner = await deps.stores.users.findById(app.ownerId)
   if (!owner) throw new Error(`app ${app.id} has no owner record`)
   const token = await issueOrReuseAccessToken(deps, { appId: app.id, userId: owner.id, accessLevel: app.accessLevel })

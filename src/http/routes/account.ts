@@ -6,8 +6,8 @@ import { signedRequestInput } from '../signed-request.ts'
 
 export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
-    app.get('/1.1/account/verify_credentials.json', async (request, reply) => {
-      const { user, accessToken } = await verifyUserContext(deps, signedRequestInput(request, publicUrl))
+    app.get('/1.1/account/verify_credentials.json', { config: { rateLimit: '/account/verify_credentials' } }, async (request, reply) => {
+      const { user, accessToken } = await verifyUserContext(deps, signedRequestInput(request, reply, publicUrl))
       reply.header('x-access-level', accessToken.accessLevel)
       return reply.type('application/json; charset=utf-8').send({
         id: Number(user.id),

@@ -7,13 +7,13 @@ import { signedRequestInput } from '../signed-request.ts'
 
 export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
-    app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', async (request, reply) => {
-      const caller = await identifyCaller(deps, signedRequestInput(request, publicUrl))
+    app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', { config: { rateLimit: '/application/rate_limit_status' } }, async (request, reply) => {
+      const caller = await identifyCaller(deps, signedRequestInput(request, reply, publicUrl))
       const context = caller.context === 'app' ? { application: caller.app.consumerKey } : { access_token: caller.credential }
       const families = typeof request.query.resources === 'string' ? request.query.resources.split(',').map((s) => s.trim()) : undefined
       return reply.type('application/json; charset=utf-8').send({
         rate_limit_context: context,
-        resources: rateLimitStatus(deps, families, deps.settings.bearerTokenCallsPerWindow),
+        resources: await rateLimitStatus(deps, caller, request.ip, families),
       })
     })
   }

@@ -14,8 +14,8 @@ function sendForm(reply: FastifyReply, pairs: Array<[string, string]>): FastifyR
 
 export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
-    app.post('/oauth/request_token', async (request, reply) => {
-      const token = await issueRequestToken(deps, signedRequestInput(request, publicUrl))
+    app.post('/oauth/request_token', { config: { rateLimit: '/oauth/request_token' } }, async (request, reply) => {
+      const token = await issueRequestToken(deps, signedRequestInput(request, reply, publicUrl))
       return sendForm(reply, [
         ['oauth_token', token.token],
         ['oauth_token_secret', token.secret],
@@ -23,8 +23,8 @@ export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
       ])
     })
 
-    app.post('/oauth/access_token', async (request, reply) => {
-      const { accessToken, user } = await exchangeVerifier(deps, signedRequestInput(request, publicUrl))
+    app.post('/oauth/access_token', { config: { rateLimit: '/oauth/access_token' } }, async (request, reply) => {
+      const { accessToken, user } = await exchangeVerifier(deps, signedRequestInput(request, reply, publicUrl))
       return sendForm(reply, [
         ['oauth_token', accessToken.token],
         ['oauth_token_secret', accessToken.secret],
@@ -35,8 +35,8 @@ export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
 
     // Twitter's pages show the path with and without 1.1 and .json: all four are served.
     for (const path of ['/1.1/oauth/invalidate_token', '/1.1/oauth/invalidate_token.json', '/oauth/invalidate_token', '/oauth/invalidate_token.json']) {
-      app.post(path, async (request, reply) => {
-        const { accessToken } = await invalidateAccessToken(deps, signedRequestInput(request, publicUrl))
+      app.post(path, { config: { rateLimit: '/oauth/invalidate_token' } }, async (request, reply) => {
+        const { accessToken } = await invalidateAccessToken(deps, signedRequestInput(request, reply, publicUrl))
         return reply.type('application/json; charset=utf-8').send({ access_token: accessToken })
       })
     }

@@ -14,18 +14,18 @@ export function oauth2Routes(deps: DomainDeps, publicUrl: URL | undefined) {
     // The token answer is gzip-encoded for clients that ask (spec §4.6), however small it is.
     await app.register(compress, { global: true, threshold: 0, encodings: ['gzip'] })
 
-    app.post('/oauth2/token', async (request, reply) => {
-      const token = await issueOrReuseBearerToken(deps, signedRequestInput(request, publicUrl))
+    app.post('/oauth2/token', { config: { rateLimit: '/oauth2/token' } }, async (request, reply) => {
+      const token = await issueOrReuseBearerToken(deps, signedRequestInput(request, reply, publicUrl))
       return reply.type(JSON_TYPE).send({ token_type: 'bearer', access_token: token.token })
     })
 
-    app.post('/oauth2/invalidate_token', async (request, reply) => {
-      const { accessToken } = await invalidateBearerToken(deps, signedRequestInput(request, publicUrl))
+    app.post('/oauth2/invalidate_token', { config: { rateLimit: '/oauth2/invalidate_token' } }, async (request, reply) => {
+      const { accessToken } = await invalidateBearerToken(deps, signedRequestInput(request, reply, publicUrl))
       return reply.type(JSON_TYPE).send({ access_token: accessToken })
     })
 
-    app.post('/oauth2/introspect', async (request, reply) => {
-      return reply.type(JSON_TYPE).send(await introspectToken(deps, signedRequestInput(request, publicUrl)))
+    app.post('/oauth2/introspect', { config: { rateLimit: '/oauth2/introspect' } }, async (request, reply) => {
+      return reply.type(JSON_TYPE).send(await introspectToken(deps, signedRequestInput(request, reply, publicUrl)))
     })
   }
 }

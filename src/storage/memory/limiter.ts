@@ -1,5 +1,6 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
-import type { LimitState, Limiter, LimiterFactory } from '../types.ts'
+import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { wrapLimiter } from '../flexible-limiter.ts'
+import type { LimiterFactory } from '../types.ts'
 
 /** Limiters of one process, on rate-limiter-flexible's in-memory fixed windows. */
 export function createMemoryLimiterFactory(): LimiterFactory {
@@ -7,39 +8,6 @@ export function createMemoryLimiterFactory(): LimiterFactory {
     create(name, limit, windowSeconds) {
       const limiter = new RateLimiterMemory({ keyPrefix: name, points: limit, duration: windowSeconds })
       return wrapLimiter(limiter, limit, windowSeconds)
-    },
-  }
-}
-
-interface FlexibleLimiter {
-  consume(key: string): Promise<RateLimiterRes>
-  get(key: string): Promise<RateLimiterRes | null>
-  delete(key: string): Promise<boolean>
-}
-
-/** The adapter from rate-limiter-flexible (memory or Redis) to our Limiter. */
-export function wrapLimiter(limiter: FlexibleLimiter, limit: number, windowSeconds: number): Limiter {
-  const state = (res: RateLimiterRes | null, isAllowed: boolean): LimitState => ({
-    isAllowed,
-    limit,
-    remaining: res ? Math.max(0, res.remainingPoints) : limit,
-    resetAtMs: Date.now() + (res ? res.msBeforeNext : windowSeconds * 1000),
-  })
-  return {
-    async hit(key) {
-      try {
-        return state(await limiter.consume(key), true)
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return state(rejection, false)
-        throw rejection
-      }
-    },
-    async peek(key) {
-      const res = await limiter.get(key)
-      return state(res, res === null || res.consumedPoints <= limit)
-    },
-    async reset(key) {
-      await limiter.delete(key)
     },
   }
 }

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 
 /**
  * Versioned, forward-only migrations, written once with Kysely's schema builder so that SQLite and
@@ -88,9 +88,32 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
-/** Applies every pending migration; throws with the failing migration's name on error. */
+/**
+ * On PostgreSQL, the schema the tables go to (the first of search_path). Kysely's Migrator looks for
+ * its own tables in every schema of the database unless told which one, so a second Latchkey in
+ * another schema of the same database would otherwise skip creating them.
+ */
+async function postgresSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)
+  const schema = rows[0]?.schema
+  if (!schema) throw new Error('migration failed: no schema of the search_path exists in this database')
+  return schema
+}
+
+/**
+ * Applies every pending migration; throws with the failing migration's name on error. Safe when
+ * several instances start at once: on PostgreSQL the Migrator holds an advisory lock while it
+ * migrates (in one transaction), so the others wait and then find nothing left to do.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'latchkey_migrations', migrationLockTableName: 'latchkey_migration_lock' })
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'latchkey_migrations',
+    migrationLockTableName: 'latchkey_migration_lock',
+    migrationTableSchema: await postgresSchema(db),
+  })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, { cause: error })

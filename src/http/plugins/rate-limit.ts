@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { limitSubject, type CountedCall } from '../../domain/rate-limits.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import type { LimitState } from '../../storage/types.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The rate-limited resource this route counts against (rate-limit-table.ts). */
+    rateLimit?: string
+    /** Count every request per client address (the browser pages), not only failed ones. */
+    rateLimitByAddress?: boolean
+  }
+}
+
+/** Answers failed authentication with; a request like that is counted against its address. */
+const AUTH_FAILURE_STATUSES = new Set([400, 401, 403])
+
+export function setLimitHeaders(reply: FastifyReply, state: LimitState): void {
+  reply.header('x-rate-limit-limit', state.limit)
+  reply.header('x-rate-limit-remaining', state.remaining)
+  reply.header('x-rate-limit-reset', Math.ceil(state.resetAtMs / 1000))
+}
+
+/** The call a route's request counts as, for the domain to count once it knows the caller. */
+export function countedCall(request: FastifyRequest, reply: FastifyReply): CountedCall | undefined {
+  const resource = request.routeOptions.config.rateLimit
+  return resource ? { resource, report: (state) => setLimitHeaders(reply, state) } : undefined
+}
+
+/**
+ * Limits by client address, for what cannot be counted per app: requests that fail
+ * authentication (so guessing costs the guesser, never the app), and every request of the pages.
+ * Authenticated calls are counted per app or per app and user by the domain (countCall).
+ */
+export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters']): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
+    const limiter = resource ? limiters.endpoints.get(resource) : undefined
+    if (!limiter) return
+    const key = limitSubject.address(request.ip)
+    const state = rateLimitByAddress ? await limiter.hit(key) : await limiter.peek(key)
+    if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
+    if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    const { rateLimit: resource } = request.routeOptions.config
+    const limiter = resource ? limiters.endpoints.get(resource) : undefined
+    if (!limiter || reply.hasHeader('x-rate-limit-limit') || !AUTH_FAILURE_STATUSES.has(reply.statusCode)) return payload
+    setLimitHeaders(reply, await limiter.hit(limitSubject.address(request.ip)))
+    return payload
+  })
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, describe, test } from 'node:test'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import type { AppRecord } from '../../src/storage/records.ts'
+import { makeApp } from '../helpers/fixtures.ts'
+import { errorCode, send, signedFetch, type SignOptions } from '../helpers/oauth1-client.ts'
+import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
+
+const limits = (answer: { headers: Headers }) => ({
+  limit: Number(answer.headers.get('x-rate-limit-limit')),
+  remaining: Number(answer.headers.get('x-rate-limit-remaining')),
+  reset: Number(answer.headers.get('x-rate-limit-reset')),
+})
+
+describe('rate limits', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer({
+      settings: { rateLimits: { '/account/verify_credentials': 3, '/oauth/request_token': 4, '/application/rate_limit_status': 50 } },
+      http: { trustProxy: ['127.0.0.1'] },
+    })
+  })
+  after(() => server.close())
+
+  const ownerToken = async (app: AppRecord) => {
+    const { token } = await issueOwnerToken(server.domain, app.id)
+    return { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret } }
+  }
+  const verify = (credentials: Pick<SignOptions, 'consumer' | 'token'>, from = '10.0.0.1') =>
+    signedFetch({ ...credentials, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, extraHeaders: { 'x-forwarded-for': from } })
+
+  test('the headers count down and 429 code 88 arrives exactly past the limit', async () => {
+    const credentials = await ownerToken(await makeApp(server.domain))
+    const answers = []
+    for (let i = 0; i < 4; i++) answers.push(await verify(credentials))
+    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429])
+    assert.deepEqual(answers.map((a) => limits(a).remaining), [2, 1, 0, 0])
+    assert.ok(answers.every((a) => limits(a).limit === 3))
+    const now = Date.now() / 1000
+    assert.ok(answers.every((a) => limits(a).reset > now && limits(a).reset <= now + 901))
+    assert.deepEqual(answers[3]!.json, { errors: [{ code: 88, message: 'Rate limit exceeded' }] })
+  })
+
+  test('a request over the limit does nothing', async () => {
+    const app = await makeApp(server.domain)
+    const call = () => signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' }, extraHeaders: { 'x-forwarded-for': '10.0.0.2' } })
+    for (let i = 0; i < 4; i++) assert.equal((await call()).status, 200)
+    const before = await countRows(server.dbPath, 'request_tokens')
+    const over = await call()
+    assert.equal(over.status, 429)
+    assert.equal(errorCode(over), 88)
+    assert.equal(await countRows(server.dbPath, 'request_tokens'), before)
+  })
+
+  test("one person's or app's calls never spend another's budget", async () => {
+    const app = await makeApp(server.domain)
+    const other = await makeApp(server.domain)
+    const mine = await ownerToken(app)
+    const theirs = await ownerToken(other)
+    assert.equal(limits(await verify(mine)).remaining, 2)
+    for (let i = 0; i < 3; i++) await verify(theirs)
+    assert.equal(limits(await verify(mine)).remaining, 1)
+  })
+
+  test("a stranger holding the app's consumer key cannot use up its limit; failures count against the stranger's address", async () => {
+    const app = await makeApp(server.domain)
+    const credentials = await ownerToken(app)
+    const forged = { consumer: { key: app.consumerKey, secret: 'guessed' }, token: credentials.token }
+    const strangerAnswers = []
+    for (let i = 0; i < 4; i++) strangerAnswers.push(await verify(forged, '10.9.9.9'))
+    assert.deepEqual(strangerAnswers.map((a) => a.status), [401, 401, 401, 429])
+    assert.deepEqual(strangerAnswers.slice(0, 3).map((a) => limits(a).remaining), [2, 1, 0])
+    const legit = await verify(credentials, '10.0.0.3')
+    assert.equal(legit.status, 200)
+    assert.equal(limits(legit).remaining, 2, "the app's own budget is untouched")
+  })
+
+  test('rate_limit_status reports the exact remaining counts of the caller', async () => {
+    const credentials = await ownerToken(await makeApp(server.domain))
+    await verify(credentials)
+    await verify(credentials)
+    const status = await signedFetch({ ...credentials, method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json?resources=account,application`, extraHeaders: { 'x-forwarded-for': '10.0.0.4' } })
+    assert.equal(status.status, 200)
+    assert.deepEqual(Object.keys(status.json.resources).sort(), ['account', 'application'])
+    assert.equal(status.json.resources.account['/account/verify_credentials'].remaining, 1)
+    assert.equal(status.json.resources.account['/account/verify_credentials'].limit, 3)
+    assert.equal(status.json.resources.application['/application/rate_limit_status'].remaining, 49)
+    assert.equal(limits(status).remaining, 49)
+  })
+})
+
+describe('rate-limit settings', () => {
+  test('with a 2-second window the budget comes back when the window ends', async () => {
+    const server = await startTestServer({ settings: { rateLimits: { '/account/verify_credentials': 2 }, rateLimitWindowSeconds: 2 } })
+    try {
+      const app = await makeApp(server.domain)
+      const { token } = await issueOwnerToken(server.domain, app.id)
+      const verify = () => signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
+      assert.deepEqual([(await verify()).status, (await verify()).status, (await verify()).status], [200, 200, 429])
+      await sleep(2100)
+      const again = await verify()
+      assert.equal(again.status, 200)
+      assert.equal(limits(again).remaining, 1)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('--rate-limit-multiplier multiplies every limit, the /oauth2/token pace included', async () => {
+    const server = await startTestServer({ settings: { rateLimitMultiplier: 3 } })
+    try {
+      const app = await makeApp(server.domain)
+      const answer = await send({
+        method: 'POST',
+        url: `${server.url}/oauth2/token`,
+        headers: { authorization: `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      })
+      assert.equal(limits(answer).limit, 180)
+      const { token } = await issueOwnerToken(server.domain, app.id)
+      const verify = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
+      assert.equal(limits(verify).limit, 225)
+    } finally {
+      await server.close()
+    }
+  })
+})

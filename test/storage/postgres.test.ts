@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { after, describe, test } from 'node:test'
+import { openStores } from '../../src/storage/open-stores.ts'
+import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
+import { openPostgres } from '../../src/storage/postgres/open.ts'
+import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
+import { storeContract } from './contract.ts'
+
+/** The same contract as SQLite, on PostgreSQL: every test in a fresh schema, dropped afterwards. */
+if (SHARED_BACKENDS_SKIP) {
+  test('PostgreSQL stores', { skip: SHARED_BACKENDS_SKIP }, () => {})
+} else {
+  storeContract('PostgreSQL', async () => {
+    const schema = await createTestSchema()
+    const stores = await openStores({ databaseUrl: schema.url }).catch(async (error: unknown) => {
+      await schema.drop()
+      throw error
+    })
+    return {
+      stores,
+      async close() {
+        await stores.close()
+        await schema.drop()
+      },
+    }
+  })
+
+  describe('PostgreSQL specifics', () => {
+    const schemas: TestSchema[] = []
+    const freshSchema = async () => {
+      const schema = await createTestSchema()
+      schemas.push(schema)
+      return schema
+    }
+    after(async () => {
+      for (const schema of schemas) await schema.drop()
+    })
+
+    test('bigint columns read back as JS numbers', async () => {
+      const schema = await freshSchema()
+      const stores = await openStores({ databaseUrl: schema.url })
+      try {
+        const user = { id: '7', screenName: 'numbers', name: 'N', passwordHash: 'h', createdAtMs: 1_750_000_000_123 }
+        await stores.users.create(user)
+        assert.strictEqual((await stores.users.findById('7'))?.createdAtMs, 1_750_000_000_123)
+      } finally {
+        await stores.close()
+      }
+    })
+
+    test('the tables go to the schema of the search_path, and nowhere else', async () => {
+      const schema = await freshSchema()
+      const stores = await openStores({ databaseUrl: schema.url })
+      await stores.close()
+      const tables = await runSql<{ table_schema: string; table_name: string }>(
+        TEST_DATABASE_URL!,
+        `select table_schema, table_name from information_schema.tables where table_name in ('users', 'latchkey_migrations') order by table_schema`,
+      )
+      const mine = tables.filter((row) => row.table_schema === schema.schema).map((row) => row.table_name).sort()
+      assert.deepEqual(mine, ['latchkey_migrations', 'users'])
+      assert.ok(!tables.some((row) => row.table_schema === 'public'), 'nothing in public')
+    })
+
+    test('a second schema in the same database gets its own tables (the migrator does not see the first)', async () => {
+      const first = await freshSchema()
+      const second = await freshSchema()
+      for (const schema of [first, second]) {
+        const stores = await openStores({ databaseUrl: schema.url })
+        await stores.users.create({ id: '1', screenName: schema.schema, name: 'N', passwordHash: 'h', createdAtMs: 1 })
+        assert.equal((await stores.users.list()).length, 1)
+        await stores.close()
+      }
+    })
+
+    test('eight instances migrating one fresh schema at once apply each migration exactly once', async () => {
+      const schema = await freshSchema()
+      const dbs = Array.from({ length: 8 }, () => openPostgres(schema.url, { max: 2 }))
+      try {
+        const applied = await Promise.all(dbs.map((db) => migrateToLatest(db)))
+        const all = applied.flat()
+        assert.equal(all.length, new Set(all).size, 'no migration applied twice')
+        assert.ok(all.length > 0)
+        const rows = await runSql<{ n: number }>(schema.url, 'select count(*)::int as n from latchkey_migrations')
+        assert.equal(rows[0]?.n, all.length)
+      } finally {
+        await Promise.all(dbs.map((db) => db.destroy()))
+      }
+    })
+
+    test('an unreachable server at start is reported as StorageUnavailableError, without the password', async () => {
+      await assert.rejects(openStores({ databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
+        assert.equal(error.name, 'StorageUnavailableError')
+        assert.match(error.message, /cannot reach PostgreSQL/)
+        assert.doesNotMatch(error.message, /s3cret/)
+        return true
+      })
+    })
+  })
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { openStores } from '../../src/storage/open-stores.ts'
+import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
+import { createRedisLimiterFactory } from '../../src/storage/redis/limiter.ts'
+import { createRedisNonceStore } from '../../src/storage/redis/nonce-store.ts'
+import {
+  SHARED_BACKENDS_SKIP,
+  TEST_REDIS_URL,
+  createTestRedisPrefix,
+  listRedisKeys,
+  type TestRedisPrefix,
+} from '../helpers/backends.ts'
+import { storeContract } from './contract.ts'
+
+const NOW = 1_750_000_000_000
+
+/**
+ * The whole contract with nonces and limiters in Redis (SQLite for the rest, so that this file
+ * tests Redis alone): every test on a fresh key prefix, whose keys are deleted afterwards.
+ */
+if (SHARED_BACKENDS_SKIP) {
+  test('Redis nonces and limiters', { skip: SHARED_BACKENDS_SKIP }, () => {})
+} else {
+  const redisUrl = TEST_REDIS_URL!
+
+  storeContract('SQLite + Redis', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
+    const keys = createTestRedisPrefix()
+    const stores = await openStores({ databaseUrl: join(dir, 'latchkey.sqlite'), redisUrl, redisKeyPrefix: keys.prefix })
+    return {
+      stores,
+      async close() {
+        await stores.close()
+        await keys.clean()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  })
+
+  describe('Redis specifics', () => {
+    const prefixes: TestRedisPrefix[] = []
+    const freshPrefix = () => {
+      const keys = createTestRedisPrefix()
+      prefixes.push(keys)
+      return keys
+    }
+    after(async () => {
+      for (const keys of prefixes) await keys.clean()
+    })
+
+    test('two connections (two instances) share nonces and limits', async () => {
+      const keys = freshPrefix()
+      const [a, b] = await Promise.all([openRedis(redisUrl), openRedis(redisUrl)])
+      try {
+        const [noncesA, noncesB] = [createRedisNonceStore(a, keys.prefix), createRedisNonceStore(b, keys.prefix)]
+        assert.equal(await noncesA.remember('ck', 'n', 300, NOW), true)
+        assert.equal(await noncesB.remember('ck', 'n', 300, NOW), false)
+        const limitA = createRedisLimiterFactory(a, keys.prefix).create('shared', 3, 900)
+        const limitB = createRedisLimiterFactory(b, keys.prefix).create('shared', 3, 900)
+        const states = [await limitA.hit('k'), await limitB.hit('k'), await limitA.hit('k'), await limitB.hit('k')]
+        assert.deepEqual(states.map((s) => s.isAllowed), [true, true, true, false])
+        assert.equal((await limitB.peek('k')).remaining, 0)
+      } finally {
+        await Promise.all([closeRedis(a), closeRedis(b)])
+      }
+    })
+
+    test('of 50 concurrent uses of one nonce exactly one is fresh', async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        const nonces = createRedisNonceStore(redis, keys.prefix)
+        const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember('ck', 'same', 300, NOW)))
+        assert.equal(answers.filter(Boolean).length, 1)
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
+    test('consumer key and nonce cannot run into each other in the key', async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        const nonces = createRedisNonceStore(redis, keys.prefix)
+        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), true)
+        assert.equal(await nonces.remember('a', 'b:c', 300, NOW), true)
+        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), false)
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
+    test('a nonce key expires in Redis with its window, and every key lives under the prefix', async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        await createRedisNonceStore(redis, keys.prefix).remember('ck', 'ttl', 120, Date.now())
+        await createRedisLimiterFactory(redis, keys.prefix).create('ttl', 5, 60).hit('k')
+        const stored = await listRedisKeys(redisUrl, keys.prefix)
+        assert.equal(stored.length, 2)
+        for (const key of stored) {
+          const ttl = await redis.pttl(key)
+          assert.ok(ttl > 0 && ttl <= 120_000, `${key} has a TTL (${ttl} ms)`)
+        }
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
+    test('a limit window of one second resets', async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        const limiter = createRedisLimiterFactory(redis, keys.prefix).create('short', 1, 1)
+        assert.equal((await limiter.hit('k')).isAllowed, true)
+        const refused = await limiter.hit('k')
+        assert.equal(refused.isAllowed, false)
+        assert.ok(refused.resetAtMs - Date.now() <= 1_000)
+        await new Promise((resolve) => setTimeout(resolve, 1_100))
+        assert.equal((await limiter.hit('k')).isAllowed, true)
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
+    test('an unreachable Redis at start is reported as StorageUnavailableError, without the password', async () => {
+      await assert.rejects(openRedis('redis://:s3cret@127.0.0.1:1'), (error: Error) => {
+        assert.equal(error.name, 'StorageUnavailableError')
+        assert.match(error.message, /cannot reach Redis/)
+        assert.doesNotMatch(error.message, /s3cret/)
+        return true
+      })
+    })
+  })
+}

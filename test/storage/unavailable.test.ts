@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import pino from 'pino'
+import { buildApp } from '../../src/app.ts'
+import { createDomainDeps } from '../../src/compose.ts'
+import { StorageUnavailableError } from '../../src/storage/errors.ts'
+import { openStores } from '../../src/storage/open-stores.ts'
+import type { Stores } from '../../src/storage/types.ts'
+import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
+import { testDomainSettings } from '../helpers/test-app.ts'
+import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
+
+/**
+ * Outages: a PostgreSQL and a Redis of this test's own are stopped under open stores. Every call
+ * that needs the missing one rejects with StorageUnavailableError (the HTTP layer's 503 code 130)
+ * within two seconds, and once the service is back the same stores work again by themselves.
+ */
+const FAST_MS = 2_000
+const NOW = 1_750_000_000_000
+
+async function rejectsFast(call: () => Promise<unknown>, label: string): Promise<void> {
+  const started = Date.now()
+  await assert.rejects(call(), (error: unknown) => {
+    assert.ok(error instanceof StorageUnavailableError, `${label}: ${(error as Error)?.name}: ${(error as Error)?.message}`)
+    return true
+  })
+  const elapsed = Date.now() - started
+  assert.ok(elapsed < FAST_MS, `${label} took ${elapsed} ms`)
+}
+
+/** Retries `call` until it succeeds (a reconnecting client may need a moment), at most `withinMs`. */
+async function eventually<T>(call: () => Promise<T>, withinMs = 10_000): Promise<T> {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    try {
+      return await call()
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
+
+const user = (id: string) => ({ id, screenName: `outage_${id}`, name: 'N', passwordHash: 'h', createdAtMs: NOW })
+
+describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
+  let postgres: ThrowawayService | undefined
+  let redis: (ThrowawayService & { pause(): void; resume(): void }) | undefined
+  let stores: Stores | undefined
+  let skip: string | undefined
+
+  before(async () => {
+    const [pg, rd] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis()])
+    if ('skip' in pg || 'skip' in rd) {
+      skip = 'skip' in pg ? pg.skip : (rd as { skip: string }).skip
+      if (!('skip' in pg)) await pg.destroy()
+      if (!('skip' in rd)) await rd.destroy()
+      return
+    }
+    postgres = pg
+    redis = rd
+    stores = await openStores({ databaseUrl: postgres.url, redisUrl: redis.url })
+  })
+  after(async () => {
+    await stores?.close()
+    await postgres?.destroy()
+    await redis?.destroy()
+  })
+
+  test('PostgreSQL down: store calls reject with StorageUnavailableError quickly; back up: the same stores work', async (t) => {
+    if (skip || !stores || !postgres) return t.skip(skip)
+    const s = stores
+    assert.equal(await s.users.create(user('1')), true)
+    await s.ping()
+
+    await postgres.stop()
+    await rejectsFast(() => s.users.findById('1'), 'users.findById')
+    await rejectsFast(() => s.users.create(user('2')), 'users.create')
+    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
+    await rejectsFast(() => s.requestTokens.consume('t', NOW), 'requestTokens.consume')
+    await rejectsFast(() => s.ping(), 'ping')
+    assert.equal(await s.nonces.remember('ck', 'pg-down', 300, NOW), true, 'Redis still answers')
+
+    await postgres.start()
+    assert.equal((await eventually(() => s.users.findById('1')))?.id, '1')
+    assert.equal(await s.users.create(user('2')), true)
+    await s.ping()
+  })
+
+  test('Redis down: nonce and limiter calls reject with StorageUnavailableError quickly; back up: they work again', async (t) => {
+    if (skip || !stores || !redis) return t.skip(skip)
+    const s = stores
+    const limiter = s.limiters.create('outage', 100, 900)
+    assert.equal((await limiter.hit('k')).isAllowed, true)
+
+    await redis.stop()
+    await rejectsFast(() => s.nonces.remember('ck', 'redis-down', 300, NOW), 'nonces.remember')
+    await rejectsFast(() => limiter.hit('k'), 'limiter.hit')
+    await rejectsFast(() => limiter.peek('k'), 'limiter.peek')
+    await rejectsFast(() => s.ping(), 'ping')
+    assert.equal((await s.users.findById('1'))?.id, '1', 'PostgreSQL still answers')
+
+    await redis.start()
+    assert.equal(await eventually(() => s.nonces.remember('ck', 'redis-back', 300, NOW)), true)
+    assert.equal((await limiter.hit('k2')).isAllowed, true)
+    await s.ping()
+  })
+
+  test('Redis hanging (not answering at all): calls still fail within two seconds, and recover', async (t) => {
+    if (skip || !stores || !redis) return t.skip(skip)
+    const s = stores
+    redis.pause()
+    try {
+      await rejectsFast(() => s.nonces.remember('ck', 'hung', 300, NOW), 'nonces.remember on a hung Redis')
+    } finally {
+      redis.resume()
+    }
+    assert.equal(await eventually(() => s.nonces.remember('ck', 'after-hang', 300, NOW)), true)
+  })
+
+  test('over HTTP an outage is 503 code 130, and /readyz says not ready', async (t) => {
+    if (skip || !stores || !postgres || !redis) return t.skip(skip)
+    const domain = createDomainDeps(stores, testDomainSettings())
+    const app = await buildApp({
+      domain,
+      logger: pino({ level: 'silent' }),
+      http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'test-cookie-secret-0123456789abcdef' },
+    })
+    try {
+      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+      await redis.stop()
+      const notReady = await app.inject({ method: 'GET', url: '/readyz' })
+      assert.equal(notReady.statusCode, 503)
+      assert.equal(notReady.json().errors[0].code, 130)
+      await redis.start()
+      await postgres.stop()
+      const token = await app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { authorization: `Basic ${Buffer.from('key:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials',
+      })
+      assert.equal(token.statusCode, 503)
+      assert.equal(token.json().errors[0].code, 130)
+      await postgres.start()
+      await eventually(async () => assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200))
+    } finally {
+      await app.close()
+    }
+  })
+})
