@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { DomainDeps } from './domain/deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
+import { BOUNDS, clientErrorHandler } from './http/bounds.ts'
 import { installJsonErrors } from './http/plugins/error-handler.ts'
 import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
@@ -41,14 +42,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     trustProxy: deps.http.trustProxy.length > 0 ? deps.http.trustProxy : false,
-    bodyLimit: 64 * 1024,
-    requestTimeout: 10_000,
-    connectionTimeout: 10_000,
-    keepAliveTimeout: 5_000,
+    bodyLimit: BOUNDS.bodyBytes,
+    requestTimeout: BOUNDS.requestTimeoutMs,
+    connectionTimeout: BOUNDS.requestTimeoutMs,
+    keepAliveTimeout: BOUNDS.keepAliveTimeoutMs,
+    // Node checks the timeouts every connectionsCheckingInterval (30 s by default): check each second.
+    http: { maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000 },
+    clientErrorHandler,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ...(deps.http.https ? { https: deps.http.https } : {}),
+    ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000 } } : {}),
   }) as unknown as FastifyInstance
+  app.server.headersTimeout = BOUNDS.headersTimeoutMs
 
   const routes = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
@@ -68,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     // Clients correct their clock from the Date header (Node sets it); nothing here is cacheable.
     reply.header('cache-control', 'no-store')
+    if ((request.raw.url ?? '').length > BOUNDS.urlLength) throw new ServiceError(E.urlTooLong)
     if (!deps.http.dev && request.protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }

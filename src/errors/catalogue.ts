@@ -50,6 +50,9 @@ export const E = {
   requestTooLarge: { status: 413, code: 1002, message: 'Request too large.' },
   invalidParameter: { status: 400, code: 1003, message: 'A parameter is invalid.' },
   notFound: { status: 404, code: 1004, message: 'No such record.' },
+  headersTooLarge: { status: 431, code: 1005, message: 'Request headers too large.' },
+  urlTooLong: { status: 414, code: 1006, message: 'Request URL too long.' },
+  requestTimeout: { status: 408, code: 1007, message: 'Request took too long to arrive.' },
   // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
   requestTokenMissing: {
     status: 400,

@@ -47,6 +47,8 @@ export interface ParsedOAuthRequest {
 }
 
 const REQUIRED = ['oauth_consumer_key', 'oauth_signature', 'oauth_signature_method', 'oauth_timestamp', 'oauth_nonce']
+/** More parameters than any real request carries; the body and header limits bound their length. */
+const MAX_PARAMETERS = 256
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/
 const VERSIONS = new Set(['1.0', '1.0a', '1.0A'])
 
@@ -76,6 +78,7 @@ export function parseSignedRequest(input: SignedRequestInput, required: readonly
     query: parseFormEncoded(input.query),
     body: isForm ? parseFormEncoded(bodyText(input.body)) : [],
   })
+  assertThat(signed.length <= MAX_PARAMETERS, E.badAuthenticationData, { detail: 'too many parameters' })
   for (const name of [...REQUIRED, ...required]) {
     const value = protocol.get(name)
     if (value === undefined || value === '') {

@@ -1,0 +1,46 @@
+import type { Socket } from 'node:net'
+import { E, type ErrorDef } from '../errors/catalogue.ts'
+import { ServiceError } from '../errors/service-error.ts'
+import { errorBody } from './error-body.ts'
+
+/**
+ * Every input has a bound, and every request is answered or its connection closed within seconds.
+ * Past a bound the client gets a 4xx with the JSON error body, never a 5xx or a hang.
+ */
+export const BOUNDS = {
+  /** Request line plus headers (Node answers past it through clientErrorHandler below). */
+  headerBytes: 16 * 1024,
+  urlLength: 4096,
+  bodyBytes: 64 * 1024,
+  /** Whole request, headers and body. */
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 5_000,
+} as const
+
+function statusLine(def: ErrorDef): string {
+  const reasons: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }
+  return `HTTP/1.1 ${def.status} ${reasons[def.status] ?? 'Bad Request'}`
+}
+
+/**
+ * Node's HTTP parser rejects what cannot be an HTTP request (headers too large, garbage, a timeout)
+ * before Fastify sees it; this writes our JSON error on the raw socket and closes it.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return
+  const def =
+    error.code === 'HPE_HEADER_OVERFLOW' ? E.headersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? E.requestTimeout : E.badRequest
+  const body = JSON.stringify(errorBody(new ServiceError(def)))
+  socket.end(
+    [
+      statusLine(def),
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Cache-Control: no-store',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  )
+}

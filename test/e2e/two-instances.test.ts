@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createDomainDeps } from '../../src/compose.ts'
+import type { DomainDeps } from '../../src/domain/deps.ts'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import { openStores } from '../../src/storage/open-stores.ts'
+import type { AppRecord } from '../../src/storage/records.ts'
+import type { Stores } from '../../src/storage/types.ts'
+import {
+  SHARED_BACKENDS_SKIP,
+  TEST_REDIS_URL,
+  createTestRedisPrefix,
+  createTestSchema,
+  type TestRedisPrefix,
+  type TestSchema,
+} from '../helpers/backends.ts'
+import { makeApp } from '../helpers/fixtures.ts'
+import { errorCode, send, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
+import { countRows, testDomainSettings } from '../helpers/test-app.ts'
+
+/**
+ * Two `latchkey serve` processes, on two ports, sharing one PostgreSQL schema and one Redis prefix,
+ * behind what they take for a TLS proxy on 127.0.0.1. Clients sign for the public URL, as they
+ * would behind a load balancer, so the same signed request is valid on either instance.
+ */
+const PUBLIC = 'https://api.latchkey.test'
+const FORWARDED = { 'x-forwarded-proto': 'https' }
+
+describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
+  let schema: TestSchema
+  let keys: TestRedisPrefix
+  let stores: Stores
+  let domain: DomainDeps
+  let instances: ServeProcess[] = []
+  let app: AppRecord
+
+  before(async () => {
+    schema = await createTestSchema()
+    keys = createTestRedisPrefix()
+    // A third process of the deployment (as the CLI would be): registers the app, reads the tables.
+    stores = await openStores({ databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix })
+    domain = createDomainDeps(stores, testDomainSettings())
+    app = await makeApp(domain)
+    const args = [
+      ...['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', PUBLIC],
+      ...['--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix],
+      ...['--cookie-secret', 'two-instances-cookie-secret-0123456789', '--log-level', 'warn'],
+    ]
+    instances = await Promise.all([startServe(args), startServe(args)])
+  })
+
+  after(async () => {
+    const codes = await Promise.all(instances.map((instance) => instance.stop()))
+    await stores?.close()
+    await schema?.drop()
+    await keys?.clean()
+    assert.deepEqual(codes, instances.map(() => 0), 'both instances drain and exit 0 on SIGTERM')
+  })
+
+  /** Signs for the public URL of `path`; `sendTo` delivers that very request to one instance. */
+  function signed(path: string, options: Omit<SignOptions, 'url'>) {
+    const request = signRequest({ ...options, url: `${PUBLIC}${path}` })
+    return (instance: ServeProcess): Promise<HttpAnswer> =>
+      send({ ...request, url: `${instance.url}${path}`, headers: { ...request.headers, ...FORWARDED } })
+  }
+
+  const consumer = () => ({ key: app.consumerKey, secret: app.consumerSecret })
+  const spread = <T>(count: number, call: (instance: ServeProcess) => Promise<T>) =>
+    Promise.all(Array.from({ length: count }, (_, i) => call(instances[i % instances.length]!)))
+
+  test('the instances are two processes on two ports', () => {
+    assert.notEqual(instances[0]!.url, instances[1]!.url)
+    assert.notEqual(instances[0]!.child.pid, instances[1]!.child.pid)
+  })
+
+  test('a nonce used on one instance is refused on the other (401 code 32)', async () => {
+    const [a, b] = instances as [ServeProcess, ServeProcess]
+    const requestToken = signed('/oauth/request_token', { consumer: consumer(), oauth: { oauth_callback: 'oob' } })
+    const first = await requestToken(a)
+    assert.equal(first.status, 200, first.text)
+    const replay = await requestToken(b)
+    assert.equal(replay.status, 401, replay.text)
+    assert.equal(errorCode(replay), 32)
+    // Not a signature problem: a fresh request signed the same way is accepted by the other one.
+    const fresh = await signed('/oauth/request_token', { consumer: consumer(), oauth: { oauth_callback: 'oob' } })(b)
+    assert.equal(fresh.status, 200, fresh.text)
+  })
+
+  test('a token invalidated on one instance gets 401 code 89 on the other at the very next request', async () => {
+    const [a, b] = instances as [ServeProcess, ServeProcess]
+    const { token: issued } = await issueOwnerToken(domain, app.id)
+    const token = { key: issued.token, secret: issued.secret }
+    const verify = () => signed('/1.1/account/verify_credentials.json', { consumer: consumer(), token, method: 'GET' })(b)
+    assert.equal((await verify()).status, 200, 'the token works on the other instance first')
+    const invalidated = await signed('/1.1/oauth/invalidate_token', { consumer: consumer(), token })(a)
+    assert.equal(invalidated.status, 200, invalidated.text)
+    const next = await verify()
+    assert.equal(next.status, 401, next.text)
+    assert.equal(errorCode(next), 89)
+  })
+
+  test('a hundred concurrent access_token exchanges of one verifier over both give exactly one token', async () => {
+    const [a] = instances as [ServeProcess]
+    const issued = await signed('/oauth/request_token', { consumer: consumer(), oauth: { oauth_callback: 'oob' } })(a)
+    assert.equal(issued.status, 200, issued.text)
+    const requestToken = { key: issued.form.oauth_token!, secret: issued.form.oauth_token_secret! }
+    const owner = await stores.users.findById(app.ownerId)
+    const verifier = `verifier${Date.now()}`
+    assert.ok(await stores.requestTokens.authorize(requestToken.key, owner!.id, verifier, Date.now()))
+    const exchanges = Array.from({ length: 100 }, () =>
+      signed('/oauth/access_token', { consumer: consumer(), token: requestToken, oauth: { oauth_verifier: verifier } }),
+    )
+    const answers = await Promise.all(exchanges.map((exchange, i) => exchange(instances[i % 2]!)))
+    const ok = answers.filter((answer) => answer.status === 200)
+    assert.equal(ok.length, 1, `statuses: ${JSON.stringify(countBy(answers.map((x) => x.status)))}`)
+    assert.ok(ok[0]!.form.oauth_token, 'the winner got an access token')
+    for (const answer of answers.filter((x) => x.status !== 200)) {
+      assert.equal(answer.status, 401, answer.text)
+      assert.equal(errorCode(answer), 89, answer.text)
+    }
+  })
+
+  test('fifty concurrent first /oauth2/token calls over both give one token', async () => {
+    const other = await makeApp(domain)
+    const authorization = `Basic ${Buffer.from(`${other.consumerKey}:${other.consumerSecret}`).toString('base64')}`
+    const answers = await spread(50, (instance) =>
+      send({
+        method: 'POST',
+        url: `${instance.url}/oauth2/token`,
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', ...FORWARDED },
+        body: 'grant_type=client_credentials',
+      }),
+    )
+    assert.deepEqual(countBy(answers.map((x) => x.status)), { 200: 50 }, answers.find((x) => x.status !== 200)?.text)
+    assert.equal(new Set(answers.map((x) => x.json.access_token)).size, 1)
+    assert.equal(await countRows(schema.url, 'bearer_tokens'), 1)
+  })
+})
+
+function countBy(values: Array<string | number>): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1
+  return counts
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+
+/** Sends raw bytes and reads the whole answer until the server closes or answers. */
+function raw(url: string, bytes: string, options: { waitForClose?: boolean } = {}): Promise<string> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname)
+    let answer = ''
+    socket.on('data', (chunk) => {
+      answer += String(chunk)
+      if (!options.waitForClose && /\r\n\r\n[\s\S]*\}$/.test(answer)) socket.end()
+    })
+    socket.on('close', () => resolve(answer))
+    socket.on('error', reject)
+    socket.write(bytes)
+  })
+}
+
+const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+
+describe('every input has a bound; past it a 4xx with the JSON error body', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  test('headers over 16 KiB: 431 code 1005 and the connection closed', async () => {
+    const answer = await raw(server.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, { waitForClose: true })
+    assert.match(answer, /^HTTP\/1.1 431 /)
+    assert.deepEqual(jsonOf(answer), { errors: [{ code: 1005, message: 'Request headers too large.' }] })
+  })
+
+  test('a URL over 4096 characters: 414 code 1006', async () => {
+    const answer = await fetch(`${server.url}/oauth/request_token?x=${'a'.repeat(5000)}`, { method: 'POST' })
+    assert.equal(answer.status, 414)
+    assert.deepEqual(await answer.json(), { errors: [{ code: 1006, message: 'Request URL too long.' }] })
+  })
+
+  test('a body over 64 KiB: 413 code 1002', async () => {
+    const answer = await fetch(`${server.url}/oauth/request_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `a=${'b'.repeat(70_000)}` })
+    assert.equal(answer.status, 413)
+    assert.equal((await answer.json()).errors[0].code, 1002)
+  })
+
+  test('something that is not HTTP: 400 code 1000', async () => {
+    const answer = await raw(server.url, 'HELLO THERE\r\n\r\n', { waitForClose: true })
+    assert.match(answer, /^HTTP\/1.1 400 /)
+    assert.equal(jsonOf(answer).errors[0].code, 1000)
+  })
+
+  test('too many parameters: 400 code 215', async () => {
+    const body = Array.from({ length: 300 }, (_, i) => `p${i}=v`).join('&')
+    const answer = await fetch(`${server.url}/oauth/request_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'OAuth oauth_consumer_key="x"' }, body })
+    assert.equal(answer.status, 400)
+    assert.equal((await answer.json()).errors[0].code, 215)
+  })
+
+  test('headers that never finish: the connection is answered 408 and closed within seconds', async () => {
+    const answer = await raw(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', { waitForClose: true })
+    assert.match(answer, /^HTTP\/1.1 408 /)
+    assert.equal(jsonOf(answer).errors[0].code, 1007)
+  })
+})

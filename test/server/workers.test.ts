@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { after, describe, test } from 'node:test'
+import { runCli } from '../helpers/cli.ts'
+import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, type TestRedisPrefix, type TestSchema } from '../helpers/backends.ts'
+import { startServe } from '../helpers/serve-process.ts'
+
+/** The pids whose parent is `pid` (from /proc, Linux). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === pid) children.push(Number(entry))
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return children
+}
+
+async function waitFor(check: () => boolean, withinMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + withinMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe('latchkey serve --workers', () => {
+  test('refuses more than one worker without Redis, in one line', async () => {
+    const result = await runCli(['serve', '--dev', '--port', '0', '--workers', '2'], { LATCHKEY_DATABASE_URL: ':memory:' })
+    assert.equal(result.code, 1)
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+    assert.match(result.stderr, /^latchkey: .*workers.*--redis/)
+  })
+
+  describe('with PostgreSQL and Redis', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
+    let schema: TestSchema | undefined
+    let keys: TestRedisPrefix | undefined
+    after(async () => {
+      await schema?.drop()
+      await keys?.clean()
+    })
+
+    test('N workers share the port; seeding and the banner happen once; a killed worker is replaced; SIGTERM drains all and exits 0', async () => {
+      schema = await createTestSchema()
+      keys = createTestRedisPrefix()
+      const served = await startServe(
+        ['--dev', '--port', '0', '--workers', '3', '--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix, '--log-level', 'warn'],
+      )
+      const primary = served.child.pid!
+      try {
+        assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+        await waitFor(() => childrenOf(primary).length === 3, 30_000, 'three workers')
+        const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${served.url}/readyz`)))
+        assert.deepEqual(answers.map((r) => r.status), Array(12).fill(200))
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        assert.equal(served.output().match(/Latchkey is listening on/g)?.length, 1, served.output())
+        assert.equal(served.output().match(/sign in as/g)?.length, 1, 'the demo is seeded and shown once')
+
+        const [victim] = childrenOf(primary)
+        process.kill(victim!, 'SIGKILL')
+        await waitFor(() => served.output().includes(`worker ${victim} exited`), 10_000, 'the primary to notice')
+        await waitFor(() => childrenOf(primary).length === 3 && !childrenOf(primary).includes(victim!), 30_000, 'a replacement worker')
+        assert.equal((await fetch(`${served.url}/healthz`)).status, 200)
+      } finally {
+        const workers = childrenOf(primary)
+        assert.equal(await served.stop(), 0, served.output())
+        for (const pid of workers) assert.throws(() => process.kill(pid, 0), `worker ${pid} is gone`)
+      }
+    })
+  })
+})
