@@ -89,11 +89,23 @@ async function servePrimary(config: Config): Promise<never> {
   process.exit(code)
 }
 
-/** One worker of `--workers N`: serves, tells the primary its URL, drains when asked. */
+/**
+ * One worker of `--workers N`: serves, tells the primary its URL, drains when asked. It listens for
+ * the primary's request from the start: a worker still starting when a shutdown begins stops too.
+ */
 async function serveWorker(config: Config): Promise<void> {
-  const server = await startServer(config)
+  let server: Awaited<ReturnType<typeof startServer>> | undefined
+  let isStopping = false
+  stopOnSignal(async () => {
+    isStopping = true
+    await server?.close()
+  }, onDrainRequest)
+  server = await startServer(config)
+  if (isStopping) {
+    await server.close()
+    process.exit(0)
+  }
   reportListening(server.url)
-  stopOnSignal(() => server.close(), onDrainRequest)
 }
 
 function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object): void {
