@@ -4,12 +4,12 @@ import cluster, { type Worker } from 'node:cluster'
  * `latchkey serve --workers N`: N processes on one machine sharing the port through node:cluster.
  * The primary only supervises: it forks one worker, and once that one listens, the rest (so a bad
  * start fails once, not N times); it restarts a worker that dies unexpectedly; on SIGTERM or SIGINT
- * it asks every worker to drain and exits when they all have. Everything a request needs is in the
+ * it sends SIGTERM to every worker, which drains as a single process does (a worker still starting
+ * closes as soon as it is up), and exits when they all have. Everything a request needs is in the
  * database and Redis, never in one worker's memory (the serve rules require --redis for N > 1).
  */
 
 const LISTENING = 'latchkey:listening'
-const DRAIN = 'latchkey:drain'
 
 /** More unexpected exits than this within CRASH_WINDOW_MS means the workers cannot run: give up. */
 const MAX_CRASHES = 5
@@ -46,13 +46,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     function shutdown(): void {
       if (phase === 'stopping') return
       phase = 'stopping'
-      for (const worker of live) {
-        try {
-          worker.send({ type: DRAIN })
-        } catch {
-          worker.process.kill('SIGTERM')
-        }
-      }
+      for (const worker of live) worker.process.kill('SIGTERM')
       setTimeout(() => {
         for (const worker of live) worker.process.kill('SIGKILL')
         exitCode = 1
@@ -109,13 +103,6 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
 /** In a worker: tells the primary that this worker listens on `url`. */
 export function reportListening(url: string): void {
   process.send?.({ type: LISTENING, url })
-}
-
-/** In a worker: runs `drain` when the primary asks this worker to stop. */
-export function onDrainRequest(drain: () => void): void {
-  process.on('message', (message: unknown) => {
-    if (isMessage(message, DRAIN)) drain()
-  })
 }
 
 function isMessage(message: unknown, type: string): boolean {

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander'
-import { isClusterWorker, onDrainRequest, reportListening, runPrimary } from '../../cluster.ts'
+import { isClusterWorker, reportListening, runPrimary } from '../../cluster.ts'
 import { composeDomain } from '../../compose.ts'
 import { checkServeRules } from '../../config/serve-rules.ts'
 import { SETTINGS, type Config, type SettingName } from '../../config/settings.ts'
@@ -40,8 +40,8 @@ export function serveCommand(): Command {
   return serve
 }
 
-/** SIGTERM or SIGINT (or `also`'s trigger): drain in-flight requests, close the stores, exit 0. */
-function stopOnSignal(close: () => Promise<void>, also?: (stop: () => void) => void): void {
+/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0. */
+function stopOnSignal(close: () => Promise<void>): void {
   let closing = false
   const stop = () => {
     if (closing) return
@@ -53,7 +53,6 @@ function stopOnSignal(close: () => Promise<void>, also?: (stop: () => void) => v
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
-  also?.(stop)
 }
 
 /**
@@ -90,8 +89,8 @@ async function servePrimary(config: Config): Promise<never> {
 }
 
 /**
- * One worker of `--workers N`: serves, tells the primary its URL, drains when asked. It listens for
- * the primary's request from the start: a worker still starting when a shutdown begins stops too.
+ * One worker of `--workers N`: serves, tells the primary its URL, drains on SIGTERM (from the
+ * primary). A worker still starting when a shutdown begins closes as soon as it is up.
  */
 async function serveWorker(config: Config): Promise<void> {
   let server: Awaited<ReturnType<typeof startServer>> | undefined
@@ -99,7 +98,7 @@ async function serveWorker(config: Config): Promise<void> {
   stopOnSignal(async () => {
     isStopping = true
     await server?.close()
-  }, onDrainRequest)
+  })
   server = await startServer(config)
   if (isStopping) {
     await server.close()

@@ -24,6 +24,7 @@ button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4
 .link{border:0;padding:0;background:none;color:#0b4a8f;text-decoration:underline}
 :focus-visible{outline:3px solid #c45500;outline-offset:2px}
 .pin{font-size:2rem;letter-spacing:.2em;font-weight:700}
+@media (max-width:36rem){main{margin:1rem .75rem;padding:1.25rem 1rem}}
 `
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS, 'utf8').digest('base64')}'`
