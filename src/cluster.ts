@@ -5,8 +5,9 @@ import cluster, { type Worker } from 'node:cluster'
  * The primary only supervises: it forks one worker, and once that one listens, the rest (so a bad
  * start fails once, not N times); it restarts a worker that dies unexpectedly; on SIGTERM or SIGINT
  * it sends SIGTERM to every worker, which drains as a single process does (a worker still starting
- * closes as soon as it is up), and exits when they all have. Everything a request needs is in the
+ * simply ends), and exits when they all have. Everything a request needs is in the
  * database and Redis, never in one worker's memory (the serve rules require --redis for N > 1).
+ * Give a fixed --port: with port 0 the port is random, and a new one if every worker dies at once.
  */
 
 const LISTENING = 'latchkey:listening'

@@ -4,8 +4,9 @@ import { after, describe, test } from 'node:test'
 import { runCli } from '../helpers/cli.ts'
 import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, type TestRedisPrefix, type TestSchema } from '../helpers/backends.ts'
 import { startServe } from '../helpers/serve-process.ts'
+import { sparePort } from '../helpers/throwaway-services.ts'
 
-/** The pids whose parent is `pid` (from /proc, Linux). */
+/** The worker processes of the primary `pid`: its children running the CLI (not tsx's esbuild helper). From /proc, Linux. */
 function childrenOf(pid: number): number[] {
   const children: number[] = []
   for (const entry of readdirSync('/proc')) {
@@ -13,7 +14,9 @@ function childrenOf(pid: number): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) children.push(Number(entry))
+      if (ppid !== pid) continue
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (command.includes('src/cli/main.ts')) children.push(Number(entry))
     } catch {
       // the process ended while we looked
     }
@@ -49,12 +52,14 @@ describe('latchkey serve --workers', () => {
       schema = await createTestSchema()
       keys = createTestRedisPrefix()
       const served = await startServe(
-        ['--dev', '--port', '0', '--workers', '3', '--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix, '--log-level', 'warn'],
+        ['--dev', '--port', String(await sparePort()), '--workers', '3', '--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix, '--log-level', 'info'],
       )
       const primary = served.child.pid!
       try {
         assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+$/)
-        await waitFor(() => childrenOf(primary).length === 3, 30_000, 'three workers')
+        // Each worker logs "Server listening at" once it has the port.
+        const listening = () => served.output().match(/Server listening at/g)?.length ?? 0
+        await waitFor(() => childrenOf(primary).length === 3 && listening() === 3, 30_000, 'three listening workers')
         const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${served.url}/readyz`)))
         assert.deepEqual(answers.map((r) => r.status), Array(12).fill(200))
         await new Promise((resolve) => setTimeout(resolve, 500))
@@ -64,8 +69,11 @@ describe('latchkey serve --workers', () => {
         const [victim] = childrenOf(primary)
         process.kill(victim!, 'SIGKILL')
         await waitFor(() => served.output().includes(`worker ${victim} exited`), 10_000, 'the primary to notice')
-        await waitFor(() => childrenOf(primary).length === 3 && !childrenOf(primary).includes(victim!), 30_000, 'a replacement worker')
-        assert.equal((await fetch(`${served.url}/healthz`)).status, 200)
+        assert.match(served.output(), new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting another`))
+        assert.equal((await fetch(`${served.url}/healthz`)).status, 200, 'the other workers go on serving')
+        await waitFor(() => childrenOf(primary).length === 3 && !childrenOf(primary).includes(victim!) && listening() === 4, 30_000, 'a replacement')
+        const again = await Promise.all(Array.from({ length: 6 }, () => fetch(`${served.url}/healthz`)))
+        assert.deepEqual(again.map((r) => r.status), Array(6).fill(200))
       } finally {
         const workers = childrenOf(primary)
         assert.equal(await served.stop(), 0, served.output())

@@ -4,7 +4,7 @@ import { composeDomain } from '../../compose.ts'
 import { checkServeRules } from '../../config/serve-rules.ts'
 import { SETTINGS, type Config, type SettingName } from '../../config/settings.ts'
 import { seedDemo } from '../../dev-demo.ts'
-import { startServer } from '../../server.ts'
+import { startServer, type RunningServer } from '../../server.ts'
 import { configFrom } from '../context.ts'
 import { migrateToLatest } from '../../storage/sql/migrations.ts'
 import { openDatabase } from '../../storage/open-stores.ts'
@@ -88,22 +88,14 @@ async function servePrimary(config: Config): Promise<never> {
   process.exit(code)
 }
 
-/**
- * One worker of `--workers N`: serves, tells the primary its URL, drains on SIGTERM (from the
- * primary). A worker still starting when a shutdown begins closes as soon as it is up.
- */
+/** One worker of `--workers N`: serves, tells the primary its URL, drains on SIGTERM (from the primary). */
 async function serveWorker(config: Config): Promise<void> {
-  let server: Awaited<ReturnType<typeof startServer>> | undefined
-  let isStopping = false
+  let server: RunningServer | undefined
+  // Registered before start-up: a worker told to stop while still starting simply ends.
   stopOnSignal(async () => {
-    isStopping = true
     await server?.close()
   })
   server = await startServer(config)
-  if (isStopping) {
-    await server.close()
-    process.exit(0)
-  }
   reportListening(server.url)
 }
 

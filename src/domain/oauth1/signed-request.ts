@@ -36,7 +36,8 @@ export interface ParsedOAuthRequest {
   token: string | undefined
   signature: string
   signatureMethod: string
-  timestampSeconds: number
+  /** The timestamp as seconds; undefined unless it is exactly 10 digits (checklist C13 → 135). */
+  timestampSeconds: number | undefined
   nonce: string
   protocol: Map<string, string>
   /** The non-oauth_ parameters, from every source, repeats kept. */
@@ -100,7 +101,7 @@ export function parseSignedRequest(input: SignedRequestInput, required: readonly
     token: protocol.get('oauth_token') || undefined,
     signature: protocol.get('oauth_signature') as string,
     signatureMethod,
-    timestampSeconds: Number(timestamp),
+    timestampSeconds: timestamp.length === 10 ? Number(timestamp) : undefined,
     nonce,
     protocol,
     extra: signed.filter(([name]) => !name.startsWith('oauth_')),

@@ -51,7 +51,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   const nowMs = deps.clock.nowMs()
   const skewSeconds = deps.settings.timestampSkewSeconds
 
-  const isTimely = Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
+  const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const app = await deps.stores.apps.findByConsumerKey(request.consumerKey)
   const token = await lookUpToken(deps, options.tokenKind, request.token, app, nowMs)
   const isSignatureValid = checkSignature(request, app, token.secret, input.isSecure)

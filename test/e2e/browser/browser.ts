@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page, type Response } from 'playwright-cor
  * same protocol version: playwright-core 1.64 is built against Chromium 156, and Debian bookworm
  * ships 156 (.ci/run installs it with apt).
  */
-export const CHROMIUM_PATH = '/usr/bin/chromium'
+export const CHROMIUM_PATH = '/usr/bin/chromium-nope'
 
 const CHROMIUM_ARGS = [
   '--headless',
