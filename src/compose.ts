@@ -5,6 +5,7 @@ import { createIdGenerator } from './domain/ids.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { openStores } from './storage/open-stores.ts'
 import { ConfigError } from './config/load.ts'
+import { KeyringError, resolveKeyringSource, type KeyringSource } from './storage/sealing/keyring.ts'
 import type { Stores } from './storage/types.ts'
 
 /** The slice of the config the domain reads. */
@@ -47,13 +48,33 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
  * and the same domain services, so a change made with the CLI is what the server reads next.
  */
 export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
-  const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix }).catch(
+  const keyring = masterKeys(config)
+  const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
       throw new ConfigError(`cannot open the database or Redis given by database/redis (${redact(config.database)}): ${error.message}`)
     },
   )
   return createDomainDeps(stores, domainSettings(config), clock)
+}
+
+/**
+ * The master keys: the development server makes its key file on first start (and says so); in
+ * every other case a missing key stops start-up with one line.
+ */
+function masterKeys(config: Config): KeyringSource {
+  try {
+    const { source, created } = resolveKeyringSource({ inline: config.masterKey, file: config.masterKeyFile, createIfMissing: config.dev })
+    if (created) {
+      process.stderr.write(
+        `Made a new master key file at ${config.masterKeyFile}. It seals every secret in the database: keep it, and keep it apart from database backups.\n`,
+      )
+    }
+    return source
+  } catch (error) {
+    if (error instanceof KeyringError) throw new ConfigError(`invalid setting masterKey/masterKeyFile: ${error.message}`)
+    throw error
+  }
 }
 
 /** A database URL without its password, for messages. */

@@ -124,6 +124,20 @@ export const SETTINGS = {
     default: undefined,
     description: 'Comma-separated addresses or CIDR ranges of trusted reverse proxies; their X-Forwarded-Proto/Host are believed.',
   }),
+  masterKey: setting({
+    flag: '--master-key <json>',
+    env: 'LATCHKEY_MASTER_KEY',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'The master keyring inline (the JSON that `latchkey keys init --print` writes); wins over the key file.',
+  }),
+  masterKeyFile: setting({
+    flag: '--master-key-file <file>',
+    env: 'LATCHKEY_MASTER_KEY_FILE',
+    schema: z.string().min(1),
+    default: './.latchkey/master-key.json',
+    description: 'The master keyring file that seals secrets at rest; the development server makes it on first start. Keep it out of backups of the database.',
+  }),
   cookieSecret: setting({
     flag: '--cookie-secret <secret>',
     env: 'LATCHKEY_COOKIE_SECRET',

@@ -15,6 +15,9 @@ import { openSqlite } from './sqlite/open.ts'
 import { StorageUnavailableError } from './errors.ts'
 import { describe, guardStore, isUnavailableError, toStorageError } from './unavailable.ts'
 import { isPostgresUrl, redactUrl } from './urls.ts'
+import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
+import { createSealer, type Sealer } from './sealing/sealer.ts'
+import { resealAll } from './sql/reseal.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -23,6 +26,8 @@ export interface StorageOptions {
   redisUrl?: string | undefined
   /** Prefix of every Redis key (default `latchkey:`), so that several deployments can share one Redis. */
   redisKeyPrefix?: string | undefined
+  /** The master keys that seal secrets at rest. */
+  keyring: KeyringSource
 }
 
 /**
@@ -44,7 +49,10 @@ export async function openStores(options: StorageOptions): Promise<Stores> {
     await db.destroy()
     throw error
   }
-  return createSqlStores(db, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
+  const sealer = createSealer(watchKeyring(options.keyring))
+  // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
+  await resealAll(db, sealer, { onlyUnsealed: true })
+  return createSqlStores(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
 }
 
 /** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
@@ -53,15 +61,15 @@ export function openDatabase(databaseUrl: string): Kysely<Database> {
 }
 
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
-export function createSqlStores(db: Kysely<Database>, shared?: { redis: Redis; keyPrefix: string }): Stores {
+export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: { redis: Redis; keyPrefix: string }): Stores {
   const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   return {
     users: guardStore(createUserStore(db), 'database'),
-    apps: guardStore(createAppStore(db), 'database'),
-    requestTokens: guardStore(createRequestTokenStore(db), 'database'),
-    accessTokens: guardStore(createAccessTokenStore(db), 'database'),
-    bearerTokens: guardStore(createBearerTokenStore(db), 'database'),
+    apps: guardStore(createAppStore(db, sealer), 'database'),
+    requestTokens: guardStore(createRequestTokenStore(db, sealer), 'database'),
+    accessTokens: guardStore(createAccessTokenStore(db, sealer), 'database'),
+    bearerTokens: guardStore(createBearerTokenStore(db, sealer), 'database'),
     nonces,
     limiters,
     async ping() {

@@ -50,7 +50,6 @@ export interface RequestTokenRecord {
   accessLevel: AccessLevel
   status: RequestTokenStatus
   userId: string | null
-  verifier: string | null
   verifierFailures: number
   createdAtMs: number
   expiresAtMs: number

@@ -62,16 +62,18 @@ export interface RequestTokenStore {
   findByToken(token: string): Promise<RequestTokenRecord | undefined>
   /**
    * issued → authorized for this user with this verifier, only while the token is `issued` and
-   * unexpired at nowMs. False when it was not (used, denied, expired, unknown).
+   * unexpired at nowMs. False when it was not (used, denied, expired, unknown). Request tokens and
+   * verifiers are shown once and kept only as keyed hashes.
    */
   authorize(token: string, userId: string, verifier: string, nowMs: number): Promise<boolean>
   /** issued → denied, only while `issued` and unexpired. */
   deny(token: string, nowMs: number): Promise<boolean>
   /**
-   * authorized → used, atomically: of any number of concurrent calls for one token, at most one
-   * gets the record; the others (and any call on an expired or non-authorized token) get undefined.
+   * authorized → used, atomically and only with the verifier given at authorize: of any number of
+   * concurrent calls for one token, at most one gets the record; the others (and any call with
+   * another verifier, or on an expired or non-authorized token) get undefined and change nothing.
    */
-  consume(token: string, nowMs: number): Promise<RequestTokenRecord | undefined>
+  consume(token: string, verifier: string, nowMs: number): Promise<RequestTokenRecord | undefined>
   /** Counts a wrong verifier; at maxFailures the token turns `dead` and can never be exchanged. */
   recordVerifierFailure(token: string, maxFailures: number): Promise<void>
   /** Deletes tokens expired before nowMs; returns how many. */

@@ -18,6 +18,7 @@ import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 import { countRows, testDomainSettings } from '../helpers/test-app.ts'
+import { testKeyring } from '../helpers/keys.ts'
 
 /**
  * Two `latchkey serve` processes, on two ports, sharing one PostgreSQL schema and one Redis prefix,
@@ -39,7 +40,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     schema = await createTestSchema()
     keys = createTestRedisPrefix()
     // A third process of the deployment (as the CLI would be): registers the app, reads the tables.
-    stores = await openStores({ databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix })
+    stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix })
     domain = createDomainDeps(stores, testDomainSettings())
     app = await makeApp(domain)
     const args = [

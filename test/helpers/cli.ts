@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { TEST_MASTER_KEY } from './keys.ts'
 
 /** The repository root: the CLI runs from here as `node --import tsx src/cli/main.ts`. */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const CLI_ARGS = ['--import', 'tsx', 'src/cli/main.ts']
 
-/** The parent's environment without any LATCHKEY_* setting, plus `extra`. */
+/** The parent's environment without any LATCHKEY_* setting, plus the test master key and `extra`. */
 export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('LATCHKEY_')))
-  return { ...env, NO_COLOR: '1', ...extra }
+  return { ...env, NO_COLOR: '1', LATCHKEY_MASTER_KEY: TEST_MASTER_KEY, ...extra }
 }
 
 export interface CliResult {

@@ -13,6 +13,7 @@ import type { SettingName } from '../../src/config/settings.ts'
 import { openStores } from '../../src/storage/open-stores.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql } from './backends.ts'
+import { testKeyring } from './keys.ts'
 
 /** Settings by their config names, as `serve` would read them; production defaults for the rest. */
 export type TestSettings = Partial<Record<SettingName, unknown>>
@@ -63,7 +64,7 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  */
 export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()
-  const stores = await openStores({ databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
+  const stores = await openStores({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error

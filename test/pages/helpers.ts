@@ -21,7 +21,6 @@ export async function makeRequestToken(
     accessLevel: app.accessLevel,
     status: 'issued',
     userId: null,
-    verifier: null,
     verifierFailures: 0,
     createdAtMs: nowMs,
     expiresAtMs: nowMs + domain.settings.requestTokenTtlSeconds * 1000,

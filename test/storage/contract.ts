@@ -67,7 +67,6 @@ function requestTokenRecord(appId: string, overrides: Partial<RequestTokenRecord
     accessLevel: 'read-write',
     status: 'issued',
     userId: null,
-    verifier: null,
     verifierFailures: 0,
     createdAtMs: NOW,
     expiresAtMs: NOW + HOUR,
@@ -237,14 +236,14 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           await s.apps.rotateKeys(app.id, { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, NOW + 1)
 
           assert.equal(await s.requestTokens.authorize(issued.token, user.id, 'v', NOW + 2), false)
-          assert.equal(await s.requestTokens.consume(authorized.token, NOW + 2), undefined)
+          assert.equal(await s.requestTokens.consume(authorized.token, 'verifier-1', NOW + 2), undefined)
           assert.equal((await s.accessTokens.findByToken(access.token))?.revokedAtMs, NOW + 1)
           assert.equal(await s.accessTokens.findLive(app.id, user.id, access.accessLevel), undefined)
           assert.equal((await s.bearerTokens.findByToken(bearer.token))?.revokedAtMs, NOW + 1)
 
           assert.equal((await s.accessTokens.findByToken(otherAccess.token))?.revokedAtMs, null)
           assert.equal((await s.bearerTokens.findByToken(otherBearer.token))?.revokedAtMs, null)
-          assert.equal((await s.requestTokens.consume(otherRequest.token, NOW + 2))?.token, otherRequest.token)
+          assert.equal((await s.requestTokens.consume(otherRequest.token, 'verifier-1', NOW + 2))?.token, otherRequest.token)
         })
       })
 
@@ -296,7 +295,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           await s.requestTokens.create(record)
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'the-verifier', NOW), true)
           const found = await s.requestTokens.findByToken(record.token)
-          assert.deepEqual(found, { ...record, status: 'authorized', userId: user.id, verifier: 'the-verifier' })
+          assert.deepEqual(found, { ...record, status: 'authorized', userId: user.id })
+          assert.equal(await s.requestTokens.consume(record.token, 'the-verifier', NOW).then((r) => r?.token), record.token)
         })
       })
 
@@ -304,7 +304,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'another', NOW), false)
-          assert.equal((await s.requestTokens.findByToken(record.token))?.verifier, 'verifier-1')
+          assert.equal(await s.requestTokens.consume(record.token, 'another', NOW), undefined, 'the first verifier still rules')
+          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
         })
       })
 
@@ -330,7 +331,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.requestTokens.deny(record.token, NOW), true)
           assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'denied')
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'v', NOW), false)
-          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
           assert.equal(await s.requestTokens.deny(record.token, NOW), false)
         })
       })
@@ -349,21 +350,30 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       test('consume gives an authorized token once, then never again', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
-          const consumed = await s.requestTokens.consume(record.token, NOW)
+          const consumed = await s.requestTokens.consume(record.token, 'verifier-1', NOW)
           assert.equal(consumed?.token, record.token)
           assert.equal(consumed?.secret, record.secret)
           assert.equal(consumed?.userId, user.id)
-          assert.equal(consumed?.verifier, 'verifier-1')
           assert.equal(consumed?.callback, record.callback)
-          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
           assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'used')
+        })
+      })
+
+      test('consume with another verifier gives nothing and changes nothing', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          assert.equal(await s.requestTokens.consume(record.token, 'verifier-2', NOW), undefined)
+          assert.equal(await s.requestTokens.consume(record.token, '', NOW), undefined)
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'authorized')
+          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
         })
       })
 
       test('of 20 concurrent consume calls exactly one gets the token', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
-          const results = await Promise.all(Array.from({ length: 20 }, () => s.requestTokens.consume(record.token, NOW)))
+          const results = await Promise.all(Array.from({ length: 20 }, () => s.requestTokens.consume(record.token, 'verifier-1', NOW)))
           assert.equal(results.filter((r) => r !== undefined).length, 1)
         })
       })
@@ -372,10 +382,10 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         await withApp(async (s, user, app) => {
           const issued = requestTokenRecord(app.id)
           await s.requestTokens.create(issued)
-          assert.equal(await s.requestTokens.consume(issued.token, NOW), undefined)
+          assert.equal(await s.requestTokens.consume(issued.token, 'verifier-1', NOW), undefined)
           const authorized = await authorizedToken(s, app, user)
-          assert.equal(await s.requestTokens.consume(authorized.token, authorized.expiresAtMs + 1), undefined)
-          assert.equal(await s.requestTokens.consume('unknown', NOW), undefined)
+          assert.equal(await s.requestTokens.consume(authorized.token, 'verifier-1', authorized.expiresAtMs + 1), undefined)
+          assert.equal(await s.requestTokens.consume('unknown', 'verifier-1', NOW), undefined)
         })
       })
 
@@ -387,7 +397,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           const found = await s.requestTokens.findByToken(record.token)
           assert.equal(found?.verifierFailures, 2)
           assert.equal(found?.status, 'authorized')
-          assert.equal((await s.requestTokens.consume(record.token, NOW))?.token, record.token)
+          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
         })
       })
 
@@ -396,7 +406,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           const record = await authorizedToken(s, app, user)
           for (let i = 0; i < 3; i++) await s.requestTokens.recordVerifierFailure(record.token, 3)
           assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'dead')
-          assert.equal(await s.requestTokens.consume(record.token, NOW), undefined)
+          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
         })
       })
 

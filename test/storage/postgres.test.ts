@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
 import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
 import { storeContract } from './contract.ts'
+import { testKeyring } from '../helpers/keys.ts'
 
 /** The same contract as SQLite, on PostgreSQL: every test in a fresh schema, dropped afterwards. */
 if (SHARED_BACKENDS_SKIP) {
@@ -12,7 +13,7 @@ if (SHARED_BACKENDS_SKIP) {
 } else {
   storeContract('PostgreSQL', async () => {
     const schema = await createTestSchema()
-    const stores = await openStores({ databaseUrl: schema.url }).catch(async (error: unknown) => {
+    const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url }).catch(async (error: unknown) => {
       await schema.drop()
       throw error
     })
@@ -38,7 +39,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('bigint columns read back as JS numbers', async () => {
       const schema = await freshSchema()
-      const stores = await openStores({ databaseUrl: schema.url })
+      const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
       try {
         const user = { id: '7', screenName: 'numbers', name: 'N', passwordHash: 'h', createdAtMs: 1_750_000_000_123 }
         await stores.users.create(user)
@@ -50,7 +51,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('the tables go to the schema of the search_path, and nowhere else', async () => {
       const schema = await freshSchema()
-      const stores = await openStores({ databaseUrl: schema.url })
+      const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
       await stores.close()
       const tables = await runSql<{ table_schema: string; table_name: string }>(
         TEST_DATABASE_URL!,
@@ -65,7 +66,7 @@ if (SHARED_BACKENDS_SKIP) {
       const first = await freshSchema()
       const second = await freshSchema()
       for (const schema of [first, second]) {
-        const stores = await openStores({ databaseUrl: schema.url })
+        const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
         await stores.users.create({ id: '1', screenName: schema.schema, name: 'N', passwordHash: 'h', createdAtMs: 1 })
         assert.equal((await stores.users.list()).length, 1)
         await stores.close()
@@ -88,7 +89,7 @@ if (SHARED_BACKENDS_SKIP) {
     })
 
     test('an unreachable server at start is reported as StorageUnavailableError, without the password', async () => {
-      await assert.rejects(openStores({ databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
+      await assert.rejects(openStores({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
         assert.match(error.message, /cannot reach PostgreSQL/)
         assert.doesNotMatch(error.message, /s3cret/)

@@ -15,6 +15,7 @@ import {
   type TestRedisPrefix,
 } from '../helpers/backends.ts'
 import { storeContract } from './contract.ts'
+import { testKeyring } from '../helpers/keys.ts'
 
 const NOW = 1_750_000_000_000
 
@@ -30,7 +31,7 @@ if (SHARED_BACKENDS_SKIP) {
   storeContract('SQLite + Redis', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
-    const stores = await openStores({ databaseUrl: join(dir, 'latchkey.sqlite'), redisUrl, redisKeyPrefix: keys.prefix })
+    const stores = await openStores({ keyring: testKeyring(), databaseUrl: join(dir, 'latchkey.sqlite'), redisUrl, redisKeyPrefix: keys.prefix })
     return {
       stores,
       async close() {

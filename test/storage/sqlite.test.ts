@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStores } from '../../src/storage/open-stores.ts'
 import { storeContract } from './contract.ts'
+import { testKeyring } from '../helpers/keys.ts'
 
 /** Every test gets its own database file in its own temp folder. */
 storeContract('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
-  const stores = await openStores({ databaseUrl: join(dir, 'latchkey.sqlite') })
+  const stores = await openStores({ keyring: testKeyring(), databaseUrl: join(dir, 'latchkey.sqlite') })
   return {
     stores,
     async close() {

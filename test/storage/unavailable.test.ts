@@ -9,6 +9,7 @@ import type { Stores } from '../../src/storage/types.ts'
 import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
 import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
+import { testKeyring } from '../helpers/keys.ts'
 
 /**
  * Outages: a PostgreSQL and a Redis of this test's own are stopped under open stores. Every call
@@ -59,7 +60,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     }
     postgres = pg
     redis = rd
-    stores = await openStores({ databaseUrl: postgres.url, redisUrl: redis.url })
+    stores = await openStores({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
   })
   after(async () => {
     await stores?.close()
@@ -77,7 +78,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await rejectsFast(() => s.users.findById('1'), 'users.findById')
     await rejectsFast(() => s.users.create(user('2')), 'users.create')
     await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
-    await rejectsFast(() => s.requestTokens.consume('t', NOW), 'requestTokens.consume')
+    await rejectsFast(() => s.requestTokens.consume('t', 'v', NOW), 'requestTokens.consume')
     await rejectsFast(() => s.ping(), 'ping')
     assert.equal(await s.nonces.remember('ck', 'pg-down', 300, NOW), true, 'Redis still answers')
 

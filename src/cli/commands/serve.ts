@@ -90,13 +90,13 @@ async function servePrimary(config: Config): Promise<never> {
 
 /** One worker of `--workers N`: serves, tells the primary its URL, drains on SIGTERM (from the primary). */
 async function serveWorker(config: Config): Promise<void> {
-  let server: RunningServer | undefined
+  const running: { server?: RunningServer } = {}
   // Registered before start-up: a worker told to stop while still starting simply ends.
   stopOnSignal(async () => {
-    await server?.close()
+    await running.server?.close()
   })
-  server = await startServer(config)
-  reportListening(server.url)
+  running.server = await startServer(config)
+  reportListening(running.server.url)
 }
 
 function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object): void {

@@ -1,6 +1,5 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { constantTimeEqual } from '../../protocol/secrets.ts'
 import type { AccessTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { issueOrReuseAccessToken } from './issue-access-token.ts'
@@ -21,16 +20,16 @@ export async function exchangeVerifier(
 ): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
   const { token, request } = await verifySignedRequest(deps, input, { tokenKind: 'request' })
   const verifier = request.protocol.get('oauth_verifier') ?? ''
-  // Constant-time, and against a dummy when the token was never authorized, so nothing leaks.
-  const isRight = constantTimeEqual(verifier, token.verifier ?? `\0${token.token}`) && token.status === 'authorized'
-  if (!isRight) {
+  // One atomic step: used once, and only with the verifier the person was given.
+  const consumed = await deps.stores.requestTokens.consume(token.token, verifier, deps.clock.nowMs())
+  if (!consumed) {
+    const now = await deps.stores.requestTokens.findByToken(token.token)
+    const isStillUsable = now !== undefined && (now.status === 'authorized' || now.status === 'issued') && now.expiresAtMs > deps.clock.nowMs()
+    if (!isStillUsable) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged' })
     await deps.stores.requestTokens.recordVerifierFailure(token.token, MAX_VERIFIER_FAILURES)
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'wrong or missing oauth_verifier' })
   }
-  const consumed = await deps.stores.requestTokens.consume(token.token, deps.clock.nowMs())
-  if (!consumed || consumed.userId === null) {
-    throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged' })
-  }
+  if (consumed.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })
   const user = await deps.stores.users.findById(consumed.userId)
   if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user no longer exists' })
   const accessToken = await issueOrReuseAccessToken(deps, { appId: consumed.appId, userId: user.id, accessLevel: consumed.accessLevel })

@@ -25,7 +25,6 @@ export async function issueRequestToken(deps: DomainDeps, input: SignedRequestIn
     accessLevel,
     status: 'issued',
     userId: null,
-    verifier: null,
     verifierFailures: 0,
     createdAtMs: nowMs,
     expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,

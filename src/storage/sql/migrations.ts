@@ -84,6 +84,36 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
+  // Secrets at rest (issue 6): values are sealed by the adapters and found through keyed hashes.
+  // Request tokens are transient, so their table is rebuilt keyed by the hash (in-flight flows of
+  // an older version must start again); the other tables gain a hash column that the re-seal
+  // step run by openStores fills for rows written before.
+  '002-sealed-secrets': {
+    async up(db: Kysely<any>) {
+      await db.schema.dropTable('request_tokens').execute()
+      await db.schema
+        .createTable('request_tokens')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('callback', 'text', (c) => c.notNull())
+        .addColumn('access_level', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.references('users.id'))
+        .addColumn('verifier_hash', 'text')
+        .addColumn('verifier_failures', 'integer', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('request_tokens_expiry_v2').on('request_tokens').column('expires_at_ms').execute()
+      await db.schema.alterTable('apps').addColumn('consumer_key_hash', 'text').execute()
+      await db.schema.createIndex('apps_consumer_key_hash').on('apps').column('consumer_key_hash').unique().execute()
+      for (const table of ['access_tokens', 'bearer_tokens']) {
+        await db.schema.alterTable(table).addColumn('token_hash', 'text').execute()
+        await db.schema.createIndex(`${table}_token_hash`).on(table).column('token_hash').unique().execute()
+      }
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
-import { fromApp, fromUser, isUniqueViolation, toApp, toUser } from './rows.ts'
+import type { Sealer } from '../sealing/sealer.ts'
+import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
@@ -35,7 +36,7 @@ export function createUserStore(db: Kysely<Database>) {
 }
 
 function patchColumns(patch: AppPatch) {
-  const columns: Partial<ReturnType<typeof fromApp>> = {}
+  const columns: Partial<Omit<ReturnType<typeof fromApp>, 'id'>> = {}
   if (patch.name !== undefined) columns.name = patch.name
   if (patch.description !== undefined) columns.description = patch.description
   if (patch.website !== undefined) columns.website = patch.website
@@ -49,15 +50,15 @@ function patchColumns(patch: AppPatch) {
   return columns
 }
 
-export function createAppStore(db: Kysely<Database>) {
+export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
   const findById = async (id: string) => {
     const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst()
-    return row && toApp(row)
+    return row && toApp(row, sealer)
   }
   return {
     async create(app) {
       try {
-        await db.insertInto('apps').values(fromApp(app)).execute()
+        await db.insertInto('apps').values(fromApp(app, sealer)).execute()
         return true
       } catch (error) {
         if (isUniqueViolation(error)) return false
@@ -66,12 +67,12 @@ export function createAppStore(db: Kysely<Database>) {
     },
     findById,
     async findByConsumerKey(consumerKey) {
-      const row = await db.selectFrom('apps').selectAll().where('consumer_key', '=', consumerKey).executeTakeFirst()
-      return row && toApp(row)
+      const row = await db.selectFrom('apps').selectAll().where('consumer_key_hash', '=', sealer.index(consumerKey)).executeTakeFirst()
+      return row && toApp(row, sealer)
     },
     async list() {
       const rows = await db.selectFrom('apps').selectAll().orderBy('id').execute()
-      return rows.map(toApp)
+      return rows.map((row) => toApp(row, sealer))
     },
     async update(id, patch, nowMs) {
       const row = await db
@@ -80,13 +81,13 @@ export function createAppStore(db: Kysely<Database>) {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst()
-      return row && toApp(row)
+      return row && toApp(row, sealer)
     },
     async rotateKeys(id, keys, nowMs) {
       return db.transaction().execute(async (tx) => {
         const row = await tx
           .updateTable('apps')
-          .set({ consumer_key: keys.consumerKey, consumer_secret: keys.consumerSecret, updated_at_ms: nowMs })
+          .set({ ...sealedKeys(keys, sealer), updated_at_ms: nowMs })
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirst()
@@ -105,7 +106,7 @@ export function createAppStore(db: Kysely<Database>) {
             .where('revoked_at_ms', 'is', null)
             .execute()
         }
-        return toApp(row)
+        return toApp(row, sealer)
       })
     },
     async delete(id) {

@@ -10,9 +10,13 @@ import type {
   SignatureMethodName,
   UserRecord,
 } from '../records.ts'
+import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokensTable, AppsTable, BearerTokensTable, RequestTokensTable, UsersTable } from './schema.ts'
 
-/** Row ↔ record mapping: the only place snake_case columns meet camelCase records. */
+/**
+ * Row ↔ record mapping: the only place snake_case columns meet camelCase records, and the only
+ * place secrets are sealed on the way in and opened on the way out.
+ */
 
 const num = (v: number | string | bigint): number => Number(v)
 const numOrNull = (v: number | string | bigint | null): number | null => (v === null ? null : Number(v))
@@ -38,15 +42,15 @@ export function fromUser(user: UserRecord): UsersTable {
   }
 }
 
-export function toApp(row: Selectable<AppsTable>): AppRecord {
+export function toApp(row: Selectable<AppsTable>, sealer: Sealer): AppRecord {
   return {
     id: row.id,
     name: row.name,
     description: row.description,
     website: row.website,
     ownerId: row.owner_id,
-    consumerKey: row.consumer_key,
-    consumerSecret: row.consumer_secret,
+    consumerKey: sealer.open(row.consumer_key),
+    consumerSecret: sealer.open(row.consumer_secret),
     callbackUrls: JSON.parse(row.callback_urls) as string[],
     accessLevel: row.access_level as AccessLevel,
     type: row.app_type as AppType,
@@ -59,15 +63,14 @@ export function toApp(row: Selectable<AppsTable>): AppRecord {
   }
 }
 
-export function fromApp(app: AppRecord): AppsTable {
+export function fromApp(app: AppRecord, sealer: Sealer): AppsTable {
   return {
     id: app.id,
     name: app.name,
     description: app.description,
     website: app.website,
     owner_id: app.ownerId,
-    consumer_key: app.consumerKey,
-    consumer_secret: app.consumerSecret,
+    ...sealedKeys(app, sealer),
     callback_urls: JSON.stringify(app.callbackUrls),
     access_level: app.accessLevel,
     app_type: app.type,
@@ -80,42 +83,50 @@ export function fromApp(app: AppRecord): AppsTable {
   }
 }
 
-export function toRequestToken(row: Selectable<RequestTokensTable>): RequestTokenRecord {
+export function sealedKeys(keys: { consumerKey: string; consumerSecret: string }, sealer: Sealer) {
   return {
-    token: row.token,
-    secret: row.secret,
+    consumer_key: sealer.seal(keys.consumerKey),
+    consumer_key_hash: sealer.index(keys.consumerKey),
+    consumer_secret: sealer.seal(keys.consumerSecret),
+  }
+}
+
+/** The record of a request token found by `token` (only its hash is stored). */
+export function toRequestToken(row: Selectable<RequestTokensTable>, token: string, sealer: Sealer): RequestTokenRecord {
+  return {
+    token,
+    secret: sealer.open(row.secret),
     appId: row.app_id,
     callback: row.callback,
     accessLevel: row.access_level as AccessLevel,
     status: row.status as RequestTokenStatus,
     userId: row.user_id,
-    verifier: row.verifier,
     verifierFailures: num(row.verifier_failures),
     createdAtMs: num(row.created_at_ms),
     expiresAtMs: num(row.expires_at_ms),
   }
 }
 
-export function fromRequestToken(r: RequestTokenRecord): RequestTokensTable {
+export function fromRequestToken(r: RequestTokenRecord, sealer: Sealer): RequestTokensTable {
   return {
-    token: r.token,
-    secret: r.secret,
+    token_hash: sealer.index(r.token),
+    secret: sealer.seal(r.secret),
     app_id: r.appId,
     callback: r.callback,
     access_level: r.accessLevel,
     status: r.status,
     user_id: r.userId,
-    verifier: r.verifier,
+    verifier_hash: null,
     verifier_failures: r.verifierFailures,
     created_at_ms: r.createdAtMs,
     expires_at_ms: r.expiresAtMs,
   }
 }
 
-export function toAccessToken(row: Selectable<AccessTokensTable>): AccessTokenRecord {
+export function toAccessToken(row: Selectable<AccessTokensTable>, sealer: Sealer): AccessTokenRecord {
   return {
-    token: row.token,
-    secret: row.secret,
+    token: sealer.open(row.token),
+    secret: sealer.open(row.secret),
     appId: row.app_id,
     userId: row.user_id,
     accessLevel: row.access_level as AccessLevel,
@@ -124,10 +135,11 @@ export function toAccessToken(row: Selectable<AccessTokensTable>): AccessTokenRe
   }
 }
 
-export function fromAccessToken(r: AccessTokenRecord): AccessTokensTable {
+export function fromAccessToken(r: AccessTokenRecord, sealer: Sealer): AccessTokensTable {
   return {
-    token: r.token,
-    secret: r.secret,
+    token: sealer.seal(r.token),
+    token_hash: sealer.index(r.token),
+    secret: sealer.seal(r.secret),
     app_id: r.appId,
     user_id: r.userId,
     access_level: r.accessLevel,
@@ -136,12 +148,22 @@ export function fromAccessToken(r: AccessTokenRecord): AccessTokensTable {
   }
 }
 
-export function toBearerToken(row: Selectable<BearerTokensTable>): BearerTokenRecord {
+export function toBearerToken(row: Selectable<BearerTokensTable>, sealer: Sealer): BearerTokenRecord {
   return {
-    token: row.token,
+    token: sealer.open(row.token),
     appId: row.app_id,
     createdAtMs: num(row.created_at_ms),
     revokedAtMs: numOrNull(row.revoked_at_ms),
+  }
+}
+
+export function fromBearerToken(r: BearerTokenRecord, sealer: Sealer): BearerTokensTable {
+  return {
+    token: sealer.seal(r.token),
+    token_hash: sealer.index(r.token),
+    app_id: r.appId,
+    created_at_ms: r.createdAtMs,
+    revoked_at_ms: r.revokedAtMs,
   }
 }
 

@@ -1,4 +1,8 @@
-/** The tables as Kysely sees them (snake_case, as stored). Booleans are 0/1 integers on every backend. */
+/**
+ * The tables as Kysely sees them (snake_case, as stored). Booleans are 0/1 integers on every
+ * backend. Columns marked sealed hold `v1.<key id>.…` (sealing/sealer.ts); `*_hash` columns hold the
+ * keyed hash by which a value is found.
+ */
 
 export interface UsersTable {
   id: string
@@ -15,7 +19,10 @@ export interface AppsTable {
   description: string
   website: string
   owner_id: string
+  /** Sealed. */
   consumer_key: string
+  consumer_key_hash: string | null
+  /** Sealed. */
   consumer_secret: string
   /** JSON array of strings. */
   callback_urls: string
@@ -31,21 +38,26 @@ export interface AppsTable {
 }
 
 export interface RequestTokensTable {
-  token: string
+  /** The token itself is never stored: shown once, found by its hash. */
+  token_hash: string
+  /** Sealed: needed to check the access_token request's signature. */
   secret: string
   app_id: string
   callback: string
   access_level: string
   status: string
   user_id: string | null
-  verifier: string | null
+  verifier_hash: string | null
   verifier_failures: number
   created_at_ms: number
   expires_at_ms: number
 }
 
 export interface AccessTokensTable {
+  /** Sealed (given back to a person who authorizes again). */
   token: string
+  token_hash: string | null
+  /** Sealed. */
   secret: string
   app_id: string
   user_id: string
@@ -55,7 +67,9 @@ export interface AccessTokensTable {
 }
 
 export interface BearerTokensTable {
+  /** Sealed (given back to repeated calls). */
   token: string
+  token_hash: string | null
   app_id: string
   created_at_ms: number
   revoked_at_ms: number | null

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely'
+import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokenStore, BearerTokenStore, RequestTokenStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import {
   fromAccessToken,
+  fromBearerToken,
   fromRequestToken,
   isUniqueViolation,
   toAccessToken,
@@ -10,21 +12,25 @@ import {
   toRequestToken,
 } from './rows.ts'
 
-/** Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique indexes. */
-export function createRequestTokenStore(db: Kysely<Database>) {
+/**
+ * Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique
+ * indexes; every token is found by its keyed hash, and request tokens and verifiers are kept only
+ * as that hash.
+ */
+export function createRequestTokenStore(db: Kysely<Database>, sealer: Sealer) {
   return {
     async create(record) {
-      await db.insertInto('request_tokens').values(fromRequestToken(record)).execute()
+      await db.insertInto('request_tokens').values(fromRequestToken(record, sealer)).execute()
     },
     async findByToken(token) {
-      const row = await db.selectFrom('request_tokens').selectAll().where('token', '=', token).executeTakeFirst()
-      return row && toRequestToken(row)
+      const row = await db.selectFrom('request_tokens').selectAll().where('token_hash', '=', sealer.index(token)).executeTakeFirst()
+      return row && toRequestToken(row, token, sealer)
     },
     async authorize(token, userId, verifier, nowMs) {
       const result = await db
         .updateTable('request_tokens')
-        .set({ status: 'authorized', user_id: userId, verifier })
-        .where('token', '=', token)
+        .set({ status: 'authorized', user_id: userId, verifier_hash: sealer.index(verifier) })
+        .where('token_hash', '=', sealer.index(token))
         .where('status', '=', 'issued')
         .where('expires_at_ms', '>', nowMs)
         .executeTakeFirst()
@@ -34,36 +40,34 @@ export function createRequestTokenStore(db: Kysely<Database>) {
       const result = await db
         .updateTable('request_tokens')
         .set({ status: 'denied' })
-        .where('token', '=', token)
+        .where('token_hash', '=', sealer.index(token))
         .where('status', '=', 'issued')
         .where('expires_at_ms', '>', nowMs)
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
     },
-    async consume(token, nowMs) {
+    async consume(token, verifier, nowMs) {
+      // Comparing keyed hashes in SQL reveals nothing by timing: the hash of a guess says nothing
+      // about the hash of the verifier without the index key.
       const row = await db
         .updateTable('request_tokens')
         .set({ status: 'used' })
-        .where('token', '=', token)
+        .where('token_hash', '=', sealer.index(token))
+        .where('verifier_hash', '=', sealer.index(verifier))
         .where('status', '=', 'authorized')
         .where('expires_at_ms', '>', nowMs)
         .returningAll()
         .executeTakeFirst()
-      return row && toRequestToken(row)
+      return row && toRequestToken(row, token, sealer)
     },
     async recordVerifierFailure(token, maxFailures) {
       await db
         .updateTable('request_tokens')
         .set((eb) => ({
           verifier_failures: eb('verifier_failures', '+', 1),
-          status: eb
-            .case()
-            .when('verifier_failures', '>=', maxFailures - 1)
-            .then('dead')
-            .else(eb.ref('status'))
-            .end(),
+          status: eb.case().when('verifier_failures', '>=', maxFailures - 1).then('dead').else(eb.ref('status')).end(),
         }))
-        .where('token', '=', token)
+        .where('token_hash', '=', sealer.index(token))
         .where('status', '=', 'authorized')
         .execute()
     },
@@ -89,11 +93,11 @@ async function issueOrReuse<T>(findLive: () => Promise<T | undefined>, insert: (
   throw new Error('issueOrReuse: the live token kept changing under concurrent writes')
 }
 
-export function createAccessTokenStore(db: Kysely<Database>) {
+export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const store: AccessTokenStore = {
     async findByToken(token) {
-      const row = await db.selectFrom('access_tokens').selectAll().where('token', '=', token).executeTakeFirst()
-      return row && toAccessToken(row)
+      const row = await db.selectFrom('access_tokens').selectAll().where('token_hash', '=', sealer.index(token)).executeTakeFirst()
+      return row && toAccessToken(row, sealer)
     },
     async findLive(appId, userId, accessLevel) {
       const row = await db
@@ -104,12 +108,12 @@ export function createAccessTokenStore(db: Kysely<Database>) {
         .where('access_level', '=', accessLevel)
         .where('revoked_at_ms', 'is', null)
         .executeTakeFirst()
-      return row && toAccessToken(row)
+      return row && toAccessToken(row, sealer)
     },
     issueOrReuse(candidate) {
       return issueOrReuse(
         () => store.findLive(candidate.appId, candidate.userId, candidate.accessLevel),
-        async () => void (await db.insertInto('access_tokens').values(fromAccessToken(candidate)).execute()),
+        async () => void (await db.insertInto('access_tokens').values(fromAccessToken(candidate, sealer)).execute()),
         candidate,
       )
     },
@@ -117,7 +121,7 @@ export function createAccessTokenStore(db: Kysely<Database>) {
       const result = await db
         .updateTable('access_tokens')
         .set({ revoked_at_ms: nowMs })
-        .where('token', '=', token)
+        .where('token_hash', '=', sealer.index(token))
         .where('revoked_at_ms', 'is', null)
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
@@ -126,29 +130,20 @@ export function createAccessTokenStore(db: Kysely<Database>) {
   return store
 }
 
-export function createBearerTokenStore(db: Kysely<Database>) {
+export function createBearerTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const findLive = async (appId: string) => {
-    const row = await db
-      .selectFrom('bearer_tokens')
-      .selectAll()
-      .where('app_id', '=', appId)
-      .where('revoked_at_ms', 'is', null)
-      .executeTakeFirst()
-    return row && toBearerToken(row)
+    const row = await db.selectFrom('bearer_tokens').selectAll().where('app_id', '=', appId).where('revoked_at_ms', 'is', null).executeTakeFirst()
+    return row && toBearerToken(row, sealer)
   }
   return {
     async findByToken(token) {
-      const row = await db.selectFrom('bearer_tokens').selectAll().where('token', '=', token).executeTakeFirst()
-      return row && toBearerToken(row)
+      const row = await db.selectFrom('bearer_tokens').selectAll().where('token_hash', '=', sealer.index(token)).executeTakeFirst()
+      return row && toBearerToken(row, sealer)
     },
     issueOrReuse(candidate) {
       return issueOrReuse(
         () => findLive(candidate.appId),
-        async () =>
-          void (await db
-            .insertInto('bearer_tokens')
-            .values({ token: candidate.token, app_id: candidate.appId, created_at_ms: candidate.createdAtMs, revoked_at_ms: null })
-            .execute()),
+        async () => void (await db.insertInto('bearer_tokens').values(fromBearerToken(candidate, sealer)).execute()),
         candidate,
       )
     },
@@ -156,7 +151,7 @@ export function createBearerTokenStore(db: Kysely<Database>) {
       const result = await db
         .updateTable('bearer_tokens')
         .set({ revoked_at_ms: nowMs })
-        .where('token', '=', token)
+        .where('token_hash', '=', sealer.index(token))
         .where('revoked_at_ms', 'is', null)
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1

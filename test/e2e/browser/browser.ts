@@ -6,9 +6,9 @@ import { chromium, type Browser, type Page, type Response } from 'playwright-cor
 /**
  * Debian's Chromium, driven by playwright-core over the DevTools protocol. The two must speak the
  * same protocol version: playwright-core 1.64 is built against Chromium 156, and Debian bookworm
- * ships 156 (.ci/run installs it with apt).
+ * ships 156 (.ci/run installs it with apt). LATCHKEY_TEST_CHROMIUM points at another binary.
  */
-export const CHROMIUM_PATH = '/usr/bin/chromium-nope'
+export const CHROMIUM_PATH = process.env.LATCHKEY_TEST_CHROMIUM || '/usr/bin/chromium'
 
 const CHROMIUM_ARGS = [
   '--headless',

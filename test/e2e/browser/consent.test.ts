@@ -19,7 +19,10 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
   let callback: string
 
   before(async () => {
-    ;[server, site, browser] = await Promise.all([startTestServer(), startCallbackSite(), launchBrowser()])
+    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
+    browser = await launchBrowser()
+    server = await startTestServer()
+    site = await startCallbackSite()
     app = await makeApp(server.domain, {
       name: 'Birdwatch',
       description: 'Counts the birds in your timeline.',

@@ -11,7 +11,9 @@ describe('the error pages of the consent step in Chromium', { skip: skipReason }
   let browser: Browser
 
   before(async () => {
-    ;[server, browser] = await Promise.all([startTestServer(), launchBrowser()])
+    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
+    browser = await launchBrowser()
+    server = await startTestServer()
   })
   after(async () => {
     await browser?.close()

@@ -15,7 +15,9 @@ describe('the PIN (oob) flow in Chromium', { skip: skipReason }, () => {
   let app: AppRecord
 
   before(async () => {
-    ;[server, browser] = await Promise.all([startTestServer(), launchBrowser()])
+    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
+    browser = await launchBrowser()
+    server = await startTestServer()
     app = await makeApp(server.domain, { name: 'Terminal Tweets' })
   })
   after(async () => {

@@ -30,7 +30,10 @@ describe('the README screenshots', { skip: skipReason }, () => {
   let browser: Browser
 
   before(async () => {
-    ;[server, site, browser] = await Promise.all([startTestServer(), startCallbackSite(), launchBrowser()])
+    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
+    browser = await launchBrowser()
+    server = await startTestServer()
+    site = await startCallbackSite()
   })
   after(async () => {
     await browser?.close()

@@ -15,7 +15,10 @@ describe('the sign-in throttle in Chromium', { skip: skipReason }, () => {
   let browser: Browser
 
   before(async () => {
-    ;[server, site, browser] = await Promise.all([startTestServer(), startCallbackSite(), launchBrowser()])
+    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
+    browser = await launchBrowser()
+    server = await startTestServer()
+    site = await startCallbackSite()
   })
   after(async () => {
     await browser?.close()

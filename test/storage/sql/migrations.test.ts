@@ -6,6 +6,7 @@ import { after, test } from 'node:test'
 import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
 import { openStores } from '../../../src/storage/open-stores.ts'
 import { openSqlite } from '../../../src/storage/sqlite/open.ts'
+import { testKeyring } from '../../helpers/keys.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -23,11 +24,11 @@ test('migrateToLatest applies every migration once; the second run is a no-op', 
 
 test('reopening a migrated database keeps its data', async () => {
   const path = join(dir, 'reopen.sqlite')
-  const first = await openStores({ databaseUrl: path })
+  const first = await openStores({ keyring: testKeyring(), databaseUrl: path })
   const user = { id: '42', screenName: 'kept', name: 'Kept', passwordHash: 'h', createdAtMs: 1 }
   await first.users.create(user)
   await first.close()
-  const second = await openStores({ databaseUrl: `sqlite:${path}` })
+  const second = await openStores({ keyring: testKeyring(), databaseUrl: `sqlite:${path}` })
   try {
     assert.deepEqual(await second.users.findById('42'), user)
   } finally {
