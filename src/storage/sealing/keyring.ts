@@ -105,20 +105,21 @@ export type KeyringSource = { kind: 'inline'; keyring: Keyring } | { kind: 'file
 
 /**
  * The current keyring of a source. A file is read again when it changed (checked at most once a
- * second), so every running instance picks up a rotation without a restart.
+ * second, or at once with `force` — when a value names a key we do not have yet), so every running
+ * instance follows a rotation without a restart.
  */
-export function watchKeyring(source: KeyringSource): () => Keyring {
+export function watchKeyring(source: KeyringSource): (force?: boolean) => Keyring {
   if (source.kind === 'inline') return () => source.keyring
   let current = readKeyringFile(source.path)
   let seenMtimeMs = statSync(source.path).mtimeMs
   let checkedAtMs = Date.now()
-  return () => {
+  return (force = false) => {
     const now = Date.now()
-    if (now - checkedAtMs < 1000) return current
+    if (!force && now - checkedAtMs < 1000) return current
     checkedAtMs = now
     try {
       const mtimeMs = statSync(source.path).mtimeMs
-      if (mtimeMs !== seenMtimeMs) {
+      if (mtimeMs !== seenMtimeMs || force) {
         current = readKeyringFile(source.path)
         seenMtimeMs = mtimeMs
       }

@@ -25,7 +25,7 @@ export class SealError extends Error {
 }
 
 /** `keyring` is asked on every use, so a rotated key file is seen at once. */
-export function createSealer(keyring: () => Keyring): Sealer {
+export function createSealer(keyring: (force?: boolean) => Keyring): Sealer {
   // Opening is the hot path of every signed request; a sealed value never changes what it opens to,
   // so the cache is keyed by the sealed text itself and is never stale.
   const opened = new Map<string, string>()
@@ -41,7 +41,8 @@ export function createSealer(keyring: () => Keyring): Sealer {
       const hit = opened.get(sealed)
       if (hit !== undefined) return hit
       const [version, keyId, iv, body] = sealed.split('.')
-      const key = keyId === undefined ? undefined : keyring().keys.get(keyId)
+      // A key we have not seen: another process rotated; read the key file again before giving up.
+      const key = keyId === undefined ? undefined : (keyring().keys.get(keyId) ?? keyring(true).keys.get(keyId))
       if (`${version}.` !== PREFIX || !key || !iv || !body) throw new SealError(`cannot open a value sealed under key ${keyId ?? '?'}`)
       const bytes = Buffer.from(body, 'base64url')
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))

@@ -52,18 +52,17 @@ export async function resealAll(db: Kysely<Database>, sealer: Sealer, options: {
   return total
 }
 
-/** How many stored values are not sealed under the active key. */
-export async function countStale(db: Kysely<Database>, sealer: Sealer): Promise<number> {
-  const prefix = `v1.${sealer.activeKeyId()}.`
+/** How many stored values are sealed under `keyId` (or, with `not`, under any other key or none). */
+export async function countSealedUnder(db: Kysely<Database>, keyId: string, options: { not?: boolean } = {}): Promise<number> {
   const dbAny = db as unknown as Kysely<Record<string, Record<string, string | null>>>
-  let stale = 0
+  let count = 0
   for (const { table, column } of SEALED_COLUMNS) {
     const row = await dbAny
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(column, 'not like', `${prefix}%`)
+      .where(column, options.not ? 'not like' : 'like', `v1.${keyId}.%`)
       .executeTakeFirst()
-    stale += Number(row?.n ?? 0)
+    count += Number(row?.n ?? 0)
   }
-  return stale
+  return count
 }

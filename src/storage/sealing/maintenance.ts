@@ -1,0 +1,56 @@
+import { openDatabase } from '../open-stores.ts'
+import { migrateToLatest } from '../sql/migrations.ts'
+import { countSealedUnder, resealAll } from '../sql/reseal.ts'
+import { readKeyringFile, watchKeyring, withNewActiveKey, withoutKey, writeKeyringFile, KeyringError, type Keyring } from './keyring.ts'
+import { createSealer } from './sealer.ts'
+
+export interface KeyStatus {
+  activeKeyId: string
+  keys: Array<{ id: string; values: number }>
+}
+
+/**
+ * Master-key maintenance for `latchkey keys`: rotation writes a new active key into the key file
+ * (running instances read it within a second, and at once when they meet a value sealed under it)
+ * and then re-seals every value in small transactions while the service keeps answering; a key is
+ * retired only once no value is sealed under it.
+ */
+export async function withKeyMaintenance<T>(
+  databaseUrl: string,
+  keyFile: string,
+  run: (m: { status(): Promise<KeyStatus>; rotate(): Promise<{ newKeyId: string; resealed: number }>; reseal(): Promise<number>; retire(id: string): Promise<void> }) => Promise<T>,
+): Promise<T> {
+  const db = openDatabase(databaseUrl)
+  try {
+    await migrateToLatest(db)
+    const ring = watchKeyring({ kind: 'file', path: keyFile })
+    const sealer = createSealer(ring)
+    const current = (): Keyring => ring(true)
+    return await run({
+      async status() {
+        const keyring = current()
+        const keys = []
+        for (const id of keyring.keys.keys()) keys.push({ id, values: await countSealedUnder(db, id) })
+        return { activeKeyId: keyring.activeKeyId, keys }
+      },
+      async rotate() {
+        const rotated = withNewActiveKey(readKeyringFile(keyFile))
+        writeKeyringFile(keyFile, rotated)
+        current()
+        return { newKeyId: rotated.activeKeyId, resealed: await resealAll(db, sealer) }
+      },
+      reseal: () => resealAll(db, sealer),
+      async retire(id) {
+        const keyring = readKeyringFile(keyFile)
+        if (id === keyring.activeKeyId) throw new KeyringError(`key ${id} is the active key; rotate first`)
+        // Values a not-yet-reloaded instance sealed under the old key meanwhile: re-seal them first.
+        await resealAll(db, sealer)
+        const left = await countSealedUnder(db, id)
+        if (left > 0) throw new KeyringError(`${left} values are still sealed under key ${id}; run \`latchkey keys reseal\` and try again`)
+        writeKeyringFile(keyFile, withoutKey(keyring, id))
+      },
+    })
+  } finally {
+    await db.destroy()
+  }
+}
