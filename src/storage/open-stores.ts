@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import type { LimiterFactory, NonceStore, Stores } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
+import { createAuditStore } from './sql/audit-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -70,6 +71,7 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     requestTokens: guardStore(createRequestTokenStore(db, sealer), 'database'),
     accessTokens: guardStore(createAccessTokenStore(db, sealer), 'database'),
     bearerTokens: guardStore(createBearerTokenStore(db, sealer), 'database'),
+    audit: guardStore(createAuditStore(db), 'database'),
     nonces,
     limiters,
     async ping() {

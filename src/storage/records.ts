@@ -71,3 +71,38 @@ export interface BearerTokenRecord {
   createdAtMs: number
   revokedAtMs: number | null
 }
+
+/** Every kind of event the audit trail records (docs/audit.md says where each is written). */
+export const AUDIT_EVENTS = [
+  'request_token.issued',
+  'consent.granted',
+  'consent.denied',
+  'access_token.issued',
+  'access_token.invalidated',
+  'bearer_token.issued',
+  'bearer_token.invalidated',
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'user.created',
+  'app.created',
+  'app.updated',
+  'app.keys_rotated',
+  'app.deleted',
+  'master_key.rotated',
+  'master_key.retired',
+] as const
+export type AuditEventName = (typeof AUDIT_EVENTS)[number]
+
+/** Non-secret facts about an event: an access level, a callback's origin, why a sign-in failed. */
+export type AuditDetail = Record<string, string | number | boolean | string[]>
+
+/** One audit row. Never a token, secret, verifier, PIN, password or signature, not even hashed. */
+export interface AuditEventRecord {
+  atMs: number
+  event: AuditEventName
+  appId: string | null
+  userId: string | null
+  /** The client's address as the HTTP layer saw it; null for the CLI. */
+  address: string | null
+  detail: AuditDetail | null
+}

@@ -2,6 +2,7 @@ import type {
   AccessLevel,
   AccessTokenRecord,
   AppRecord,
+  AuditEventRecord,
   BearerTokenRecord,
   RequestTokenRecord,
   UserRecord,
@@ -100,6 +101,25 @@ export interface BearerTokenStore {
   revoke(token: string, nowMs: number): Promise<boolean>
 }
 
+export interface AuditFilter {
+  appId?: string
+  userId?: string
+  /** Only events at or after this time. */
+  sinceMs?: number
+  /** At most this many (default 100). */
+  limit?: number
+}
+
+/** The audit trail: append-only; the service never changes or deletes a row. */
+export interface AuditStore {
+  record(event: AuditEventRecord): Promise<void>
+  /**
+   * The events that match every given filter, newest first; events of the same millisecond in the
+   * reverse of the order they were recorded.
+   */
+  list(filter: AuditFilter): Promise<AuditEventRecord[]>
+}
+
 export interface NonceStore {
   /**
    * Records (consumer key, nonce) for windowSeconds; true when it was not already recorded within
@@ -139,6 +159,7 @@ export interface Stores {
   requestTokens: RequestTokenStore
   accessTokens: AccessTokenStore
   bearerTokens: BearerTokenStore
+  audit: AuditStore
   nonces: NonceStore
   limiters: LimiterFactory
   /** Resolves when the database answers. */

@@ -1,8 +1,12 @@
+import { statSync } from 'node:fs'
 import { openDatabase } from '../open-stores.ts'
 import { migrateToLatest } from '../sql/migrations.ts'
 import { countSealedUnder, resealAll } from '../sql/reseal.ts'
 import { readKeyringFile, watchKeyring, withNewActiveKey, withoutKey, writeKeyringFile, KeyringError, type Keyring } from './keyring.ts'
 import { createSealer } from './sealer.ts'
+
+/** How long after a change of the key file every instance is sure to have read it. */
+const RELOAD_GRACE_MS = 3000
 
 export interface KeyStatus {
   activeKeyId: string
@@ -43,6 +47,9 @@ export async function withKeyMaintenance<T>(
       async retire(id) {
         const keyring = readKeyringFile(keyFile)
         if (id === keyring.activeKeyId) throw new KeyringError(`key ${id} is the active key; rotate first`)
+        // Instances read a changed key file within a second; until then one may still seal under the old key.
+        const ageMs = Date.now() - statSync(keyFile).mtimeMs
+        if (ageMs < RELOAD_GRACE_MS) throw new KeyringError(`the key file changed ${Math.round(ageMs / 1000)} s ago; wait until every instance has read it (${RELOAD_GRACE_MS / 1000} s)`)
         // Values a not-yet-reloaded instance sealed under the old key meanwhile: re-seal them first.
         await resealAll(db, sealer)
         const left = await countSealedUnder(db, id)

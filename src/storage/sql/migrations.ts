@@ -114,6 +114,25 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  // The audit trail (issue 6). No foreign keys: the history of an app or a person outlives them.
+  '003-audit-events': {
+    async up(db: Kysely<any>) {
+      const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+      await db.schema
+        .createTable('audit_events')
+        .addColumn('id', isPostgres ? 'bigserial' : 'integer', (c) => (isPostgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('app_id', 'text')
+        .addColumn('user_id', 'text')
+        .addColumn('address', 'text')
+        .addColumn('detail', 'text')
+        .execute()
+      await db.schema.createIndex('audit_events_at').on('audit_events').column('at_ms').execute()
+      await db.schema.createIndex('audit_events_app_at').on('audit_events').columns(['app_id', 'at_ms']).execute()
+      await db.schema.createIndex('audit_events_user_at').on('audit_events').columns(['user_id', 'at_ms']).execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -4,6 +4,9 @@ import type {
   AccessTokenRecord,
   AppRecord,
   AppType,
+  AuditDetail,
+  AuditEventName,
+  AuditEventRecord,
   BearerTokenRecord,
   RequestTokenRecord,
   RequestTokenStatus,
@@ -11,7 +14,7 @@ import type {
   UserRecord,
 } from '../records.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import type { AccessTokensTable, AppsTable, BearerTokensTable, RequestTokensTable, UsersTable } from './schema.ts'
+import type { AccessTokensTable, AppsTable, AuditEventsTable, BearerTokensTable, RequestTokensTable, UsersTable } from './schema.ts'
 
 /**
  * Row ↔ record mapping: the only place snake_case columns meet camelCase records, and the only
@@ -164,6 +167,28 @@ export function fromBearerToken(r: BearerTokenRecord, sealer: Sealer): BearerTok
     app_id: r.appId,
     created_at_ms: r.createdAtMs,
     revoked_at_ms: r.revokedAtMs,
+  }
+}
+
+export function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEventRecord {
+  return {
+    atMs: num(row.at_ms),
+    event: row.event as AuditEventName,
+    appId: row.app_id,
+    userId: row.user_id,
+    address: row.address,
+    detail: row.detail === null ? null : (JSON.parse(row.detail) as AuditDetail),
+  }
+}
+
+export function fromAuditEvent(r: AuditEventRecord): Omit<AuditEventsTable, 'id'> {
+  return {
+    at_ms: r.atMs,
+    event: r.event,
+    app_id: r.appId,
+    user_id: r.userId,
+    address: r.address,
+    detail: r.detail === null ? null : JSON.stringify(r.detail),
   }
 }
 

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely'
+
 /**
  * The tables as Kysely sees them (snake_case, as stored). Booleans are 0/1 integers on every
  * backend. Columns marked sealed hold `v1.<key id>.…` (sealing/sealer.ts); `*_hash` columns hold the
@@ -75,10 +77,23 @@ export interface BearerTokensTable {
   revoked_at_ms: number | null
 }
 
+export interface AuditEventsTable {
+  /** Autoincrement: orders the events of one millisecond. */
+  id: Generated<number>
+  at_ms: number
+  event: string
+  app_id: string | null
+  user_id: string | null
+  address: string | null
+  /** JSON object of non-secret facts. */
+  detail: string | null
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
   request_tokens: RequestTokensTable
   access_tokens: AccessTokensTable
   bearer_tokens: BearerTokensTable
+  audit_events: AuditEventsTable
 }
