@@ -2,6 +2,7 @@ import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import type { LimiterFactory } from '../storage/types.ts'
+import { recordAudit } from './audit.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
 
@@ -17,11 +18,13 @@ export interface SignInKeys {
  * between instances whenever they are.
  */
 export interface SignInThrottle {
-  /** True while either key has reached the limit in the current window. */
-  isBlocked(keys: SignInKeys): Promise<boolean>
-  recordFailure(keys: SignInKeys): Promise<void>
-  /** Forgets the account's failures (after a correct password); the address keeps its count. */
-  reset(account: string): Promise<void>
+  /**
+   * Counts an attempt for both keys before the password is checked; false when either key had no
+   * attempts left. Counting first keeps parallel guesses from all slipping past one check.
+   */
+  admit(keys: SignInKeys): Promise<boolean>
+  /** A correct password: the attempt did not count, and the account's failures are forgotten. */
+  succeeded(keys: SignInKeys): Promise<void>
 }
 
 /**
@@ -33,17 +36,16 @@ export function createSignInThrottle(
   settings: Pick<DomainSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
 ): SignInThrottle {
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
-  const accountKey = (account: string) => `account:${account}`
-  const limiterKeys = (keys: SignInKeys) => [accountKey(keys.account), `address:${keys.address}`]
+  const accountKey = (keys: SignInKeys) => `account:${keys.account}`
+  const addressKey = (keys: SignInKeys) => `address:${keys.address}`
   return {
-    async isBlocked(keys) {
-      const states = await Promise.all(limiterKeys(keys).map((key) => limiter.peek(key)))
-      return states.some((state) => state.remaining === 0)
+    async admit(keys) {
+      const states = await Promise.all([limiter.hit(accountKey(keys)), limiter.hit(addressKey(keys))])
+      return states.every((state) => state.isAllowed)
     },
-    async recordFailure(keys) {
-      await Promise.all(limiterKeys(keys).map((key) => limiter.hit(key)))
+    async succeeded(keys) {
+      await Promise.all([limiter.reset(accountKey(keys)), limiter.refund(addressKey(keys))])
     },
-    reset: (account) => limiter.reset(accountKey(account)),
   }
 }
 
@@ -66,19 +68,24 @@ export function normalizeUsername(username: string): string {
  * refused even with the right password.
  */
 export async function signIn(
-  deps: Pick<DomainDeps, 'stores'> & { throttle: SignInThrottle },
+  deps: Pick<DomainDeps, 'stores' | 'clock'> & { throttle: SignInThrottle },
   input: SignInInput,
 ): Promise<UserRecord> {
   const screenName = normalizeUsername(input.username)
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
-  if (await deps.throttle.isBlocked(keys)) throw new ServiceError(E.signInThrottled)
+  // Failures are audited without what was typed: people type their password into the username field.
+  if (!(await deps.throttle.admit(keys))) {
+    await recordAudit(deps, { event: 'sign_in.failed', address: input.address, detail: { reason: 'throttled' } })
+    throw new ServiceError(E.signInThrottled)
+  }
 
   const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
   const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
   if (!user || !isCorrect) {
-    await deps.throttle.recordFailure(keys)
+    await recordAudit(deps, { event: 'sign_in.failed', userId: user?.id, address: input.address, detail: { reason: 'credentials' } })
     throw new ServiceError(E.signInFailed)
   }
-  await deps.throttle.reset(keys.account)
+  await deps.throttle.succeeded(keys)
+  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, address: input.address })
   return user
 }

@@ -17,5 +17,6 @@ export function signedRequestInput(request: FastifyRequest, reply: FastifyReply,
     body: Buffer.isBuffer(request.body) ? request.body : undefined,
     isSecure: request.protocol === 'https',
     rateLimit: countedCall(request, reply),
+    clientAddress: request.ip,
   }
 }

@@ -42,8 +42,16 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     return sendPage(reply, status, page, { kind: 'consent', callback: consent.requestToken.callback })
   }
 
-  async function approve(reply: FastifyReply, flow: AuthorizationFlow, consent: Consent, userId: string) {
-    const result = await approveAuthorization(domain, { token: consent.requestToken.token, userId, flow })
+  async function approve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    flow: AuthorizationFlow,
+    consent: Consent,
+    userId: string,
+    isAutomatic = false,
+  ) {
+    const token = consent.requestToken.token
+    const result = await approveAuthorization(domain, { token, userId, flow, address: request.ip, isAutomatic })
     if ('pin' in result) return sendPage(reply, 200, pinPage(consent.app.name, result.pin))
     return sendRedirect(reply, result.redirectTo)
   }
@@ -59,7 +67,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     let session = readSession(request, domain.clock.nowMs())
     const user = await sessionUser(session)
     if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
-      return approve(reply, flow, consent, user.id)
+      return approve(request, reply, flow, consent, user.id, true)
     }
     if (!session) {
       session = newSession()
@@ -81,7 +89,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     const token = consent.requestToken.token
 
     if (form.action === 'cancel') {
-      const result = await denyAuthorization(domain, { token, flow })
+      const result = await denyAuthorization(domain, { token, flow, userId: session.userId, address: request.ip })
       if ('oob' in result) return sendPage(reply, 200, deniedPage(consent.app.name))
       return sendRedirect(reply, result.redirectTo)
     }
@@ -108,7 +116,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
       }
       // A new CSRF value with every sign-in, so a value seen before it is worth nothing after.
       writeSession(request, reply, { ...newSession(), userId: user.id, issuedAtMs: domain.clock.nowMs() })
-      return approve(reply, flow, consent, user.id)
+      return approve(request, reply, flow, consent, user.id)
     }
 
     const user = form.forceLogin ? undefined : await sessionUser(session)
@@ -120,7 +128,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
         message: 'Please sign in to authorize this app.',
       })
     }
-    return approve(reply, flow, consent, user.id)
+    return approve(request, reply, flow, consent, user.id)
   }
 
   return async (app: FastifyInstance) => {

@@ -6,6 +6,7 @@ export interface FlexibleLimiter {
   consume(key: string): Promise<RateLimiterRes>
   get(key: string): Promise<RateLimiterRes | null>
   delete(key: string): Promise<boolean>
+  reward(key: string, points: number): Promise<RateLimiterRes>
 }
 
 /** The adapter from rate-limiter-flexible (memory or Redis) to our Limiter. */
@@ -31,6 +32,9 @@ export function wrapLimiter(limiter: FlexibleLimiter, limit: number, windowSecon
     },
     async reset(key) {
       await limiter.delete(key)
+    },
+    async refund(key) {
+      await limiter.reward(key, 1)
     },
   }
 }

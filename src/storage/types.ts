@@ -146,6 +146,8 @@ export interface Limiter {
   /** The state without counting; isAllowed says whether one more hit would be within the limit. */
   peek(key: string): Promise<LimitState>
   reset(key: string): Promise<void>
+  /** Gives back one hit of the current window (a hit counted first, then found not to count). */
+  refund(key: string): Promise<void>
 }
 
 export interface LimiterFactory {

@@ -229,7 +229,7 @@ describe('app-only bearer tokens', () => {
       const token = (await tokenCall(app)).json.access_token as string
       const stranger = (await makeUser(server.domain)).user
       const { issueOrReuseAccessToken } = await import('../../src/domain/oauth1/issue-access-token.ts')
-      const strangerToken = await issueOrReuseAccessToken(server.domain, { appId: app.id, userId: stranger.id, accessLevel: app.accessLevel })
+      const strangerToken = await issueOrReuseAccessToken(server.domain, { appId: app.id, userId: stranger.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
       const answer = await signedFetch({
         consumer: { key: app.consumerKey, secret: app.consumerSecret },
         token: { key: strangerToken.token, secret: strangerToken.secret },

@@ -23,7 +23,7 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
       password,
     })
     assert.equal(first.statusCode, 302)
-    await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: app.accessLevel })
+    await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
     return { user, app, browser }
   }
 

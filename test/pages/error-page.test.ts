@@ -9,11 +9,10 @@ import { openTestDomain } from '../helpers/test-app.ts'
 import { csrfOf, makeRequestToken, newBrowser, submit, visit } from './helpers.ts'
 
 const brokenThrottle: SignInThrottle = {
-  isBlocked: async () => {
+  admit: async () => {
     throw new Error('limiter store password=hunter2 unreachable')
   },
-  recordFailure: async () => {},
-  reset: async () => {},
+  succeeded: async () => {},
 }
 
 describe('the pages error handler', () => {

@@ -3,7 +3,8 @@ import { Command } from 'commander'
 import { ConfigError } from '../../config/load.ts'
 import { withKeyMaintenance } from '../../storage/sealing/maintenance.ts'
 import { newKeyring, serializeKeyring, writeKeyringFile, KeyringError } from '../../storage/sealing/keyring.ts'
-import { configFrom } from '../context.ts'
+import { recordAudit } from '../../domain/audit.ts'
+import { configFrom, withDomain } from '../context.ts'
 import { print } from '../output.ts'
 
 /** `latchkey keys`: the master keys that seal every secret at rest. */
@@ -50,6 +51,9 @@ export function keysCommand(): Command {
   maintained('rotate', 'add a new active key and re-seal everything under it while the service runs').action(
     async (options: { json?: boolean }, command: Command) => {
       const result = await run(command, (m) => m.rotate())
+      await withDomain(command, (deps) =>
+        recordAudit(deps, { event: 'master_key.rotated', detail: { key_id: result.newKeyId, resealed: result.resealed } }),
+      )
       print(!!options.json, { active_key_id: result.newKeyId, resealed: result.resealed }, () =>
         `new active key ${result.newKeyId}; re-sealed ${result.resealed} values. Retire the old key with \`latchkey keys retire <id>\` once every instance runs.`,
       )
@@ -63,6 +67,7 @@ export function keysCommand(): Command {
     .argument('<key-id>')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       await run(command, (m) => m.retire(id))
+      await withDomain(command, (deps) => recordAudit(deps, { event: 'master_key.retired', detail: { key_id: id } }))
       print(!!options.json, { retired: id }, () => `retired key ${id}`)
     })
   return keys

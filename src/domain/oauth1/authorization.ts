@@ -2,6 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric, randomDigits } from '../../protocol/secrets.ts'
 import type { AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
+import { callbackOrigin, recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 /**
@@ -86,12 +87,32 @@ async function refusal(deps: Deps, token: string): Promise<ServiceError> {
 /** The person allowed it: a one-time verifier, sent to the callback (web) or shown as a PIN (`oob`). */
 export async function approveAuthorization(
   deps: Deps,
-  input: { token: string; userId: string; flow: AuthorizationFlow },
+  input: {
+    token: string
+    userId: string
+    flow: AuthorizationFlow
+    /** The browser's address, for the audit trail. */
+    address?: string
+    /** authenticate's shortcut: the person was sent back without being asked. */
+    isAutomatic?: boolean
+  },
 ): Promise<{ redirectTo: string } | { pin: string }> {
   const { requestToken } = await loadConsent(deps, input)
   const verifier = isOob(requestToken) ? randomDigits(PIN_LENGTH) : randomAlphanumeric(VERIFIER_LENGTH)
   const ok = await deps.stores.requestTokens.authorize(requestToken.token, input.userId, verifier, deps.clock.nowMs())
   if (!ok) throw await refusal(deps, requestToken.token)
+  await recordAudit(deps, {
+    event: 'consent.granted',
+    appId: requestToken.appId,
+    userId: input.userId,
+    address: input.address,
+    detail: {
+      flow: input.flow,
+      access_level: requestToken.accessLevel,
+      callback: callbackOrigin(requestToken.callback),
+      automatic: input.isAutomatic === true,
+    },
+  })
   if (isOob(requestToken)) return { pin: verifier }
   return {
     redirectTo: addToQuery(requestToken.callback, [
@@ -107,11 +128,24 @@ export async function approveAuthorization(
  */
 export async function denyAuthorization(
   deps: Deps,
-  input: { token: string; flow: AuthorizationFlow },
+  input: {
+    token: string
+    flow: AuthorizationFlow
+    /** The person signed in to the browser session, if any (Cancel needs no sign-in). */
+    userId?: string | undefined
+    address?: string
+  },
 ): Promise<{ redirectTo: string } | { oob: true }> {
   const { requestToken } = await loadConsent(deps, input)
   const ok = await deps.stores.requestTokens.deny(requestToken.token, deps.clock.nowMs())
   if (!ok) throw await refusal(deps, requestToken.token)
+  await recordAudit(deps, {
+    event: 'consent.denied',
+    appId: requestToken.appId,
+    userId: input.userId,
+    address: input.address,
+    detail: { flow: input.flow, access_level: requestToken.accessLevel, callback: callbackOrigin(requestToken.callback) },
+  })
   if (isOob(requestToken)) return { oob: true }
   return { redirectTo: addToQuery(requestToken.callback, [['denied', requestToken.token]]) }
 }

@@ -32,6 +32,7 @@ export async function exchangeVerifier(
   if (consumed.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })
   const user = await deps.stores.users.findById(consumed.userId)
   if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user no longer exists' })
-  const accessToken = await issueOrReuseAccessToken(deps, { appId: consumed.appId, userId: user.id, accessLevel: consumed.accessLevel })
+  const grant = { appId: consumed.appId, userId: user.id, accessLevel: consumed.accessLevel }
+  const accessToken = await issueOrReuseAccessToken(deps, grant, { via: 'exchange', address: input.clientAddress })
   return { accessToken, user }
 }

@@ -1,5 +1,6 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
+import { recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from './signed-request.ts'
 import { verifySignedRequest } from './verify-request.ts'
@@ -9,9 +10,16 @@ import { verifySignedRequest } from './verify-request.ts'
  * token to kill, whatever its level. From the answer on, the token gets 401 code 89 everywhere.
  */
 export async function invalidateAccessToken(deps: DomainDeps, input: SignedRequestInput): Promise<{ accessToken: string }> {
-  const { token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
+  const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
   const revoked = await deps.stores.accessTokens.revoke(token.token, deps.clock.nowMs())
   // A concurrent invalidation got there first: the token is dead either way, as the client asked.
   if (!revoked) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'already invalidated' })
+  await recordAudit(deps, {
+    event: 'access_token.invalidated',
+    appId: app.id,
+    userId: token.userId,
+    address: input.clientAddress,
+    detail: { access_level: token.accessLevel },
+  })
   return { accessToken: token.token }
 }

@@ -2,6 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
 import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
+import { callbackOrigin, recordAudit } from '../audit.ts'
 import { matchCallback } from '../callback-url.ts'
 import type { DomainDeps } from '../deps.ts'
 import { extraParam } from './signed-request.ts'
@@ -30,6 +31,12 @@ export async function issueRequestToken(deps: DomainDeps, input: SignedRequestIn
     expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,
   }
   await deps.stores.requestTokens.create(record)
+  await recordAudit(deps, {
+    event: 'request_token.issued',
+    appId: app.id,
+    address: input.clientAddress,
+    detail: { callback: callbackOrigin(callback), access_level: accessLevel },
+  })
   return record
 }
 

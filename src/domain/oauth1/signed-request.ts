@@ -27,6 +27,8 @@ export interface SignedRequestInput {
   isSecure: boolean
   /** The endpoint limit this call counts against once its caller is authenticated. */
   rateLimit?: CountedCall
+  /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
+  clientAddress?: string
 }
 
 /** A syntactically valid OAuth 1.0a request, not yet authenticated. */

@@ -2,6 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
+import { recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
@@ -21,10 +22,14 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
   // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
   await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
-  return deps.stores.bearerTokens.issueOrReuse({
-    token: newBearerTokenValue(),
+  const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+  const issued = await deps.stores.bearerTokens.issueOrReuse(candidate)
+  // Every hand-out, the repeats too: each gives the app's credential to whoever holds its secret.
+  await recordAudit(deps, {
+    event: 'bearer_token.issued',
     appId: app.id,
-    createdAtMs: deps.clock.nowMs(),
-    revokedAtMs: null,
+    address: input.clientAddress,
+    detail: { reused: issued.token !== candidate.token },
   })
+  return issued
 }

@@ -11,6 +11,7 @@ import {
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
+import { recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -99,7 +100,10 @@ export async function createApp(deps: RegistryDeps, input: AppSettings & { name:
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     }
-    if (await deps.stores.apps.create(app)) return app
+    if (await deps.stores.apps.create(app)) {
+      await recordAudit(deps, { event: 'app.created', appId: app.id, userId: owner.id, detail: { name: app.name, type: app.type } })
+      return app
+    }
   }
   throw new Error('createApp: could not find a free app id')
 }
@@ -114,8 +118,11 @@ export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Pr
 
 export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings): Promise<AppRecord> {
   const app = await findApp(deps, ref)
-  const updated = await deps.stores.apps.update(app.id, validateSettings(input), deps.clock.nowMs())
+  const patch = validateSettings(input)
+  const updated = await deps.stores.apps.update(app.id, patch, deps.clock.nowMs())
   if (!updated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  const detail = { fields: Object.keys(patch), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
+  await recordAudit(deps, { event: 'app.updated', appId: app.id, userId: app.ownerId, detail })
   return updated
 }
 
@@ -124,11 +131,14 @@ export async function rotateAppKeys(deps: RegistryDeps, ref: string): Promise<Ap
   const app = await findApp(deps, ref)
   const rotated = await deps.stores.apps.rotateKeys(app.id, newConsumerKeys(), deps.clock.nowMs())
   if (!rotated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  await recordAudit(deps, { event: 'app.keys_rotated', appId: app.id, userId: app.ownerId })
   return rotated
 }
 
 export async function deleteApp(deps: RegistryDeps, ref: string): Promise<AppRecord> {
   const app = await findApp(deps, ref)
-  await deps.stores.apps.delete(app.id)
+  if (await deps.stores.apps.delete(app.id)) {
+    await recordAudit(deps, { event: 'app.deleted', appId: app.id, userId: app.ownerId, detail: { name: app.name } })
+  }
   return app
 }

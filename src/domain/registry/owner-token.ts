@@ -18,6 +18,6 @@ export async function issueOwnerToken(
   assertThat(!app.isSuspended, E.invalidParameter, { message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)` })
   const owner = await deps.stores.users.findById(app.ownerId)
   if (!owner) throw new Error(`app ${app.id} has no owner record`)
-  const token = await issueOrReuseAccessToken(deps, { appId: app.id, userId: owner.id, accessLevel: app.accessLevel })
+  const token = await issueOrReuseAccessToken(deps, { appId: app.id, userId: owner.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
   return { app, owner, token }
 }

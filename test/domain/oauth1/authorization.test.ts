@@ -127,9 +127,9 @@ describe('authorization (the browser step, domain)', () => {
       isAlreadyGranted(t.domain, { consent, flow: 'authenticate', userId: user.id, forceLogin: false, ...overrides })
 
     assert.equal(await ask(), false, 'no grant yet')
-    await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read' })
+    await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read' }, { via: 'owner_token' })
     assert.equal(await ask(), false, 'a grant at another level does not count')
-    const live = await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read-write' })
+    const live = await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: 'read-write' }, { via: 'owner_token' })
     assert.equal(await ask(), true)
     assert.equal(await ask({ flow: 'authorize' }), false, 'authorize always asks')
     assert.equal(await ask({ forceLogin: true }), false, 'force_login always asks')

@@ -1,0 +1,38 @@
+import type { AuditDetail, AuditEventName } from '../storage/records.ts'
+import type { DomainDeps } from './deps.ts'
+
+export interface AuditEntry {
+  event: AuditEventName
+  appId?: string | null
+  userId?: string | null
+  address?: string | null | undefined
+  detail?: AuditDetail | null
+}
+
+/**
+ * Records that something happened, at the clock's now. Use cases call it after their change
+ * succeeded and before they answer: if the row cannot be written the call fails (503 code 130 for
+ * an outage), so no credential is ever handed out without its row. Never pass a token, secret,
+ * verifier, PIN, password or signature here, not even hashed.
+ */
+export async function recordAudit(deps: Pick<DomainDeps, 'stores' | 'clock'>, entry: AuditEntry): Promise<void> {
+  await deps.stores.audit.record({
+    atMs: deps.clock.nowMs(),
+    event: entry.event,
+    appId: entry.appId ?? null,
+    userId: entry.userId ?? null,
+    address: entry.address ?? null,
+    detail: entry.detail ?? null,
+  })
+}
+
+/** A callback as the audit trail keeps it: `oob`, or only its origin (its query may carry the app's state). */
+export function callbackOrigin(callback: string): string {
+  if (callback === 'oob') return callback
+  try {
+    const url = new URL(callback)
+    return `${url.protocol}//${url.host}`
+  } catch {
+    return 'unparsable'
+  }
+}
