@@ -4,6 +4,7 @@ import { describe, test } from 'node:test'
 import type {
   AccessTokenRecord,
   AppRecord,
+  AuditEventRecord,
   BearerTokenRecord,
   RequestTokenRecord,
   UserRecord,
@@ -81,6 +82,10 @@ function accessTokenRecord(appId: string, userId: string, overrides: Partial<Acc
 
 function bearerTokenRecord(appId: string, overrides: Partial<BearerTokenRecord> = {}): BearerTokenRecord {
   return { token: `AAAA${unique()}`, appId, createdAtMs: NOW, revokedAtMs: null, ...overrides }
+}
+
+function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
+  return { atMs: NOW, event: 'request_token.issued', appId: null, userId: null, address: null, detail: null, ...overrides }
 }
 
 export function storeContract(adapter: string, open: () => Promise<OpenedStores>): void {
@@ -370,6 +375,21 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         })
       })
 
+      test('of 20 concurrent authorize or deny calls exactly one wins, and the token is in that state', async () => {
+        await withApp(async (s, user, app) => {
+          const record = requestTokenRecord(app.id)
+          await s.requestTokens.create(record)
+          const calls = Array.from({ length: 20 }, (_, i) =>
+            i % 2 === 0 ? s.requestTokens.authorize(record.token, user.id, `v${i}`, NOW).then((ok) => (ok ? `authorized v${i}` : '')) : s.requestTokens.deny(record.token, NOW).then((ok) => (ok ? 'denied' : '')),
+          )
+          const winners = (await Promise.all(calls)).filter(Boolean)
+          assert.equal(winners.length, 1)
+          const status = (await s.requestTokens.findByToken(record.token))?.status
+          assert.equal(status, winners[0]!.split(' ')[0])
+          if (status === 'authorized') assert.equal((await s.requestTokens.consume(record.token, winners[0]!.split(' ')[1]!, NOW))?.token, record.token)
+        })
+      })
+
       test('of 20 concurrent consume calls exactly one gets the token', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
@@ -475,6 +495,14 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         })
       })
 
+      test('of 20 concurrent revoke calls exactly one answers true', async () => {
+        await withApp(async (s, user, app) => {
+          const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.accessTokens.revoke(token.token, NOW + i)))
+          assert.equal(results.filter(Boolean).length, 1)
+        })
+      })
+
       test('revoke of an unknown token answers false', async () => {
         await withApp(async (s) => {
           assert.equal(await s.accessTokens.revoke('unknown', NOW), false)
@@ -526,6 +554,78 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal((await s.bearerTokens.findByToken(first.token))?.revokedAtMs, NOW + 3)
           const candidate = bearerTokenRecord(app.id)
           assert.deepEqual(await s.bearerTokens.issueOrReuse(candidate), candidate)
+        })
+      })
+    })
+
+    describe('audit', () => {
+      test('a recorded event reads back unchanged, detail and all', async () => {
+        await withStores(async (s) => {
+          const event = auditEvent({
+            event: 'access_token.issued',
+            appId: '123',
+            userId: '456',
+            address: '2001:db8::1',
+            detail: { access_level: 'read', reused: false, count: 3, fields: ['name', 'website'], note: 'Émile "quoted"' },
+          })
+          await s.audit.record(event)
+          assert.deepEqual(await s.audit.list({}), [event])
+        })
+      })
+
+      test('an event without app, user, address or detail reads back with nulls', async () => {
+        await withStores(async (s) => {
+          const event = auditEvent({ event: 'master_key.rotated', atMs: 4_102_444_800_123 })
+          await s.audit.record(event)
+          const [read] = await s.audit.list({})
+          assert.deepEqual(read, event)
+          assert.strictEqual(read?.atMs, 4_102_444_800_123, 'a number, not a string or bigint')
+        })
+      })
+
+      test('lists newest first, and events of one millisecond in reverse order of recording', async () => {
+        await withStores(async (s) => {
+          for (const [atMs, address] of [[NOW, 'a'], [NOW + 2, 'b'], [NOW + 1, 'c'], [NOW + 3, 'd'], [NOW + 3, 'e']] as const) {
+            await s.audit.record(auditEvent({ atMs, address }))
+          }
+          assert.deepEqual((await s.audit.list({})).map((e) => e.address), ['e', 'd', 'b', 'c', 'a'])
+        })
+      })
+
+      test('filters by app, by user and by time, alone and together', async () => {
+        await withStores(async (s) => {
+          await s.audit.record(auditEvent({ atMs: NOW, appId: '1', userId: '10', address: 'old-1-10' }))
+          await s.audit.record(auditEvent({ atMs: NOW + HOUR, appId: '1', userId: '10', address: 'new-1-10' }))
+          await s.audit.record(auditEvent({ atMs: NOW + HOUR, appId: '1', userId: null, address: 'new-1' }))
+          await s.audit.record(auditEvent({ atMs: NOW + HOUR, appId: '2', userId: '10', address: 'new-2-10' }))
+          await s.audit.record(auditEvent({ atMs: NOW + HOUR, appId: null, userId: '20', address: 'new-20' }))
+          const addresses = async (filter: Parameters<Stores['audit']['list']>[0]) => (await s.audit.list(filter)).map((e) => e.address).sort()
+          assert.deepEqual(await addresses({ appId: '1' }), ['new-1', 'new-1-10', 'old-1-10'])
+          assert.deepEqual(await addresses({ userId: '10' }), ['new-1-10', 'new-2-10', 'old-1-10'])
+          assert.deepEqual(await addresses({ sinceMs: NOW + 1 }), ['new-1', 'new-1-10', 'new-2-10', 'new-20'])
+          assert.deepEqual(await addresses({ sinceMs: NOW + HOUR }), ['new-1', 'new-1-10', 'new-2-10', 'new-20'], 'since is inclusive')
+          assert.deepEqual(await addresses({ appId: '1', userId: '10', sinceMs: NOW + 1 }), ['new-1-10'])
+          assert.deepEqual(await addresses({ appId: '3' }), [])
+        })
+      })
+
+      test('limit keeps the newest; without one, at most 100', async () => {
+        await withStores(async (s) => {
+          for (let i = 0; i < 103; i++) await s.audit.record(auditEvent({ atMs: NOW + i }))
+          assert.deepEqual((await s.audit.list({ limit: 3 })).map((e) => e.atMs), [NOW + 102, NOW + 101, NOW + 100])
+          const all = await s.audit.list({})
+          assert.equal(all.length, 100)
+          assert.equal(all.at(-1)?.atMs, NOW + 3)
+        })
+      })
+
+      test('events outlive their app: deleting it leaves its history', async () => {
+        await withApp(async (s, user, app) => {
+          await s.audit.record(auditEvent({ appId: app.id, userId: user.id }))
+          await s.audit.record(auditEvent({ appId: 'never-existed', userId: 'nobody' }))
+          assert.equal(await s.apps.delete(app.id), true)
+          assert.equal((await s.audit.list({ appId: app.id })).length, 1)
+          assert.equal((await s.audit.list({ appId: 'never-existed' })).length, 1)
         })
       })
     })
