@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
@@ -40,7 +39,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
-      cookieSecret: config.cookieSecret ?? randomBytes(32).toString('base64url'),
+      // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
+      cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },

@@ -144,7 +144,7 @@ export const SETTINGS = {
     schema: z.string().min(32, 'must be at least 32 characters').optional(),
     default: undefined,
     description:
-      'Key that signs the consent pages\' session cookies. Give the same one to every instance; without it each process makes its own and sessions end on restart.',
+      'Key that signs the consent pages\' session cookies; by default one derived from the master keyring, so every instance that shares the keys shares sessions.',
   }),
   logLevel: setting({
     flag: '--log-level <level>',

@@ -74,6 +74,7 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     audit: guardStore(createAuditStore(db), 'database'),
     nonces,
     limiters,
+    deriveSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {
       try {
         await sql`select 1`.execute(db)

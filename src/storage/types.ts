@@ -164,6 +164,8 @@ export interface Stores {
   audit: AuditStore
   nonces: NonceStore
   limiters: LimiterFactory
+  /** A secret for `purpose` derived from the master keyring: the same on every instance that shares it. */
+  deriveSecret(purpose: string): string
   /** Resolves when the database answers. */
   ping(): Promise<void>
   close(): Promise<void>
