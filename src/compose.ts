@@ -52,7 +52,8 @@ export async function composeDomain(config: Config, clock: Clock = systemClock):
   const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
-      throw new ConfigError(`cannot open the database or Redis given by database/redis (${redact(config.database)}): ${error.message}`)
+      const where = config.redis ? `database ${redact(config.database)} or redis ${redact(config.redis)}` : `database ${redact(config.database)}`
+      throw new ConfigError(`cannot open the ${where}: ${error.message}`)
     },
   )
   return createDomainDeps(stores, domainSettings(config), clock)

@@ -55,13 +55,26 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const sweeper = sweepExpiredRequestTokens(domain, logger)
   return {
     app,
     domain,
     url: `${https ? 'https' : 'http'}://${host}:${port}`,
     async close() {
+      clearInterval(sweeper)
       await app.close()
       await domain.stores.close()
     },
   }
+}
+
+/** Request tokens expired for an hour are deleted every minute (until then the pages can still say "expired"). */
+function sweepExpiredRequestTokens(domain: DomainDeps, logger: { warn(obj: object, msg: string): void }): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    domain.stores.requestTokens.deleteExpired(domain.clock.nowMs() - 3_600_000).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete expired request tokens')
+    })
+  }, 60_000)
+  timer.unref()
+  return timer
 }

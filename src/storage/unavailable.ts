@@ -16,7 +16,8 @@ const NETWORK_CODES = new Set([
 /**
  * PostgreSQL SQLSTATEs meaning "cannot answer now", not "your query is wrong": class 08 (connection
  * exception), 53300 too many connections, 57P01–57P03 shutdown / cannot connect now, 57014 query
- * cancelled (statement_timeout), 55P03 lock not available. Nothing was written when they occur.
+ * cancelled (statement_timeout), 55P03 lock not available. Each statement is atomic: it either
+ * happened whole or not at all (a connection lost during COMMIT leaves which one unknown).
  */
 const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[1-3]|57014|55P03)$/
 

@@ -6,12 +6,13 @@ import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { cliEnv } from '../helpers/cli.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 /** Starts examples/resource-server.ts on the test server's database and waits for its URL. */
-async function startExample(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startExample(databaseUrl: string, redis: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/resource-server.ts'], {
-    env: { ...process.env, LATCHKEY_DATABASE_URL: databaseUrl, PORT: '0' },
+    env: cliEnv({ LATCHKEY_DATABASE_URL: databaseUrl, PORT: '0', ...redis }),
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let output = ''
@@ -31,12 +32,16 @@ describe('the exported verifier, in the example resource server of examples/', (
   before(async () => {
     latchkey = await startTestServer()
     app = await makeApp(latchkey.domain)
-    example = await startExample(latchkey.dbPath)
+    const redis: Record<string, string> = latchkey.redis ? { LATCHKEY_REDIS_URL: latchkey.redis.url, LATCHKEY_REDIS_KEY_PREFIX: latchkey.redis.keyPrefix } : {}
+    example = await startExample(latchkey.dbPath, redis)
   })
   after(async () => {
-    example.child.kill('SIGTERM')
-    await once(example.child, 'exit')
-    await latchkey.close()
+    if (example && example.child.exitCode === null && example.child.signalCode === null) {
+      const exited = once(example.child, 'exit')
+      example.child.kill('SIGTERM')
+      await exited
+    }
+    await latchkey?.close()
   })
 
   test('a bearer token issued by Latchkey is accepted, app-only', async () => {

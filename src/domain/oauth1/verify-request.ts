@@ -65,7 +65,9 @@ export async function verifySignedRequest<K extends TokenKind>(
   if (failure) throw new ServiceError(failure, { detail: 'signed request refused' })
 
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
-  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, skewSeconds, nowMs)
+  // A request stays timely until its timestamp + skew, which is up to 2 × skew after it was first
+  // seen (stamped skew ahead of the server); its nonce is remembered that long.
+  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, 2 * skewSeconds, nowMs)
   if (!isFresh) throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
