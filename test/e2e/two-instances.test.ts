@@ -47,6 +47,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
       ...['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', PUBLIC],
       ...['--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix],
       ...['--cookie-secret', 'two-instances-cookie-secret-0123456789', '--log-level', 'warn'],
+      ...['--rate-limits', JSON.stringify({ '/account/verify_credentials': 10 })],
     ]
     instances = await Promise.all([startServe(args), startServe(args)])
   })
@@ -120,6 +121,33 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
       assert.equal(answer.status, 401, answer.text)
       assert.equal(errorCode(answer), 89, answer.text)
     }
+  })
+
+  test('one limit counts the calls sent to both; another app never spends it; 429 code 88 exactly past it', async () => {
+    const mine = await makeApp(domain)
+    const theirs = await makeApp(domain)
+    const tokenOf = async (target: AppRecord) => {
+      const { token } = await issueOwnerToken(domain, target.id)
+      return { consumer: { key: target.consumerKey, secret: target.consumerSecret }, token: { key: token.token, secret: token.secret } }
+    }
+    const [me, them] = [await tokenOf(mine), await tokenOf(theirs)]
+    const verify = (credentials: typeof me, instance: ServeProcess) =>
+      signed('/1.1/account/verify_credentials.json', { ...credentials, method: 'GET' })(instance)
+    const remaining: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const answer = await verify(me, instances[i % 2]!)
+      assert.equal(answer.status, 200, answer.text)
+      remaining.push(Number(answer.headers.get('x-rate-limit-remaining')))
+      await verify(them, instances[(i + 1) % 2]!)
+    }
+    assert.deepEqual(remaining, [9, 8, 7, 6, 5, 4], 'each call, on either instance, spends exactly one of my calls')
+    const status = await signed('/1.1/application/rate_limit_status.json?resources=account', { ...me, method: 'GET' })(instances[1]!)
+    assert.equal(status.json.resources.account['/account/verify_credentials'].remaining, 4)
+    for (let i = 0; i < 4; i++) assert.equal((await verify(me, instances[i % 2]!)).status, 200)
+    const over = await verify(me, instances[0]!)
+    assert.equal(over.status, 429)
+    assert.equal(errorCode(over), 88)
+    assert.equal((await verify(me, instances[1]!)).status, 429, 'the other instance agrees')
   })
 
   test('fifty concurrent first /oauth2/token calls over both give one token', async () => {
