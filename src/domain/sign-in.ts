@@ -54,6 +54,8 @@ export interface SignInInput {
   password: string
   /** The client's address as the HTTP layer sees it. */
   address: string
+  /** The app whose consent page the person signs in on, for the audit trail. */
+  appId?: string
 }
 
 /** The screen name as typed, without surrounding spaces or a leading `@`. */
@@ -75,17 +77,18 @@ export async function signIn(
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
   // Failures are audited without what was typed: people type their password into the username field.
   if (!(await deps.throttle.admit(keys))) {
-    await recordAudit(deps, { event: 'sign_in.failed', address: input.address, detail: { reason: 'throttled' } })
+    await recordAudit(deps, { event: 'sign_in.failed', appId: input.appId, address: input.address, detail: { reason: 'throttled' } })
     throw new ServiceError(E.signInThrottled)
   }
 
   const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
   const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
   if (!user || !isCorrect) {
-    await recordAudit(deps, { event: 'sign_in.failed', userId: user?.id, address: input.address, detail: { reason: 'credentials' } })
+    const failure = { userId: user?.id, appId: input.appId, address: input.address, detail: { reason: 'credentials' } }
+    await recordAudit(deps, { event: 'sign_in.failed', ...failure })
     throw new ServiceError(E.signInFailed)
   }
   await deps.throttle.succeeded(keys)
-  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, address: input.address })
+  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: input.appId, address: input.address })
   return user
 }

@@ -103,7 +103,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     if (form.credentials) {
       let user: UserRecord
       try {
-        user = await signIn(deps, { ...form.credentials, address: request.ip })
+        user = await signIn(deps, { ...form.credentials, address: request.ip, appId: consent.app.id })
       } catch (error) {
         const isRefusal = error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
         if (!isRefusal) throw error

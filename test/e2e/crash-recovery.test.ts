@@ -35,6 +35,8 @@ interface Outcome {
 async function load(url: string, apps: AppRecord[], owners: Map<string, { key: string; secret: string }>, stop: () => boolean, outcome: Outcome): Promise<Outcome> {
   const worker = async (app: AppRecord) => {
     let invalidatedOwner = false
+    /** A token whose invalidation was sent: until it is answered, it may be dead or alive. */
+    let invalidating: string | undefined
     while (!stop()) {
       try {
         const issued = await send({ method: 'POST', url: `${url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })
@@ -42,11 +44,13 @@ async function load(url: string, apps: AppRecord[], owners: Map<string, { key: s
         const token = issued.json.access_token as string
         outcome.liveBearers.set(token, app)
         if (stop()) break
+        invalidating = token
         const invalidated = await send({ method: 'POST', url: `${url}/oauth2/invalidate_token`, headers: { authorization: basic(app), 'content-type': FORM }, body: `access_token=${encodeURIComponent(token)}` })
         if (invalidated.status === 200) {
           outcome.liveBearers.delete(token)
           outcome.deadBearers.set(token, app)
         }
+        invalidating = undefined
         if (!invalidatedOwner) {
           const owner = owners.get(app.id)!
           const answer = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: owner, url: `${url}/1.1/oauth/invalidate_token.json` })
@@ -56,7 +60,9 @@ async function load(url: string, apps: AppRecord[], owners: Map<string, { key: s
           }
         }
       } catch {
-        // The connection died with the server: whatever was not answered promised nothing.
+        // The connection died with the server: whatever was not answered promised nothing, and an
+        // invalidation in flight may have been done or not, so its token is neither live nor dead.
+        if (invalidating !== undefined) outcome.liveBearers.delete(invalidating)
         break
       }
     }

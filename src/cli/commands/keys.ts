@@ -50,10 +50,13 @@ export function keysCommand(): Command {
   })
   maintained('rotate', 'add a new active key and re-seal everything under it while the service runs').action(
     async (options: { json?: boolean }, command: Command) => {
-      const result = await run(command, (m) => m.rotate())
-      await withDomain(command, (deps) =>
-        recordAudit(deps, { event: 'master_key.rotated', detail: { key_id: result.newKeyId, resealed: result.resealed } }),
-      )
+      // The audit store is opened first, so that recording adds no time between the key file's
+      // change and the end of the command (retire counts from that change).
+      const result = await withDomain(command, async (deps) => {
+        const rotated = await run(command, (m) => m.rotate())
+        await recordAudit(deps, { event: 'master_key.rotated', detail: { key_id: rotated.newKeyId, resealed: rotated.resealed } })
+        return rotated
+      })
       print(!!options.json, { active_key_id: result.newKeyId, resealed: result.resealed }, () =>
         `new active key ${result.newKeyId}; re-sealed ${result.resealed} values. Retire the old key with \`latchkey keys retire <id>\` once every instance runs.`,
       )
