@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+import { composeDomain } from '../src/compose.ts'
+import { loadConfig } from '../src/config/load.ts'
+import type { SettingName } from '../src/config/settings.ts'
+import { createApp } from '../src/domain/registry/apps.ts'
+import { issueOwnerToken } from '../src/domain/registry/owner-token.ts'
+import { createUser } from '../src/domain/registry/users.ts'
+import type { DomainDeps } from '../src/domain/deps.ts'
+import type { BenchCredentials } from './shapes.ts'
+
+export interface Storage {
+  /** --database: a SQLite file or a postgres:// URL with its own search_path. */
+  database: string
+  redis?: { url: string; keyPrefix: string }
+}
+
+/** The stores and domain, opened in-process exactly as the CLI opens them (same config, same key). */
+export async function openDomain(storage: Storage, masterKey: string, settings: Partial<Record<SettingName, unknown>> = {}): Promise<DomainDeps> {
+  const config = loadConfig({
+    env: { LATCHKEY_MASTER_KEY: masterKey },
+    flags: { ...settings, database: storage.database, ...(storage.redis ? { redis: storage.redis.url, redisKeyPrefix: storage.redis.keyPrefix } : {}) },
+  })
+  return composeDomain(config)
+}
+
+/** Registers what the bench signs with, before the server starts: a user, an app, the owner's access token. */
+export async function registerBench(deps: DomainDeps): Promise<BenchCredentials> {
+  await createUser(deps, { screenName: 'bench', password: `bench-${randomBytes(8).toString('hex')}` })
+  const app = await createApp(deps, { name: 'Bench', ownerScreenName: 'bench' })
+  const { token } = await issueOwnerToken(deps, app.id)
+  return { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
+}
+
+export interface SharedBackends {
+  storage: Storage
+  /** Drops the schema and deletes every key under the prefix. */
+  remove(): Promise<void>
+}
+
+const redact = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+
+/**
+ * A fresh PostgreSQL schema and Redis key prefix for shape 6, or the one-line reason they cannot
+ * be had (a service that does not answer).
+ */
+export async function openSharedBackends(databaseUrl: string, redisUrl: string): Promise<SharedBackends | string> {
+  const name = `latchkey_bench_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.query(`create schema ${name}`)
+  } catch (error) {
+    return `PostgreSQL at ${redact(databaseUrl)} does not answer (${(error as Error).message || String(error)})`
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  redis.on('error', () => {})
+  const dropSchema = async () => {
+    const dropper = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
+    await dropper.connect()
+    await dropper.query(`drop schema if exists ${name} cascade`).finally(() => dropper.end())
+  }
+  try {
+    await redis.connect()
+    await redis.ping()
+  } catch (error) {
+    redis.disconnect()
+    await dropSchema()
+    return `Redis at ${redact(redisUrl)} does not answer (${(error as Error).message || String(error)})`
+  }
+  const keyPrefix = `${name}:`
+  const separator = databaseUrl.includes('?') ? '&' : '?'
+  return {
+    storage: { database: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${name}`)}`, redis: { url: redisUrl, keyPrefix } },
+    async remove() {
+      try {
+        let cursor = '0'
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000)
+          cursor = next
+          if (keys.length > 0) await redis.del(...keys)
+        } while (cursor !== '0')
+      } finally {
+        redis.disconnect()
+        await dropSchema()
+      }
+    },
+  }
+}

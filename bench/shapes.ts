@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto'
+import { rawRequest } from './http-client.ts'
+import { authorization, encode, fastSigner, signParams, tampered, toHeader, type SignInput } from './sign.ts'
+
+/** The credentials the bench registers, as a client holds them. */
+export interface BenchCredentials {
+  consumerKey: string
+  consumerSecret: string
+  accessToken: string
+  accessTokenSecret: string
+  /** Got from POST /oauth2/token by the pre-checks. */
+  bearerToken?: string
+}
+
+/** Where the load goes; requests are signed for https://host:port (the TLS proxy's view). */
+export interface Target {
+  host: string
+  port: number
+}
+
+export type RequestKind = 'health' | 'verify' | 'bearer' | 'token' | 'requestToken' | 'unknownKey' | 'wrongSignature'
+
+export interface Shape {
+  title: string
+  kind: RequestKind
+  /** Target: req/s at least this fraction of the ceiling's (unset: see relativeTo). */
+  minRatio?: number
+  /** Target: at least this fraction of another shape's ratio. */
+  relativeTo?: { shape: string; fraction: number }
+  /** Target: p99 at most this multiple of the ceiling's p99. */
+  maxP99Factor?: number
+}
+
+export const SHAPES = {
+  // Not a target: the floor every route pays (Fastify, the production hooks, a log line), no credentials.
+  '0': { title: 'GET /healthz (framework floor)', kind: 'health' },
+  '1': { title: 'verify_credentials, OAuth 1.0a, SQLite', kind: 'verify', minRatio: 0.4, maxP99Factor: 4 },
+  '2': { title: 'rate_limit_status, Bearer', kind: 'bearer', minRatio: 0.6, maxP99Factor: 4 },
+  '3': { title: 'oauth2/token, existing token', kind: 'token', minRatio: 0.4, maxP99Factor: 4 },
+  '4': { title: 'request_token (a write)', kind: 'requestToken', minRatio: 0.15, maxP99Factor: 8 },
+  '5': { title: '(1) with 1e6 tokens, 1e5 apps', kind: 'verify', relativeTo: { shape: '1', fraction: 0.9 } },
+  '6.1': { title: '(1) on PostgreSQL + Redis', kind: 'verify', minRatio: 0.2, maxP99Factor: 8 },
+  '6.2': { title: '(2) on PostgreSQL + Redis', kind: 'bearer', minRatio: 0.3, maxP99Factor: 8 },
+} as const satisfies Record<string, Shape>
+
+export type ShapeId = keyof typeof SHAPES
+
+const PROXY = { 'x-forwarded-proto': 'https' }
+const VERIFY_PATH = '/1.1/account/verify_credentials.json'
+const STATUS_PATH = '/1.1/application/rate_limit_status.json?resources=application'
+
+const hostOf = (target: Target) => `${target.host}:${target.port}`
+const originOf = (target: Target) => `https://${hostOf(target)}`
+
+/** GET verify_credentials with an Authorization header made from the signed parameters. */
+export function verifyRequest(target: Target, header: string): string {
+  return rawRequest('GET', VERIFY_PATH, { host: hostOf(target), ...PROXY, authorization: header })
+}
+
+/** The signing input of a user-context verify_credentials call. */
+export function verifySignInput(target: Target, creds: BenchCredentials): SignInput {
+  return {
+    method: 'GET',
+    baseUri: `${originOf(target)}${VERIFY_PATH}`,
+    consumer: { key: creds.consumerKey, secret: creds.consumerSecret },
+    token: { key: creds.accessToken, secret: creds.accessTokenSecret },
+  }
+}
+
+const prepared = new WeakMap<BenchCredentials, Map<string, () => string>>()
+
+/** The request maker of `kind` for these credentials and target, laid out on first use. */
+function maker(kind: RequestKind, target: Target, creds: BenchCredentials): () => string {
+  let byKind = prepared.get(creds)
+  if (!byKind) prepared.set(creds, (byKind = new Map()))
+  const key = `${kind} ${hostOf(target)}`
+  let make = byKind.get(key)
+  if (!make) byKind.set(key, (make = layOut(kind, target, creds)))
+  return make
+}
+
+/** Request text with the Authorization header signed afresh by each call (a constant one for Bearer and Basic). */
+function signedEachTime(method: string, path: string, target: Target, input: Omit<SignInput, 'nonce' | 'timestamp'>): () => string {
+  const [before, after] = rawRequest(method, path, { host: hostOf(target), ...PROXY, authorization: '\u0000' }).split('\u0000') as [string, string]
+  const sign = fastSigner(input)
+  return () => `${before}${sign()}${after}`
+}
+
+function layOut(kind: RequestKind, target: Target, creds: BenchCredentials): () => string {
+  const host = hostOf(target)
+  const consumer = { key: creds.consumerKey, secret: creds.consumerSecret }
+  switch (kind) {
+    case 'health': {
+      const text = rawRequest('GET', '/healthz', { host, ...PROXY })
+      return () => text
+    }
+    case 'verify':
+      return signedEachTime('GET', VERIFY_PATH, target, verifySignInput(target, creds))
+    case 'requestToken': {
+      const input = { method: 'POST', baseUri: `${originOf(target)}/oauth/request_token`, consumer, oauth: [['oauth_callback', 'oob']] as Array<[string, string]> }
+      return signedEachTime('POST', '/oauth/request_token', target, input)
+    }
+    case 'bearer': {
+      if (!creds.bearerToken) throw new Error('no bearer token (the pre-checks get one)')
+      const text = rawRequest('GET', STATUS_PATH, { host, ...PROXY, authorization: `Bearer ${creds.bearerToken}` })
+      return () => text
+    }
+    case 'token': {
+      const basic = Buffer.from(`${encode(creds.consumerKey)}:${encode(creds.consumerSecret)}`).toString('base64')
+      const headers = { host, ...PROXY, authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }
+      const text = rawRequest('POST', '/oauth2/token', headers, 'grant_type=client_credentials')
+      return () => text
+    }
+    case 'unknownKey':
+      // A consumer nobody registered (as long as real keys), with a real access token; signed the slow, plain way.
+      return () => {
+        const stranger = { ...creds, consumerKey: randomBytes(13).toString('hex').slice(0, 25) }
+        return verifyRequest(target, authorization(verifySignInput(target, stranger)))
+      }
+    case 'wrongSignature':
+      return () => verifyRequest(target, toHeader(tampered(signParams(verifySignInput(target, creds)))))
+  }
+}
+
+/** A fresh request of `kind`: a new nonce and the current timestamp for the signed ones. */
+export function buildRequest(kind: RequestKind, target: Target, creds: BenchCredentials): string {
+  return maker(kind, target, creds)()
+}
