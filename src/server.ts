@@ -50,7 +50,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   } catch (error) {
     await domain.stores.close()
     const code = (error as NodeJS.ErrnoException).code
-    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}`)
+    const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
+    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port

@@ -103,7 +103,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & obj
   process.stdout.write(
     [
       '',
-      'First start: made a demo user and a demo app (shown once; `npm run latchkey -- app show <key>` shows the app again).',
+      'First start: made a demo user and a demo app (shown once; `npm run -s latchkey -- app show <key>` shows the app again).',
       `  sign in as          ${demo.screenName} / ${demo.password}`,
       `  consumer key        ${demo.consumerKey}`,
       `  consumer secret     ${demo.consumerSecret}`,

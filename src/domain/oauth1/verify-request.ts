@@ -62,7 +62,11 @@ export async function verifySignedRequest<K extends TokenKind>(
     [!token.isValid, E.invalidOrExpiredToken],
     [!app || !isSignatureValid, E.couldNotAuthenticate],
   ])
-  if (failure) throw new ServiceError(failure, { detail: 'signed request refused' })
+  if (failure) {
+    // For the operator's log only: which checks failed (the client sees just the code).
+    const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
+    throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
+  }
 
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew, which is up to 2 × skew after it was first
