@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely'
 import type { Database } from '../sql/schema.ts'
 
 /** `sqlite:relative/path`, `sqlite:///abs/path`, `sqlite::memory:` or a plain path → a file path. */
@@ -23,5 +23,29 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+}
+
+/** Distinct SQL texts kept prepared; the stores use a few dozen. */
+const STATEMENT_CACHE_SIZE = 512
+
+/**
+ * better-sqlite3 with each statement prepared once per SQL text: Kysely's driver prepares on every
+ * query, which was a fifth of a signed request's cost (docs/performance.md). Statements are used
+ * synchronously and one at a time (Kysely holds one connection behind a mutex), so sharing them is
+ * safe; SQLite re-prepares a statement by itself after a schema change.
+ */
+function withStatementCache(db: Sqlite.Database): SqliteDatabase {
+  const statements = new Map<string, Sqlite.Statement>()
+  return {
+    close: () => db.close(),
+    prepare(sql) {
+      const cached = statements.get(sql)
+      if (cached) return cached
+      const statement = db.prepare(sql)
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
+      statements.set(sql, statement)
+      return statement
+    },
+  }
 }
