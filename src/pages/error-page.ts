@@ -1,21 +1,12 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { StorageUnavailableError } from '../storage/errors.ts'
+import { toServiceError } from '../http/error-reply.ts'
 import { sendPage } from './reply.ts'
 import { errorPage } from './views/outcome.ts'
 
 /** Codes from 1100 up are written for people; the API's own codes get a plain sentence by status. */
 const FIRST_PAGE_CODE = 1100
-
-function toServiceError(error: unknown): ServiceError {
-  if (error instanceof ServiceError) return error
-  if (error instanceof StorageUnavailableError) return new ServiceError(E.overCapacity, { cause: error })
-  const status = (error as Partial<FastifyError>).statusCode
-  if (status === 413) return new ServiceError(E.requestTooLarge, { cause: error })
-  if (typeof status === 'number' && status >= 400 && status < 500) return new ServiceError(E.badRequest, { cause: error })
-  return new ServiceError(E.internalError, { cause: error })
-}
 
 function title(status: number): string {
   if (status >= 500) return 'Something went wrong'
