@@ -62,20 +62,14 @@ try {
   let batch = inputs()
   await time('parseSignedRequest (header, parameters, base string)', (i) => parseSignedRequest(batch[i]!))
 
-  const db = openDatabase(database)
-  await time('Kysely: build + compile the apps-by-key-hash query', () =>
-    db.selectFrom('apps').selectAll().where('consumer_key_hash', '=', keyHash).compile())
-  await time('Kysely + better-sqlite3: the same query executed (prepare each time)', () =>
-    db.selectFrom('apps').selectAll().where('consumer_key_hash', '=', keyHash).executeTakeFirst())
-  await db.destroy()
-  // What a statement cache under Kysely would give (SqliteDialect only needs prepare and close).
-  const sqlite = new Sqlite(database)
-  const statements = new Map<string, Sqlite.Statement>()
-  const caching = { close: () => sqlite.close(), prepare: (text: string) => statements.get(text) ?? statements.set(text, sqlite.prepare(text)).get(text)! }
-  const cachedDb = new Kysely<Database>({ dialect: new SqliteDialect({ database: caching as unknown as Sqlite.Database }) })
-  await time('Kysely + better-sqlite3 with statements cached by SQL text', () =>
-    cachedDb.selectFrom('apps').selectAll().where('consumer_key_hash', '=', keyHash).executeTakeFirst())
-  await cachedDb.destroy()
+  const lookup = (kysely: Kysely<Database>) => kysely.selectFrom('apps').selectAll().where('consumer_key_hash', '=', keyHash)
+  const plain = new Kysely<Database>({ dialect: new SqliteDialect({ database: new Sqlite(database) }) })
+  await time('Kysely: build + compile the apps-by-key-hash query', () => lookup(plain).compile())
+  await time('Kysely over plain better-sqlite3 (its driver prepares on every query)', () => lookup(plain).executeTakeFirst())
+  await plain.destroy()
+  const opened = openDatabase(database)
+  await time('Kysely as openDatabase opens it (src/storage/sqlite/open.ts)', () => lookup(opened).executeTakeFirst())
+  await opened.destroy()
   const raw = new Sqlite(database, { readonly: true })
   const statement = raw.prepare('select * from "apps" where "consumer_key_hash" = ?')
   await time('better-sqlite3: a statement prepared once, .get()', () => statement.get(keyHash))

@@ -109,8 +109,9 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         if (--active === 0) finish()
         return
       }
+      const request = buildRequest(config.kind, config, pick())
       const started = performance.now()
-      connection.send(buildRequest(config.kind, config, pick()), (error, answer) => {
+      connection.send(request, (error, answer) => {
         const ok = !error && answer!.status >= 200 && answer!.status < 300
         if (!ok) {
           errors++

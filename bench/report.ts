@@ -26,9 +26,13 @@ export function judge(id: ShapeId, m: ShapeMeasurement, all: ReadonlyMap<ShapeId
   if (shape.relativeTo) {
     const base = all.get(shape.relativeTo.shape as ShapeId)
     parts.push(`≥${shape.relativeTo.fraction}×(${shape.relativeTo.shape})`)
+    // "Cost must not grow": judged on req/s and on CPU per request, which noise disturbs less.
+    const fraction = shape.relativeTo.fraction
     if (!base) met = undefined
-    else if (m.ratio < shape.relativeTo.fraction * base.ratio) {
-      misses.push(`ratio ${m.ratio.toFixed(3)} < ${shape.relativeTo.fraction} × ${base.ratio.toFixed(3)} (is ${(m.ratio / base.ratio).toFixed(2)}×)`)
+    else {
+      if (m.ratio < fraction * base.ratio) misses.push(`ratio ${m.ratio.toFixed(3)} < ${fraction} × ${base.ratio.toFixed(3)} (is ${(m.ratio / base.ratio).toFixed(2)}×)`)
+      const cost = base.serverCpuUsPerRequest / m.serverCpuUsPerRequest
+      if (cost < fraction) misses.push(`CPU per request ${m.serverCpuUsPerRequest.toFixed(0)} µs vs ${base.serverCpuUsPerRequest.toFixed(0)} µs for (${shape.relativeTo.shape}) (is ${cost.toFixed(2)}×)`)
     }
   }
   if (shape.maxP99Factor !== undefined) {
