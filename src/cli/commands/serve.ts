@@ -30,12 +30,14 @@ export function serveCommand(): Command {
     if (isClusterWorker()) return serveWorker(config)
     if (config.workers > 1) return servePrimary(config)
     const server = await startServer(config)
+    // Before the banner: whoever reads it may signal at once, and until a handler exists the
+    // kernel's default for SIGTERM kills the process outright.
+    stopOnSignal(() => server.close())
     if (config.dev) {
       const demo = await seedDemo(server.domain, server.url)
       if (demo) printDemo(server.url, demo)
     }
     process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
-    stopOnSignal(() => server.close())
   })
   return serve
 }
