@@ -5,9 +5,10 @@ import { after, before, describe, test } from 'node:test'
 import type { Browser, Page, Response } from 'playwright-core'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { CALLBACK_PAGE_TEXT, exchangeAndVerify, getRequestToken, startCallbackSite, type AccessToken, type CallbackSite } from './oauth.ts'
+import { type TestServer } from '../../helpers/test-app.ts'
+import { assertAccessible, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { CALLBACK_PAGE_TEXT, exchangeAndVerify, getRequestToken, type AccessToken, type CallbackSite } from './oauth.ts'
+import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
 
 describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skipReason }, () => {
   let server: TestServer
@@ -15,16 +16,9 @@ describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skip
   let browser: Browser
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-    site = await startCallbackSite()
+    ;({ browser, server, site } = await startBrowserEnvironment())
   })
-  after(async () => {
-    await browser?.close()
-    await site?.close()
-    await server?.close()
-  })
+  after(() => closeBrowserEnvironment({ browser, server, site }))
 
   const authenticateUrl = (token: string) => `${server.url}/oauth/authenticate?oauth_token=${encodeURIComponent(token)}`
 

@@ -8,9 +8,10 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { getRequestToken, startCallbackSite, type CallbackSite } from './oauth.ts'
+import { type TestServer } from '../../helpers/test-app.ts'
+import { assertAccessible, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { getRequestToken, type CallbackSite } from './oauth.ts'
+import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots')
 const isUpdating = process.env.LATCHKEY_UPDATE_SCREENSHOTS === '1'
@@ -30,16 +31,9 @@ describe('the README screenshots', { skip: skipReason }, () => {
   let browser: Browser
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-    site = await startCallbackSite()
+    ;({ browser, server, site } = await startBrowserEnvironment())
   })
-  after(async () => {
-    await browser?.close()
-    await site?.close()
-    await server?.close()
-  })
+  after(() => closeBrowserEnvironment({ browser, server, site }))
 
   test(`the consent page signed out and signed in, and the PIN page${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
     const owner = await makeUser(server.domain, { screenName: 'ada', name: 'Ada Lovelace' })

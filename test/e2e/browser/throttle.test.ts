@@ -5,9 +5,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { getRequestToken, startCallbackSite, type CallbackSite } from './oauth.ts'
+import { type TestServer } from '../../helpers/test-app.ts'
+import { assertAccessible, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { getRequestToken, type CallbackSite } from './oauth.ts'
+import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
 
 describe('the sign-in throttle in Chromium', { skip: skipReason }, () => {
   let server: TestServer
@@ -15,16 +16,9 @@ describe('the sign-in throttle in Chromium', { skip: skipReason }, () => {
   let browser: Browser
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-    site = await startCallbackSite()
+    ;({ browser, server, site } = await startBrowserEnvironment())
   })
-  after(async () => {
-    await browser?.close()
-    await site?.close()
-    await server?.close()
-  })
+  after(() => closeBrowserEnvironment({ browser, server, site }))
 
   test('5 wrong passwords for one account, then the sixth attempt shows the 429 page and the app gets nothing', async () => {
     const { user, password } = await makeUser(server.domain)
