@@ -18,17 +18,31 @@ export interface Sealer {
 }
 
 const PREFIX = 'v1.'
-const CACHE_SIZE = 10_000
+
+/**
+ * Entries of each cache. A signed request opens four values (consumer key and secret, token and
+ * secret) and hashes two; 100,000 keeps 25,000 active credentials' worth, a few tens of MB.
+ */
+export const SEALER_CACHE_SIZE = 100_000
+
+/** Presented values longer than any credential we issue are hashed but not kept: strangers choose them. */
+const MAX_INDEXED_LENGTH = 256
 
 export class SealError extends Error {
   override name = 'SealError'
 }
 
 /** `keyring` is asked on every use, so a rotated key file is seen at once. */
-export function createSealer(keyring: (force?: boolean) => Keyring): Sealer {
+export function createSealer(keyring: (force?: boolean) => Keyring, options: { cacheSize?: number } = {}): Sealer {
+  const cacheSize = options.cacheSize ?? SEALER_CACHE_SIZE
   // Opening is the hot path of every signed request; a sealed value never changes what it opens to,
   // so the cache is keyed by the sealed text itself and is never stale.
-  const opened = new Map<string, string>()
+  const opened = new LruCache(cacheSize)
+  // Hashes of presented values (consumer keys, tokens), valid or not: a hit says only that the same
+  // text was presented lately, never whether it exists, so timing still tells a stranger nothing.
+  // Keyed under the index key in use; a different key (a replaced key file) starts afresh.
+  const indexed = new LruCache(cacheSize)
+  let indexedUnder: Buffer | undefined
   return {
     seal(plain) {
       const ring = keyring()
@@ -53,17 +67,54 @@ export function createSealer(keyring: (force?: boolean) => Keyring): Sealer {
       } catch (cause) {
         throw new SealError(`a value sealed under key ${keyId} failed its integrity check`, { cause })
       }
-      if (opened.size >= CACHE_SIZE) opened.delete(opened.keys().next().value as string)
       opened.set(sealed, plain)
       return plain
     },
     index(plain) {
-      return createHmac('sha256', keyring().indexKey).update(plain, 'utf8').digest('base64url')
+      const indexKey = keyring().indexKey
+      if (indexKey !== indexedUnder) {
+        if (!indexedUnder?.equals(indexKey)) indexed.clear()
+        indexedUnder = indexKey
+      }
+      const hit = indexed.get(plain)
+      if (hit !== undefined) return hit
+      const hash = createHmac('sha256', indexKey).update(plain, 'utf8').digest('base64url')
+      if (plain.length <= MAX_INDEXED_LENGTH) indexed.set(plain, hash)
+      return hash
     },
     isCurrent(sealed) {
       return sealed.startsWith(`${PREFIX}${keyring().activeKeyId}.`)
     },
     activeKeyId: () => keyring().activeKeyId,
+  }
+}
+
+/**
+ * Least recently used first out, on a Map's insertion order: a hit moves its entry to the back, so
+ * a busy population stays cached while a stranger's one-off values pass through.
+ */
+class LruCache {
+  private readonly entries = new Map<string, string>()
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): string | undefined {
+    const value = this.entries.get(key)
+    if (value !== undefined) {
+      this.entries.delete(key)
+      this.entries.set(key, value)
+    }
+    return value
+  }
+
+  set(key: string, value: string): void {
+    if (this.capacity <= 0) return
+    this.entries.delete(key)
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string)
+    this.entries.set(key, value)
+  }
+
+  clear(): void {
+    this.entries.clear()
   }
 }
 

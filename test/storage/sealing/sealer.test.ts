@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { newKeyring, withNewActiveKey, type Keyring } from '../../../src/storage/sealing/keyring.ts'
+import { createSealer, SealError } from '../../../src/storage/sealing/sealer.ts'
+
+/** A keyring source that counts how often the sealer asks for it. */
+function countingKeyring(initial: Keyring) {
+  const source = { ring: initial, asked: 0 }
+  const keyring = () => {
+    source.asked++
+    return source.ring
+  }
+  return { source, keyring }
+}
+
+describe('sealer', () => {
+  it('opens what it sealed, under a fresh IV each time', () => {
+    const sealer = createSealer(() => newKeyring())
+    const ring = newKeyring()
+    const fixed = createSealer(() => ring)
+    const a = fixed.seal('consumer secret')
+    const b = fixed.seal('consumer secret')
+    assert.notEqual(a, b)
+    assert.equal(fixed.open(a), 'consumer secret')
+    assert.equal(fixed.open(b), 'consumer secret')
+    assert.throws(() => sealer.open(a), SealError)
+  })
+
+  it('refuses a tampered value', () => {
+    const ring = newKeyring()
+    const sealer = createSealer(() => ring, { cacheSize: 0 })
+    const sealed = sealer.seal('token secret')
+    const last = sealed.at(-1) === 'A' ? 'B' : 'A'
+    assert.throws(() => sealer.open(sealed.slice(0, -1) + last), SealError)
+  })
+
+  it('opens values sealed under an older key after a rotation', () => {
+    const { source, keyring } = countingKeyring(newKeyring())
+    const sealer = createSealer(keyring)
+    const old = sealer.seal('v')
+    source.ring = withNewActiveKey(source.ring)
+    assert.equal(sealer.isCurrent(old), false)
+    assert.equal(sealer.isCurrent(sealer.seal('v')), true)
+    assert.equal(createSealer(() => source.ring).open(old), 'v')
+  })
+
+  it('index: the same value always gives the same hash, another value another', () => {
+    const ring = newKeyring()
+    const sealer = createSealer(() => ring)
+    const uncached = createSealer(() => ring, { cacheSize: 0 })
+    assert.equal(sealer.index('key-1'), sealer.index('key-1'))
+    assert.equal(sealer.index('key-1'), uncached.index('key-1'))
+    assert.notEqual(sealer.index('key-1'), sealer.index('key-2'))
+    const long = 'x'.repeat(10_000)
+    assert.equal(sealer.index(long), uncached.index(long))
+  })
+
+  it('index: a different index key gives different hashes, even for values hashed before', () => {
+    const { source, keyring } = countingKeyring(newKeyring())
+    const sealer = createSealer(keyring)
+    const before = sealer.index('consumer-key')
+    source.ring = newKeyring()
+    const after = sealer.index('consumer-key')
+    assert.notEqual(after, before)
+    assert.equal(after, createSealer(() => source.ring, { cacheSize: 0 }).index('consumer-key'))
+  })
+
+  it('keeps the most recently used values opened and forgets the least recently used', () => {
+    const ring = newKeyring()
+    const { source, keyring } = countingKeyring(ring)
+    const sealer = createSealer(keyring, { cacheSize: 2 })
+    const [a, b, c] = ['a', 'b', 'c'].map((v) => createSealer(() => ring).seal(v)) as [string, string, string]
+    sealer.open(a)
+    sealer.open(b)
+    sealer.open(a) // a is now the most recently used
+    sealer.open(c) // evicts b
+    const asked = source.asked
+    assert.equal(sealer.open(a), 'a')
+    assert.equal(sealer.open(c), 'c')
+    assert.equal(source.asked, asked, 'a and c came from the cache')
+    assert.equal(sealer.open(b), 'b')
+    assert.ok(source.asked > asked, 'b was opened again with the key')
+  })
+})
