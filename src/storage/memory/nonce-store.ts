@@ -20,7 +20,8 @@ export function createMemoryNonceStore(options: { capacity?: number } = {}): Non
   return {
     async remember(consumerKey, nonce, windowSeconds, nowMs) {
       sweep(nowMs)
-      const key = `${consumerKey}\n${nonce}`
+      // The length makes the split unambiguous whatever characters the two hold.
+      const key = `${consumerKey.length}:${consumerKey}:${nonce}`
       const existing = expiries.get(key)
       if (existing !== undefined && existing > nowMs) return false
       if (expiries.size >= capacity) throw new StorageUnavailableError('nonce store is full')
