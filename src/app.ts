@@ -12,7 +12,7 @@ import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
-import { requestPath } from './http/request-url.ts'
+import { connectionOf, requestPath } from './http/request-url.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
 export interface HttpSettings {
@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Clients correct their clock from the Date header (Node sets it); nothing here is cacheable.
     reply.header('cache-control', 'no-store')
     if ((request.raw.url ?? '').length > BOUNDS.urlLength) throw new ServiceError(E.urlTooLong)
-    if (!deps.http.dev && request.protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
+    if (!deps.http.dev && connectionOf(request).protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }
   })

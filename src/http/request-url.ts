@@ -13,7 +13,30 @@ export interface PublicOrigin {
  */
 export function publicOrigin(request: FastifyRequest, publicUrl: URL | undefined): PublicOrigin {
   if (publicUrl) return { scheme: publicUrl.protocol.slice(0, -1), host: publicUrl.host }
-  return { scheme: request.protocol, host: request.host }
+  return { scheme: connectionOf(request).protocol, host: request.host }
+}
+
+export interface Connection {
+  /** The client's address (behind a trusted proxy, from X-Forwarded-For). */
+  ip: string
+  /** `https` or `http` as the client used it (behind a trusted proxy, from X-Forwarded-Proto). */
+  protocol: string
+}
+
+const connections = new WeakMap<FastifyRequest, Connection>()
+
+/**
+ * `request.ip` and `request.protocol`, read once per request: behind a trusted proxy each read of
+ * Fastify's getters runs the proxy-address check again, and a signed request needs them in several
+ * places (the HTTPS rule, the address limits, the base string, the audit trail).
+ */
+export function connectionOf(request: FastifyRequest): Connection {
+  let connection = connections.get(request)
+  if (!connection) {
+    connection = { ip: request.ip, protocol: request.protocol }
+    connections.set(request, connection)
+  }
+  return connection
 }
 
 /** The path of the request as sent on the wire, without its query. */

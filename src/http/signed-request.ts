@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { countedCall } from './plugins/rate-limit.ts'
 import type { SignedRequestInput } from '../domain/oauth1/signed-request.ts'
-import { publicOrigin, rawQuery, requestPath } from './request-url.ts'
+import { connectionOf, publicOrigin, rawQuery, requestPath } from './request-url.ts'
 
 /** The framework-free view of a Fastify request that the OAuth 1.0a verifier reads. */
 export function signedRequestInput(request: FastifyRequest, reply: FastifyReply, publicUrl: URL | undefined): SignedRequestInput {
   const origin = publicOrigin(request, publicUrl)
+  const connection = connectionOf(request)
   return {
     method: request.method,
     scheme: origin.scheme,
@@ -15,8 +16,8 @@ export function signedRequestInput(request: FastifyRequest, reply: FastifyReply,
     authorization: request.headers.authorization,
     contentType: request.headers['content-type'],
     body: Buffer.isBuffer(request.body) ? request.body : undefined,
-    isSecure: request.protocol === 'https',
+    isSecure: connection.protocol === 'https',
     rateLimit: countedCall(request, reply),
-    clientAddress: request.ip,
+    clientAddress: connection.ip,
   }
 }

@@ -4,6 +4,7 @@ import { limitSubject, type CountedCall } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { LimitState } from '../../storage/types.ts'
+import { connectionOf } from '../request-url.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,7 +40,7 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
     const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
     if (!limiter) return
-    const key = limitSubject.address(request.ip)
+    const key = limitSubject.address(connectionOf(request).ip)
     const state = rateLimitByAddress ? await limiter.hit(key) : await limiter.peek(key)
     if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
     if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
@@ -48,7 +49,7 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
     const { rateLimit: resource } = request.routeOptions.config
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
     if (!limiter || reply.hasHeader('x-rate-limit-limit') || !AUTH_FAILURE_STATUSES.has(reply.statusCode)) return payload
-    setLimitHeaders(reply, await limiter.hit(limitSubject.address(request.ip)))
+    setLimitHeaders(reply, await limiter.hit(limitSubject.address(connectionOf(request).ip)))
     return payload
   })
 }

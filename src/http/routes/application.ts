@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { identifyCaller } from '../../domain/identify-caller.ts'
 import { rateLimitStatus } from '../../domain/rate-limit-status.ts'
+import { connectionOf } from '../request-url.ts'
 import { signedRequestInput } from '../signed-request.ts'
 
 export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
@@ -13,7 +14,7 @@ export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) 
       const families = typeof request.query.resources === 'string' ? request.query.resources.split(',').map((s) => s.trim()) : undefined
       return reply.type('application/json; charset=utf-8').send({
         rate_limit_context: context,
-        resources: await rateLimitStatus(deps, caller, request.ip, families),
+        resources: await rateLimitStatus(deps, caller, connectionOf(request).ip, families),
       })
     })
   }
