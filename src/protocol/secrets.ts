@@ -40,14 +40,28 @@ export function randomBase64Url(bytes: number): string {
 }
 
 /**
- * Constant-time string comparison for signatures, verifiers and secrets (RFC 5849 §3.2 checks;
+ * Constant-time comparison of secrets whose length must not leak either: verifiers, client secrets,
+ * CSRF tokens, PLAINTEXT signatures (which are the secrets themselves; RFC 5849 §3.4.4, §4.2;
  * checklist C46/C48). Both sides are hashed with SHA-256 first, so a length difference doesn't leak.
+ * For a value of public length, such as an HMAC signature, `equalOfPublicLength` is cheaper.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   // UTF-16 code units, not UTF-8: UTF-8 would turn every lone surrogate into U+FFFD and equate them.
   const digestA = createHash('sha256').update(a, 'utf16le').digest()
   const digestB = createHash('sha256').update(b, 'utf16le').digest()
   return timingSafeEqual(digestA, digestB)
+}
+
+/**
+ * Comparison in time independent of where the strings differ, for an expected value whose length is
+ * public: an HMAC-SHA1 or HMAC-SHA256 signature in base64 is always 28 or 44 characters (RFC 5849
+ * §3.4.2, §4.6), so a received value of another length is refused at once and reveals nothing.
+ * Never use it where the length is a secret's: that is `constantTimeEqual`.
+ */
+export function equalOfPublicLength(expected: string, received: string): boolean {
+  if (expected.length !== received.length) return false
+  // UTF-16 code units, as in constantTimeEqual: equal lengths give buffers of equal size.
+  return timingSafeEqual(Buffer.from(expected, 'utf16le'), Buffer.from(received, 'utf16le'))
 }
 
 /**

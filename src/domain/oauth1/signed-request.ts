@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { E } from '../../errors/catalogue.ts'
-import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { ServiceError } from '../../errors/service-error.ts'
 import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../protocol/oauth1/form.ts'
 import { collectParameters } from '../../protocol/oauth1/parameters.ts'
@@ -49,10 +49,10 @@ export interface ParsedOAuthRequest {
   bodyHashMatches: boolean | undefined
 }
 
-const REQUIRED = ['oauth_consumer_key', 'oauth_signature', 'oauth_signature_method', 'oauth_timestamp', 'oauth_nonce']
 /** More parameters than any real request carries; the body and header limits bound their length. */
 const MAX_PARAMETERS = 256
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/
+const DIGITS = /^\d{1,15}$/
 const VERSIONS = new Set(['1.0', '1.0a', '1.0A'])
 
 export function isFormEncoded(contentType: string | undefined): boolean {
@@ -81,35 +81,44 @@ export function parseSignedRequest(input: SignedRequestInput, required: readonly
     query: parseFormEncoded(input.query),
     body: isForm ? parseFormEncoded(bodyText(input.body)) : [],
   })
-  assertThat(signed.length <= MAX_PARAMETERS, E.badAuthenticationData, { detail: 'too many parameters' })
-  for (const name of [...REQUIRED, ...required]) {
-    const value = protocol.get(name)
-    if (value === undefined || value === '') {
-      throw name === 'oauth_callback'
-        ? new ServiceError(E.badAuthenticationData, { message: 'Missing required parameter: oauth_callback' })
-        : missing(name)
-    }
-  }
+  if (signed.length > MAX_PARAMETERS) throw new ServiceError(E.badAuthenticationData, { detail: 'too many parameters' })
+  // The mandatory parameters, checked in this order (REQUIRED, then the endpoint's own).
+  const consumerKey = requirePresent(protocol, 'oauth_consumer_key')
+  const signature = requirePresent(protocol, 'oauth_signature')
+  const signatureMethod = requirePresent(protocol, 'oauth_signature_method')
+  const timestamp = requirePresent(protocol, 'oauth_timestamp')
+  const nonce = requirePresent(protocol, 'oauth_nonce')
+  for (const name of required) requirePresent(protocol, name)
   const version = protocol.get('oauth_version')
-  assertThat(version === undefined || VERSIONS.has(version), E.badAuthenticationData, { detail: 'bad oauth_version' })
-  const nonce = protocol.get('oauth_nonce') as string
-  assertThat(PRINTABLE_ASCII.test(nonce), E.badAuthenticationData, { detail: 'oauth_nonce must be printable ASCII' })
-  const timestamp = protocol.get('oauth_timestamp') as string
-  assertThat(/^\d{1,15}$/.test(timestamp), E.badAuthenticationData, { detail: 'oauth_timestamp must be digits' })
+  if (version !== undefined && !VERSIONS.has(version)) throw new ServiceError(E.badAuthenticationData, { detail: 'bad oauth_version' })
+  if (!PRINTABLE_ASCII.test(nonce)) throw new ServiceError(E.badAuthenticationData, { detail: 'oauth_nonce must be printable ASCII' })
+  if (!DIGITS.test(timestamp)) throw new ServiceError(E.badAuthenticationData, { detail: 'oauth_timestamp must be digits' })
   const bodyHash = protocol.get('oauth_body_hash')
-  const signatureMethod = protocol.get('oauth_signature_method') as string
+  const extra: Array<[string, string]> = []
+  for (const pair of signed) if (!pair[0].startsWith('oauth_')) extra.push(pair)
   return {
-    consumerKey: protocol.get('oauth_consumer_key') as string,
+    consumerKey,
     token: protocol.get('oauth_token') || undefined,
-    signature: protocol.get('oauth_signature') as string,
+    signature,
     signatureMethod,
     timestampSeconds: timestamp.length === 10 ? Number(timestamp) : undefined,
     nonce,
     protocol,
-    extra: signed.filter(([name]) => !name.startsWith('oauth_')),
+    extra,
     baseString: buildBaseString(input.method, baseStringUri(input), signed),
     bodyHashMatches: bodyHash === undefined || isForm ? undefined : bodyHash === hashBody(input.body, signatureMethod),
   }
+}
+
+/** The value of a parameter that must be present and not empty. */
+function requirePresent(protocol: Map<string, string>, name: string): string {
+  const value = protocol.get(name)
+  if (value === undefined || value === '') {
+    throw name === 'oauth_callback'
+      ? new ServiceError(E.badAuthenticationData, { message: 'Missing required parameter: oauth_callback' })
+      : missing(name)
+  }
+  return value
 }
 
 /** The oauth_body_hash extension: base64 of the body's SHA-1 (SHA-256 for HMAC-SHA256). */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { constantTimeEqual } from '../secrets.ts'
+import { constantTimeEqual, equalOfPublicLength } from '../secrets.ts'
 import { percentEncode } from './percent-encode.ts'
 
 export type SignatureMethod = 'HMAC-SHA1' | 'HMAC-SHA256' | 'PLAINTEXT'
@@ -18,6 +18,8 @@ function badHost(host: string): never {
 
 const REG_NAME = /^[a-z0-9\-._~!$&'()*+,;=%]+$/ // RFC 3986 §3.2.2 reg-name (and IPv4)
 const IP_LITERAL = /^\[[0-9a-f:.]+\]$/ // RFC 3986 §3.2.2 IPv6 in brackets
+const PORT = /^[0-9]{1,5}$/
+const QUERY_OR_FRAGMENT = /[?#]/
 
 /**
  * RFC 5849 §3.4.1.2 base string URI: scheme and host lower-cased, port kept unless the default
@@ -34,15 +36,48 @@ export function baseStringUri(input: { scheme: string; host: string; path: strin
   if (!REG_NAME.test(hostname) && !IP_LITERAL.test(hostname)) badHost(input.host)
   let authority = hostname
   if (portText !== '') {
-    if (!/^[0-9]{1,5}$/.test(portText)) badHost(input.host)
+    if (!PORT.test(portText)) badHost(input.host)
     const port = Number(portText)
     if (port < 1 || port > 65535) badHost(input.host)
     const isDefault = (scheme === 'http' && port === 80) || (scheme === 'https' && port === 443)
     if (!isDefault) authority = `${hostname}:${port}`
   }
-  const cut = input.path.search(/[?#]/)
+  const cut = input.path.search(QUERY_OR_FRAGMENT)
   const path = cut === -1 ? input.path : input.path.slice(0, cut)
   return `${scheme}://${authority}${path === '' ? '/' : path}`
+}
+
+/** Byte order of encoded pairs, by name then value: encoded strings are ASCII, so UTF-16 code-unit order is byte order (not localeCompare). */
+function byEncodedPair(a: [string, string], b: [string, string]): number {
+  const an = a[0]
+  const bn = b[0]
+  if (an !== bn) return an < bn ? -1 : 1
+  const av = a[1]
+  const bv = b[1]
+  return av < bv ? -1 : av > bv ? 1 : 0
+}
+
+/** Up to this many pairs, an insertion sort: a request's few parameters come nearly sorted. */
+const INSERTION_SORT_LIMIT = 16
+
+/** The pairs encoded (RFC 5849 §3.6) and sorted by encoded name, then encoded value, in byte order (§3.4.1.3.2). */
+function encodeAndSort(pairs: Array<[string, string]>): Array<[string, string]> {
+  const n = pairs.length
+  const encoded = new Array<[string, string]>(n)
+  for (let i = 0; i < n; i++) {
+    const pair = pairs[i]!
+    encoded[i] = [percentEncode(pair[0]), percentEncode(pair[1])]
+  }
+  if (n > INSERTION_SORT_LIMIT) return encoded.sort(byEncodedPair)
+  // Array.prototype.sort calls back into JavaScript for every comparison; for the handful of
+  // parameters a request carries, in the order clients usually send them, this is cheaper.
+  for (let i = 1; i < n; i++) {
+    const pair = encoded[i]!
+    let j = i - 1
+    for (; j >= 0 && byEncodedPair(encoded[j]!, pair) > 0; j--) encoded[j + 1] = encoded[j]!
+    encoded[j + 1] = pair
+  }
+  return encoded
 }
 
 /**
@@ -50,15 +85,35 @@ export function baseStringUri(input: { scheme: string; host: string; path: strin
  * name then encoded value in byte order, join as `name=value` with `&`.
  */
 export function normalizeParameters(pairs: Array<[string, string]>): string {
-  const encoded = pairs.map(([name, value]): [string, string] => [percentEncode(name), percentEncode(value)])
-  // Encoded strings are ASCII, so UTF-16 code-unit order is byte order (not localeCompare).
-  encoded.sort(([an, av], [bn, bv]) => (an < bn ? -1 : an > bn ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-  return encoded.map(([name, value]) => `${name}=${value}`).join('&')
+  const sorted = encodeAndSort(pairs)
+  let normalized = ''
+  for (let i = 0; i < sorted.length; i++) normalized += `${i === 0 ? '' : '&'}${sorted[i]![0]}=${sorted[i]![1]}`
+  return normalized
 }
 
-/** RFC 5849 §3.4.1.1 signature base string: `METHOD&enc(base string URI)&enc(normalized parameters)`. */
+/**
+ * An encoded name or value (RFC 5849 §3.6) encoded once more, as it appears in the base string:
+ * it holds only unreserved characters and `%XX` escapes, so encoding it again changes only each
+ * `%` into `%25`.
+ */
+function encodeAgain(encoded: string): string {
+  return encoded.includes('%') ? encoded.replaceAll('%', '%25') : encoded
+}
+
+/**
+ * RFC 5849 §3.4.1.1 signature base string: `METHOD&enc(base string URI)&enc(normalized parameters)`.
+ * The normalized parameters are not built and then encoded whole: each encoded name and value is
+ * encoded again on its own and joined with `enc("=")` = `%3D` and `enc("&")` = `%26`, which gives
+ * the same text because §3.6 encodes character by character.
+ */
 export function buildBaseString(method: string, baseUri: string, pairs: Array<[string, string]>): string {
-  return `${method.toUpperCase()}&${percentEncode(baseUri)}&${percentEncode(normalizeParameters(pairs))}`
+  const sorted = encodeAndSort(pairs)
+  let base = `${method.toUpperCase()}&${percentEncode(baseUri)}&`
+  for (let i = 0; i < sorted.length; i++) {
+    const [name, value] = sorted[i]!
+    base += `${i === 0 ? '' : '%26'}${encodeAgain(name)}%3D${encodeAgain(value)}`
+  }
+  return base
 }
 
 /** RFC 5849 §3.4.2 key: `enc(consumer secret)&enc(token secret)`; an absent token secret is `''`. */
@@ -90,7 +145,10 @@ export function sign(
 
 /**
  * RFC 5849 §3.2: recomputes the signature and compares it with the received (decoded)
- * `oauth_signature` in constant time. Any received string, garbage or non-ASCII, is just false.
+ * `oauth_signature` without a timing signal (§4.6). An HMAC signature's length is fixed by its
+ * method and so public: a length check, then timingSafeEqual. A PLAINTEXT signature is the signing
+ * key (§3.4.4), whose length is the secrets', so it goes through constantTimeEqual, which hides it.
+ * Any received string, garbage or non-ASCII, is just false.
  */
 export function verifySignature(
   method: SignatureMethod,
@@ -100,5 +158,6 @@ export function verifySignature(
   received: string,
 ): boolean {
   if (!isSignatureMethod(method)) return false
-  return constantTimeEqual(sign(method, baseString, consumerSecret, tokenSecret), received)
+  const expected = sign(method, baseString, consumerSecret, tokenSecret)
+  return method === 'PLAINTEXT' ? constantTimeEqual(expected, received) : equalOfPublicLength(expected, received)
 }

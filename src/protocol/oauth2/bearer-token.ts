@@ -4,8 +4,28 @@
  */
 export function parseBearerHeader(header: string | undefined): string | undefined {
   if (header === undefined) return undefined
-  const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
+  // One regular expression with disjoint classes (no backtracking): measured faster than the same
+  // scan over char codes in JavaScript.
+  const match = BEARER.exec(header)
   return match ? match[1] : undefined
+}
+
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i
+/** A raw character that canonicalBearerToken writes as an escape. */
+const ESCAPED_IN_TOKENS = /[+/=]/
+
+/**
+ * Whether `value` is already canonical: no raw `+`, `/` or `=`, and every `%` starts exactly `%2B`,
+ * `%2F` or `%3D` (upper case), which is how newBearerTokenValue writes every token it issues.
+ */
+function isCanonical(value: string): boolean {
+  if (ESCAPED_IN_TOKENS.test(value)) return false
+  for (let i = value.indexOf('%'); i !== -1; i = value.indexOf('%', i + 3)) {
+    const high = value.charCodeAt(i + 1)
+    const low = value.charCodeAt(i + 2)
+    if (!((high === 0x32 && (low === 0x42 || low === 0x46)) || (high === 0x33 && low === 0x44))) return false
+  }
+  return true
 }
 
 /**
@@ -15,6 +35,8 @@ export function parseBearerHeader(header: string | undefined): string | undefine
  * as escapes gives one canonical form, since issued tokens escape exactly those three.
  */
 export function canonicalBearerToken(value: string): string {
+  // A token as issued decodes to its three characters and is written back the same: one scan.
+  if (isCanonical(value)) return value
   let decoded = value
   for (let round = 0; round < 3 && /%[0-9A-Fa-f]{2}/.test(decoded); round++) {
     try {
