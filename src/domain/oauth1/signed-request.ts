@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { E } from '../../errors/catalogue.ts'
-import { ServiceError } from '../../errors/service-error.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../protocol/oauth1/form.ts'
 import { collectParameters } from '../../protocol/oauth1/parameters.ts'
@@ -81,8 +81,8 @@ export function parseSignedRequest(input: SignedRequestInput, required: readonly
     query: parseFormEncoded(input.query),
     body: isForm ? parseFormEncoded(bodyText(input.body)) : [],
   })
-  if (signed.length > MAX_PARAMETERS) throw new ServiceError(E.badAuthenticationData, { detail: 'too many parameters' })
-  // The mandatory parameters, checked in this order (REQUIRED, then the endpoint's own).
+  assertThat(signed.length <= MAX_PARAMETERS, E.badAuthenticationData, { detail: 'too many parameters' })
+  // The mandatory parameters, in this order, then the endpoint's own; each read once.
   const consumerKey = requirePresent(protocol, 'oauth_consumer_key')
   const signature = requirePresent(protocol, 'oauth_signature')
   const signatureMethod = requirePresent(protocol, 'oauth_signature_method')
@@ -90,9 +90,9 @@ export function parseSignedRequest(input: SignedRequestInput, required: readonly
   const nonce = requirePresent(protocol, 'oauth_nonce')
   for (const name of required) requirePresent(protocol, name)
   const version = protocol.get('oauth_version')
-  if (version !== undefined && !VERSIONS.has(version)) throw new ServiceError(E.badAuthenticationData, { detail: 'bad oauth_version' })
-  if (!PRINTABLE_ASCII.test(nonce)) throw new ServiceError(E.badAuthenticationData, { detail: 'oauth_nonce must be printable ASCII' })
-  if (!DIGITS.test(timestamp)) throw new ServiceError(E.badAuthenticationData, { detail: 'oauth_timestamp must be digits' })
+  assertThat(version === undefined || VERSIONS.has(version), E.badAuthenticationData, { detail: 'bad oauth_version' })
+  assertThat(PRINTABLE_ASCII.test(nonce), E.badAuthenticationData, { detail: 'oauth_nonce must be printable ASCII' })
+  assertThat(DIGITS.test(timestamp), E.badAuthenticationData, { detail: 'oauth_timestamp must be digits' })
   const bodyHash = protocol.get('oauth_body_hash')
   const extra: Array<[string, string]> = []
   for (const pair of signed) if (!pair[0].startsWith('oauth_')) extra.push(pair)

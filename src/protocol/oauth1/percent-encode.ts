@@ -16,6 +16,8 @@ for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 const HEX_DIGITS = '0123456789ABCDEF'
 /** `%XX`, upper-case hex, for every octet. */
 const ESCAPE: readonly string[] = Array.from({ length: 256 }, (_, octet) => `%${HEX_DIGITS[octet >> 4]}${HEX_DIGITS[octet & 15]}`)
+/** `%XX` encoded once more: `%25XX`. */
+const ESCAPE_TWICE: readonly string[] = ESCAPE.map((escape) => `%25${escape.slice(1)}`)
 
 /** The value of a hex digit's char code, or -1; both cases (RFC 3986 §2.1). */
 const HEX_VALUE = new Int8Array(128).fill(-1)
@@ -35,11 +37,22 @@ function notUnicode(): never {
  */
 export function percentEncode(value: string): string {
   const first = value.search(NEEDS_ESCAPE)
-  return first === -1 ? value : encodeFrom(value, first)
+  return first === -1 ? value : encodeFrom(value, first, ESCAPE)
 }
 
-/** percentEncode's work from the first character to escape on. */
-function encodeFrom(value: string, first: number): string {
+/**
+ * `percentEncode(percentEncode(value))` in one pass, as names and values appear in the RFC 5849
+ * §3.4.1.1 base string (encoded for normalization, §3.4.1.3.2, then the whole encoded again): an
+ * encoded value holds only unreserved characters and `%XX`, so the second pass turns each `%`
+ * into `%25` and nothing else.
+ */
+export function percentEncodeTwice(value: string): string {
+  const first = value.search(NEEDS_ESCAPE)
+  return first === -1 ? value : encodeFrom(value, first, ESCAPE_TWICE)
+}
+
+/** percentEncode's work from the first character to escape on, each octet escaped as `escape` has it. */
+function encodeFrom(value: string, first: number, escape: readonly string[]): string {
   const n = value.length
   // Unreserved runs are copied with one slice each; only escaped octets are appended one by one.
   let out = ''
@@ -48,11 +61,11 @@ function encodeFrom(value: string, first: number): string {
     const c = value.charCodeAt(i)
     if (c < 128) {
       if (UNRESERVED[c] === 1) continue
-      out += value.slice(runStart, i) + ESCAPE[c]
+      out += value.slice(runStart, i) + escape[c]
     } else if (c < 0x800) {
-      out += value.slice(runStart, i) + ESCAPE[0xc0 | (c >> 6)] + ESCAPE[0x80 | (c & 63)]
+      out += value.slice(runStart, i) + escape[0xc0 | (c >> 6)] + escape[0x80 | (c & 63)]
     } else if (c < 0xd800 || c > 0xdfff) {
-      out += value.slice(runStart, i) + ESCAPE[0xe0 | (c >> 12)] + ESCAPE[0x80 | ((c >> 6) & 63)] + ESCAPE[0x80 | (c & 63)]
+      out += value.slice(runStart, i) + escape[0xe0 | (c >> 12)] + escape[0x80 | ((c >> 6) & 63)] + escape[0x80 | (c & 63)]
     } else {
       // A surrogate: only a high one followed by a low one is a code point (U+10000 and up).
       const low = i + 1 < n ? value.charCodeAt(i + 1) : 0
@@ -60,10 +73,10 @@ function encodeFrom(value: string, first: number): string {
       const point = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00)
       out +=
         value.slice(runStart, i) +
-        ESCAPE[0xf0 | (point >> 18)] +
-        ESCAPE[0x80 | ((point >> 12) & 63)] +
-        ESCAPE[0x80 | ((point >> 6) & 63)] +
-        ESCAPE[0x80 | (point & 63)]
+        escape[0xf0 | (point >> 18)] +
+        escape[0x80 | ((point >> 12) & 63)] +
+        escape[0x80 | ((point >> 6) & 63)] +
+        escape[0x80 | (point & 63)]
       i++
     }
     runStart = i + 1

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { constantTimeEqual, equalOfPublicLength } from '../secrets.ts'
-import { percentEncode } from './percent-encode.ts'
+import { percentEncode, percentEncodeTwice } from './percent-encode.ts'
 
 export type SignatureMethod = 'HMAC-SHA1' | 'HMAC-SHA256' | 'PLAINTEXT'
 export const SIGNATURE_METHODS: readonly SignatureMethod[] = ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT']
@@ -60,13 +60,19 @@ function byEncodedPair(a: [string, string], b: [string, string]): number {
 /** Up to this many pairs, an insertion sort: a request's few parameters come nearly sorted. */
 const INSERTION_SORT_LIMIT = 16
 
-/** The pairs encoded (RFC 5849 §3.6) and sorted by encoded name, then encoded value, in byte order (§3.4.1.3.2). */
-function encodeAndSort(pairs: Array<[string, string]>): Array<[string, string]> {
+/**
+ * The pairs, each name and value passed through `encode`, sorted by name then value in byte order
+ * (RFC 5849 §3.4.1.3.2). `encode` is percentEncode, or percentEncodeTwice for the base string:
+ * turning every `%` into `%25` keeps the order of any two encoded strings (the first character
+ * where they differ compares the same, `%` against another character included), so sorting the
+ * twice-encoded pairs sorts the encoded ones.
+ */
+function encodeAndSort(pairs: Array<[string, string]>, encode: (value: string) => string): Array<[string, string]> {
   const n = pairs.length
   const encoded = new Array<[string, string]>(n)
   for (let i = 0; i < n; i++) {
     const pair = pairs[i]!
-    encoded[i] = [percentEncode(pair[0]), percentEncode(pair[1])]
+    encoded[i] = [encode(pair[0]), encode(pair[1])]
   }
   if (n > INSERTION_SORT_LIMIT) return encoded.sort(byEncodedPair)
   // Array.prototype.sort calls back into JavaScript for every comparison; for the handful of
@@ -85,33 +91,24 @@ function encodeAndSort(pairs: Array<[string, string]>): Array<[string, string]> 
  * name then encoded value in byte order, join as `name=value` with `&`.
  */
 export function normalizeParameters(pairs: Array<[string, string]>): string {
-  const sorted = encodeAndSort(pairs)
+  const sorted = encodeAndSort(pairs, percentEncode)
   let normalized = ''
   for (let i = 0; i < sorted.length; i++) normalized += `${i === 0 ? '' : '&'}${sorted[i]![0]}=${sorted[i]![1]}`
   return normalized
 }
 
 /**
- * An encoded name or value (RFC 5849 §3.6) encoded once more, as it appears in the base string:
- * it holds only unreserved characters and `%XX` escapes, so encoding it again changes only each
- * `%` into `%25`.
- */
-function encodeAgain(encoded: string): string {
-  return encoded.includes('%') ? encoded.replaceAll('%', '%25') : encoded
-}
-
-/**
  * RFC 5849 §3.4.1.1 signature base string: `METHOD&enc(base string URI)&enc(normalized parameters)`.
- * The normalized parameters are not built and then encoded whole: each encoded name and value is
- * encoded again on its own and joined with `enc("=")` = `%3D` and `enc("&")` = `%26`, which gives
- * the same text because §3.6 encodes character by character.
+ * The normalized parameters are not built and then encoded whole: each name and value is encoded
+ * twice on its own (percentEncodeTwice) and they are joined with `enc("=")` = `%3D` and
+ * `enc("&")` = `%26`, which gives the same text because §3.6 encodes character by character.
  */
 export function buildBaseString(method: string, baseUri: string, pairs: Array<[string, string]>): string {
-  const sorted = encodeAndSort(pairs)
+  const sorted = encodeAndSort(pairs, percentEncodeTwice)
   let base = `${method.toUpperCase()}&${percentEncode(baseUri)}&`
   for (let i = 0; i < sorted.length; i++) {
     const [name, value] = sorted[i]!
-    base += `${i === 0 ? '' : '%26'}${encodeAgain(name)}%3D${encodeAgain(value)}`
+    base += `${i === 0 ? '' : '%26'}${name}%3D${value}`
   }
   return base
 }

@@ -9,7 +9,7 @@ import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../../src/protocol/oauth1/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
-import { percentDecode, percentEncode } from '../../../src/protocol/oauth1/percent-encode.ts'
+import { percentDecode, percentEncode, percentEncodeTwice } from '../../../src/protocol/oauth1/percent-encode.ts'
 import { buildBaseString, normalizeParameters, sign, verifySignature } from '../../../src/protocol/oauth1/signature.ts'
 import { constantTimeEqual, equalOfPublicLength } from '../../../src/protocol/secrets.ts'
 
@@ -153,6 +153,15 @@ describe('percentEncode and percentDecode agree with the plain implementations',
   test('percentEncode: any string, lone surrogates included', () => {
     fc.assert(
       fc.property(anyText, (value) => sameOutcome(() => percentEncode(value), () => referenceEncode(value), value)),
+      { numRuns: 3000 },
+    )
+  })
+
+  test('percentEncodeTwice is percentEncode applied twice', () => {
+    fc.assert(
+      fc.property(anyText, (value) =>
+        sameOutcome(() => percentEncodeTwice(value), () => referenceEncode(referenceEncode(value)), value),
+      ),
       { numRuns: 3000 },
     )
   })
