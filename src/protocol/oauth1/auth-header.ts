@@ -11,6 +11,7 @@ const SPACE = 0x20
 const QUOTE = 0x22
 const COMMA = 0x2c
 const EQUALS = 0x3d
+const WHITESPACE = /\s/
 /** Up to this many pairs a repeated name is found by scanning them; past it, with a Set. */
 const SCAN_LIMIT = 16
 
@@ -28,7 +29,7 @@ function hasOAuthScheme(text: string): boolean {
     return false
   }
   // The scheme has always ended at any JavaScript whitespace (`\s`), not only a space or a tab.
-  return text.length === 5 || text.charCodeAt(5) === SPACE || /\s/.test(text.charAt(5))
+  return text.length === 5 || text.charCodeAt(5) === SPACE || WHITESPACE.test(text.charAt(5))
 }
 
 /**
