@@ -11,8 +11,9 @@ import pino from 'pino'
 import { parseSignedRequest, type SignedRequestInput } from '../src/domain/oauth1/signed-request.ts'
 import { verifySignedRequest } from '../src/domain/oauth1/verify-request.ts'
 import { verifyUserContext } from '../src/domain/oauth1/verify-user-context.ts'
+import { verifyBearer } from '../src/domain/oauth2/verify-bearer.ts'
 import { verifySignature } from '../src/protocol/oauth1/signature.ts'
-import { constantTimeEqual } from '../src/protocol/secrets.ts'
+import { constantTimeEqual, newBearerTokenValue } from '../src/protocol/secrets.ts'
 import { openDatabase } from '../src/storage/open-stores.ts'
 import type { Database } from '../src/storage/sql/schema.ts'
 import { newKeyring, parseKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
@@ -80,6 +81,10 @@ try {
   await time('stores.accessTokens.findByToken', () => deps.stores.accessTokens.findByToken(creds.accessToken))
   const userId = creds.accessToken.slice(0, creds.accessToken.indexOf('-'))
   await time('stores.users.findById', () => deps.stores.users.findById(userId))
+  await time('stores.accessTokens.findByTokenWithOwner (one query)', () => deps.stores.accessTokens.findByTokenWithOwner(creds.accessToken))
+  const appId = (await deps.stores.apps.findByConsumerKey(creds.consumerKey))!.id
+  const bearer = await deps.stores.bearerTokens.issueOrReuse({ token: newBearerTokenValue(), appId, createdAtMs: Date.now(), revokedAtMs: null })
+  await time('stores.bearerTokens.findByTokenWithApp (one query)', () => deps.stores.bearerTokens.findByTokenWithApp(bearer.token))
   await time('stores.nonces.remember (memory)', (i) => deps.stores.nonces.remember('k', `n${i}-${Math.random()}`, 300, Date.now()))
   const limiter = deps.limiters.endpoints.get('/account/verify_credentials')!
   await time('limiter.hit (rate-limiter-flexible, memory)', () => limiter.hit('user:1:2'))
@@ -90,7 +95,8 @@ try {
   batch = inputs()
   await time('verifySignedRequest (the whole OAuth 1.0a check)', (i) => verifySignedRequest(deps, batch[i]!, { tokenKind: 'access' }))
   batch = inputs()
-  await time('verifyUserContext (+ the token owner)', (i) => verifyUserContext(deps, batch[i]!))
+  await time('verifyUserContext (the token owner comes with the token)', (i) => verifyUserContext(deps, batch[i]!))
+  await time('verifyBearer (the token and its app, one query)', () => verifyBearer(deps, `Bearer ${bearer.token}`))
 } finally {
   await deps.stores.close()
   rmSync(dir, { recursive: true, force: true })

@@ -3,7 +3,6 @@ import type { AccessLevel, AppRecord, UserRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
 import type { SignedRequestInput } from './oauth1/signed-request.ts'
 import { verifySignedRequest } from './oauth1/verify-request.ts'
-import { tokenOwner } from './oauth1/verify-user-context.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
 
 export type Caller =
@@ -21,7 +20,8 @@ export async function identifyCaller(deps: DomainDeps, input: SignedRequestInput
     const { app, token } = await verifyBearer(deps, input.authorization, input.rateLimit)
     return { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }
   }
-  const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none' })
-  if (!token) return { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }
-  return { context: 'user', app, user: await tokenOwner(deps, token), accessLevel: token.accessLevel, credential: token.token }
+  const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none' })
+  const { app } = verified
+  if (!verified.token) return { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }
+  return { context: 'user', app, user: verified.user, accessLevel: verified.token.accessLevel, credential: verified.token.token }
 }

@@ -83,6 +83,12 @@ export interface RequestTokenStore {
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | undefined>
+  /**
+   * The token as findByToken finds it, together with the user it acts for, in one round trip:
+   * undefined for an unknown token; a revoked token is answered like a live one (the caller
+   * decides); `owner` is undefined when that user no longer exists.
+   */
+  findByTokenWithOwner(token: string): Promise<{ token: AccessTokenRecord; owner: UserRecord | undefined } | undefined>
   /** The live (not revoked) token of this user for this app at this level, if any. */
   findLive(appId: string, userId: string, accessLevel: AccessLevel): Promise<AccessTokenRecord | undefined>
   /**
@@ -96,6 +102,12 @@ export interface AccessTokenStore {
 
 export interface BearerTokenStore {
   findByToken(token: string): Promise<BearerTokenRecord | undefined>
+  /**
+   * The token as findByToken finds it, together with its app, in one round trip: undefined for an
+   * unknown token; a revoked token is answered like a live one; `app` is undefined when the app no
+   * longer exists.
+   */
+  findByTokenWithApp(token: string): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined>
   /** As AccessTokenStore.issueOrReuse, with one live token per app. */
   issueOrReuse(candidate: BearerTokenRecord): Promise<BearerTokenRecord>
   revoke(token: string, nowMs: number): Promise<boolean>

@@ -452,9 +452,9 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     }
     const url = verifyUrl()
     const accepted = await attempt('access', { consumer: consumer(), token: good, method: 'GET', url })
-    assert.deepEqual(accepted, { code: 'accepted', calls: ['apps.findByConsumerKey', 'accessTokens.findByToken', 'nonces.remember'] })
+    assert.deepEqual(accepted, { code: 'accepted', calls: ['apps.findByConsumerKey', 'accessTokens.findByTokenWithOwner', 'nonces.remember'] })
 
-    const lookups = ['apps.findByConsumerKey', 'accessTokens.findByToken']
+    const lookups = ['apps.findByConsumerKey', 'accessTokens.findByTokenWithOwner']
     const refusals = {
       'wrong consumer secret': await attempt('access', { consumer: { ...consumer(), secret: 'wrong' }, token: good, method: 'GET', url }),
       'unknown token': await attempt('access', { consumer: consumer(), token: { key: `${person.user.id}-unknown`, secret: 'x' }, method: 'GET', url }),

@@ -134,3 +134,22 @@ export async function countRows(dbPath: string, table: 'request_tokens' | 'acces
     db.close()
   }
 }
+
+/**
+ * Deletes a user or an app straight from the database (SQLite file or PostgreSQL schema), its
+ * foreign keys not enforced: how a token's owner or app can go missing, which no store method does.
+ */
+export async function deleteBehindStores(dbPath: string, table: 'users' | 'apps', id: string): Promise<void> {
+  if (isPostgresUrl(dbPath)) {
+    // `replica` turns off the triggers that enforce foreign keys, for this session only.
+    await runSql(dbPath, `set session_replication_role = replica; delete from ${table} where id = '${id.replace(/'/g, "''")}'`)
+    return
+  }
+  const db = new Sqlite(dbPath)
+  try {
+    db.pragma('foreign_keys = OFF')
+    db.prepare(`delete from ${table} where id = ?`).run(id)
+  } finally {
+    db.close()
+  }
+}

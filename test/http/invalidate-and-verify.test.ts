@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { errorCode, send, signedFetch } from '../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { deleteBehindStores, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 // service-spec §4.5 (invalidate_token) and GET /1.1/account/verify_credentials.json.
 describe('invalidate_token and verify_credentials', () => {
@@ -76,6 +76,26 @@ describe('invalidate_token and verify_credentials', () => {
     const none = await send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
     assert.equal(none.status, 400)
     assert.deepEqual(none.json, { errors: [{ code: 215, message: 'Bad Authentication data.' }] })
+  })
+
+  test('a token whose owner no longer exists gets 401 code 89, even with a wrong signature, and spends no nonce', async () => {
+    const orphaned = await makeApp(server.domain)
+    const owner = (await server.domain.stores.users.findById(orphaned.ownerId))!
+    const { token } = await issueOwnerToken(server.domain, orphaned.id)
+    const consumer = { key: orphaned.consumerKey, secret: orphaned.consumerSecret }
+    const signed = signRequest({ consumer, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
+    const appRoute = signRequest({ consumer, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json` })
+    await deleteBehindStores(server.dbPath, 'users', owner.id)
+
+    assert.deepEqual((await send(signed)).json, { errors: [{ code: 89, message: 'Invalid or expired token.' }] })
+    assert.equal(errorCode(await send(appRoute)), 89, 'an API route that takes user or app context')
+    const wrongSignature = signRequest({ consumer: { ...consumer, secret: 'wrong' }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
+    assert.equal(errorCode(await send(wrongSignature)), 89, '89 comes before 32')
+
+    // The owner back (same id): the very same requests pass, so the refusals spent no nonce.
+    assert.equal(await server.domain.stores.users.create(owner), true)
+    assert.equal((await send(signed)).status, 200)
+    assert.equal((await send(appRoute)).status, 200)
   })
 
   test("a token used with another app's consumer key gets 401 code 89 (C41)", async () => {

@@ -10,7 +10,7 @@ import { rotateAppKeys, updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode, send, signedFetch } from '../helpers/oauth1-client.ts'
-import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { countRows, deleteBehindStores, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 const run = promisify(execFile)
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
@@ -85,6 +85,23 @@ describe('app-only bearer tokens', () => {
     assert.deepEqual(JSON.parse(afterBody!), { errors: [{ code: 89, message: 'Invalid or expired token.' }] })
     const [next] = await curl('-u', `${app.consumerKey}:${app.consumerSecret}`, '--data', 'grant_type=client_credentials', `${server.url}/oauth2/token`)
     assert.notEqual(JSON.parse(next!).access_token, token)
+  })
+
+  test('a bearer token of a suspended app gets 401 code 416, and of an app that no longer exists 401 code 89', async () => {
+    const app = await makeApp(server.domain)
+    const token = (await tokenCall(app)).json.access_token as string
+    const call = () => send({ method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json`, headers: { authorization: `Bearer ${token}` } })
+    assert.equal((await call()).status, 200)
+    await updateApp(server.domain, app.id, { isSuspended: true })
+    const suspended = await call()
+    assert.equal(suspended.status, 401)
+    assert.equal(errorCode(suspended), 416)
+    await updateApp(server.domain, app.id, { isSuspended: false })
+    assert.equal((await call()).status, 200)
+    await deleteBehindStores(server.dbPath, 'apps', app.id)
+    const gone = await call()
+    assert.equal(gone.status, 401)
+    assert.deepEqual(gone.json, { errors: [{ code: 89, message: 'Invalid or expired token.' }] })
   })
 
   test('the answer is gzip-encoded JSON with Cache-Control: no-store', async () => {

@@ -19,6 +19,11 @@ import type { Stores } from '../../src/storage/types.ts'
 export interface OpenedStores {
   stores: Stores
   close(): Promise<void>
+  /**
+   * Deletes the user or app of this id straight from the database, its foreign keys not enforced:
+   * how a token's owner or app can go missing, which no store method does.
+   */
+  deleteBehindStores(table: 'users' | 'apps', id: string): Promise<void>
 }
 
 const NOW = 1_750_000_000_000
@@ -89,23 +94,23 @@ function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord
 }
 
 export function storeContract(adapter: string, open: () => Promise<OpenedStores>): void {
-  async function withStores(body: (s: Stores) => Promise<void>): Promise<void> {
+  async function withStores(body: (s: Stores, opened: OpenedStores) => Promise<void>): Promise<void> {
     const opened = await open()
     try {
-      await body(opened.stores)
+      await body(opened.stores, opened)
     } finally {
       await opened.close()
     }
   }
 
   /** Runs `body` on fresh stores that hold one user and one app of theirs. */
-  function withApp(body: (s: Stores, user: UserRecord, app: AppRecord) => Promise<void>): Promise<void> {
-    return withStores(async (s) => {
+  function withApp(body: (s: Stores, user: UserRecord, app: AppRecord, opened: OpenedStores) => Promise<void>): Promise<void> {
+    return withStores(async (s, opened) => {
       const user = userRecord()
       const app = appRecord(user.id)
       assert.equal(await s.users.create(user), true)
       assert.equal(await s.apps.create(app), true)
-      await body(s, user, app)
+      await body(s, user, app, opened)
     })
   }
 
@@ -508,6 +513,37 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.accessTokens.revoke('unknown', NOW), false)
         })
       })
+
+      test('findByTokenWithOwner gives the token with the user it acts for; an unknown token finds nothing', async () => {
+        await withApp(async (s, owner, app) => {
+          const person = userRecord()
+          await s.users.create(person)
+          const ownerToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, owner.id))
+          const personToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id, { accessLevel: 'read' }))
+          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(ownerToken.token), { token: ownerToken, owner })
+          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(personToken.token), { token: personToken, owner: person })
+          assert.equal(await s.accessTokens.findByTokenWithOwner(`${person.id}-unknown`), undefined)
+        })
+      })
+
+      test('findByTokenWithOwner gives a revoked token as it is, with its owner', async () => {
+        await withApp(async (s, user, app) => {
+          const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+          assert.equal(await s.accessTokens.revoke(token.token, NOW + 5), true)
+          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(token.token), { token: { ...token, revokedAtMs: NOW + 5 }, owner: user })
+        })
+      })
+
+      test('findByTokenWithOwner gives a token whose owner is gone with no owner', async () => {
+        await withApp(async (s, _owner, app, opened) => {
+          const person = userRecord()
+          await s.users.create(person)
+          const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id))
+          await opened.deleteBehindStores('users', person.id)
+          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(token.token), { token, owner: undefined })
+          assert.deepEqual(await s.accessTokens.findByToken(token.token), token)
+        })
+      })
     })
 
     describe('bearer tokens', () => {
@@ -554,6 +590,35 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal((await s.bearerTokens.findByToken(first.token))?.revokedAtMs, NOW + 3)
           const candidate = bearerTokenRecord(app.id)
           assert.deepEqual(await s.bearerTokens.issueOrReuse(candidate), candidate)
+        })
+      })
+
+      test('findByTokenWithApp gives the token with its app; an unknown token finds nothing', async () => {
+        await withApp(async (s, user, app) => {
+          const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
+          await s.apps.create(other)
+          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          const otherToken = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
+          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token, app })
+          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(otherToken.token), { token: otherToken, app: other })
+          assert.equal(await s.bearerTokens.findByTokenWithApp('AAAAunknown'), undefined)
+        })
+      })
+
+      test('findByTokenWithApp gives a revoked token as it is, with its app', async () => {
+        await withApp(async (s, _user, app) => {
+          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          assert.equal(await s.bearerTokens.revoke(token.token, NOW + 5), true)
+          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token: { ...token, revokedAtMs: NOW + 5 }, app })
+        })
+      })
+
+      test('findByTokenWithApp gives a token whose app is gone with no app', async () => {
+        await withApp(async (s, _user, app, opened) => {
+          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+          await opened.deleteBehindStores('apps', app.id)
+          assert.equal(await s.apps.findById(app.id), undefined)
+          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token, app: undefined })
         })
       })
     })

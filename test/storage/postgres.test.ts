@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { sql } from 'kysely'
+import { createSqlStores, openStores } from '../../src/storage/open-stores.ts'
 import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
 import { openPostgres } from '../../src/storage/postgres/open.ts'
+import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
+import { createSealer } from '../../src/storage/sealing/sealer.ts'
+import { appRecord, userRecord } from './contract.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
 import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { deleteBehindStores } from '../helpers/test-app.ts'
 
 /** The same contract as SQLite, on PostgreSQL: every test in a fresh schema, dropped afterwards. */
 if (SHARED_BACKENDS_SKIP) {
@@ -23,6 +28,7 @@ if (SHARED_BACKENDS_SKIP) {
         await stores.close()
         await schema.drop()
       },
+      deleteBehindStores: (table, id) => deleteBehindStores(schema.url, table, id),
     }
   })
 
@@ -85,6 +91,38 @@ if (SHARED_BACKENDS_SKIP) {
         assert.equal(rows[0]?.n, all.length)
       } finally {
         await Promise.all(dbs.map((db) => db.destroy()))
+      }
+    })
+
+    test('the lookups of every request run as named prepared statements, and survive a column added under them', async () => {
+      const schema = await freshSchema()
+      // One connection, so that pg_prepared_statements (per session) shows what the lookups left.
+      const db = openPostgres(schema.url, { max: 1 })
+      try {
+        await migrateToLatest(db)
+        const stores = createSqlStores(db, createSealer(watchKeyring(testKeyring())))
+        const user = userRecord()
+        const app = appRecord(user.id)
+        await stores.users.create(user)
+        await stores.apps.create(app)
+        assert.deepEqual(await stores.apps.findByConsumerKey(app.consumerKey), app)
+        assert.deepEqual(await stores.users.findById(user.id), user)
+        assert.equal(await stores.accessTokens.findByTokenWithOwner('unknown'), undefined)
+        const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)
+        const names = prepared.rows.filter((row) => row.name.startsWith('latchkey_lookup_'))
+        assert.ok(names.some((row) => /from "apps" where "consumer_key_hash" = \$1/.test(row.statement)), JSON.stringify(prepared.rows))
+        assert.ok(names.some((row) => /from "users" where "id" = \$1/.test(row.statement)))
+        assert.ok(names.some((row) => /from "access_tokens" left join "users"/.test(row.statement)))
+        assert.ok(!prepared.rows.some((row) => /insert into/.test(row.statement)), 'writes are not kept prepared')
+
+        // A later version's migration adds a column while this instance still runs: a prepared
+        // `select *` would now fail with "cached plan must not change result type".
+        await sql`alter table apps add column added_by_a_later_version text`.execute(db)
+        await sql`alter table users add column added_by_a_later_version text`.execute(db)
+        assert.deepEqual(await stores.apps.findByConsumerKey(app.consumerKey), app)
+        assert.deepEqual(await stores.users.findById(user.id), user)
+      } finally {
+        await db.destroy()
       }
     })
 

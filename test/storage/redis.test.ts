@@ -16,6 +16,7 @@ import {
 } from '../helpers/backends.ts'
 import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { deleteBehindStores } from '../helpers/test-app.ts'
 
 const NOW = 1_750_000_000_000
 
@@ -31,7 +32,8 @@ if (SHARED_BACKENDS_SKIP) {
   storeContract('SQLite + Redis', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
-    const stores = await openStores({ keyring: testKeyring(), databaseUrl: join(dir, 'latchkey.sqlite'), redisUrl, redisKeyPrefix: keys.prefix })
+    const path = join(dir, 'latchkey.sqlite')
+    const stores = await openStores({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix })
     return {
       stores,
       async close() {
@@ -39,6 +41,7 @@ if (SHARED_BACKENDS_SKIP) {
         await keys.clean()
         rmSync(dir, { recursive: true, force: true })
       },
+      deleteBehindStores: (table, id) => deleteBehindStores(path, table, id),
     }
   })
 

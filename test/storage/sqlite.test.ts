@@ -4,16 +4,19 @@ import { join } from 'node:path'
 import { openStores } from '../../src/storage/open-stores.ts'
 import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { deleteBehindStores } from '../helpers/test-app.ts'
 
 /** Every test gets its own database file in its own temp folder. */
 storeContract('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
-  const stores = await openStores({ keyring: testKeyring(), databaseUrl: join(dir, 'latchkey.sqlite') })
+  const path = join(dir, 'latchkey.sqlite')
+  const stores = await openStores({ keyring: testKeyring(), databaseUrl: path })
   return {
     stores,
     async close() {
       await stores.close()
       rmSync(dir, { recursive: true, force: true })
     },
+    deleteBehindStores: (table, id) => deleteBehindStores(path, table, id),
   }
 })

@@ -2,7 +2,7 @@ import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
-import type { AccessTokenRecord, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
+import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
 import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
@@ -13,20 +13,21 @@ import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } 
  */
 export type TokenKind = 'none' | 'request' | 'access' | 'access-or-none'
 
-export interface VerifiedRequest<K extends TokenKind = TokenKind> {
-  app: AppRecord
-  request: ParsedOAuthRequest
-  token: K extends 'request'
-    ? RequestTokenRecord
-    : K extends 'access'
-      ? AccessTokenRecord
-      : K extends 'access-or-none'
-        ? AccessTokenRecord | undefined
-        : undefined
-}
+/** The token a request was signed with and, for an access token, the person it acts for. */
+type SignedWith<K extends TokenKind> = K extends 'request'
+  ? { token: RequestTokenRecord; user: undefined }
+  : K extends 'access'
+    ? { token: AccessTokenRecord; user: UserRecord }
+    : K extends 'access-or-none'
+      ? { token: AccessTokenRecord; user: UserRecord } | { token: undefined; user: undefined }
+      : { token: undefined; user: undefined }
+
+export type VerifiedRequest<K extends TokenKind = TokenKind> = { app: AppRecord; request: ParsedOAuthRequest } & SignedWith<K>
 
 interface TokenLookup {
   record: RequestTokenRecord | AccessTokenRecord | undefined
+  /** The access token's owner, found with it. */
+  owner?: UserRecord | undefined
   secret: string
   isValid: boolean
 }
@@ -39,8 +40,9 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 /**
  * Authenticates an OAuth 1.0a request, in the order of RFC 5849 §3.2 and Twitter's verifier:
  * parse (215), timestamp window (135), consumer known and not suspended (416), token known, of the
- * right kind, this consumer's and live (89), signature, method and body hash (32), nonce unused
- * (32). Every check runs; the answer is the first failure in that order.
+ * right kind, this consumer's, live and (an access token) its owner still there (89), signature,
+ * method and body hash (32), nonce unused (32). Every check runs; the answer is the first failure
+ * in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
@@ -76,7 +78,8 @@ export async function verifySignedRequest<K extends TokenKind>(
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
   await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
-  return { app: app as AppRecord, request, token: token.record } as VerifiedRequest<K>
+  // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpToken.
+  return { app: app as AppRecord, request, token: token.record, user: token.owner } as unknown as VerifiedRequest<K>
 }
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
@@ -97,9 +100,11 @@ async function lookUpToken(
     const isLive = record !== undefined && (record.status === 'issued' || record.status === 'authorized') && record.expiresAtMs > nowMs
     return { record, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === app?.id }
   }
-  const record = await deps.stores.accessTokens.findByToken(value)
-  const isLive = record !== undefined && record.revokedAtMs === null
-  return { record, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === app?.id }
+  // The owner comes in the same query as the token: a token whose owner is gone acts for no one.
+  const found = await deps.stores.accessTokens.findByTokenWithOwner(value)
+  const record = found?.token
+  const isLive = record !== undefined && record.revokedAtMs === null && found?.owner !== undefined
+  return { record, owner: found?.owner, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === app?.id }
 }
 
 /**

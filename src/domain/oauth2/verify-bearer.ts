@@ -16,9 +16,10 @@ export async function verifyBearer(
 ): Promise<{ app: AppRecord; token: BearerTokenRecord }> {
   const presented = parseBearerHeader(authorization)
   if (presented === undefined) throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
-  const token = await deps.stores.bearerTokens.findByToken(canonicalBearerToken(presented))
-  if (!token || token.revokedAtMs !== null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token not live' })
-  const app = await deps.stores.apps.findById(token.appId)
+  // The app comes in the same query as the token.
+  const found = await deps.stores.bearerTokens.findByTokenWithApp(canonicalBearerToken(presented))
+  if (!found || found.token.revokedAtMs !== null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token not live' })
+  const { token, app } = found
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })
   if (app.isSuspended) throw new ServiceError(E.suspendedApplication)
   await countCall(deps, call, limitSubject.app(app.id))

@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect } from 'kysely'
-import { Pool, types } from 'pg'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { Pool, types, type PoolClient } from 'pg'
 import type { Database } from '../sql/schema.ts'
+import { preparedStatementName } from '../sql/prepared.ts'
 
 const INT8_OID = 20
 
@@ -40,5 +41,34 @@ export function openPostgres(url: string, options: { max?: number } = {}): Kysel
   // An idle client whose server went away emits 'error' on the pool; without a listener that would
   // crash the process. The pool drops that client, and the next query opens a new connection.
   pool.on('error', () => {})
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) })
+}
+
+/**
+ * The pool as Kysely uses it, except that the hot lookups (sql/prepared.ts) go out as named prepared
+ * statements: each connection has PostgreSQL parse and plan one once, then only binds new values.
+ * Every other statement goes out as before (unnamed): migrations and one-off queries gain nothing.
+ */
+function withNamedStatements(pool: Pool): PostgresPool {
+  const wrapped = new WeakMap<PoolClient, PostgresPoolClient>()
+  // Typed for query(sql, parameters) alone: Kysely passes a cursor only when its dialect has one
+  // (ours has not), and one would still reach pg unchanged (it is no statement's text).
+  const wrap = (client: PoolClient) =>
+    ({
+      query(sql: string, parameters: ReadonlyArray<unknown>) {
+        const name = preparedStatementName(sql)
+        const values = parameters as unknown[]
+        return name ? client.query({ name, text: sql, values }) : client.query(sql, values)
+      },
+      release: (destroy?: boolean) => client.release(destroy),
+    }) as unknown as PostgresPoolClient
+  return {
+    async connect() {
+      const client = await pool.connect()
+      let kyselyClient = wrapped.get(client)
+      if (!kyselyClient) wrapped.set(client, (kyselyClient = wrap(client)))
+      return kyselyClient
+    },
+    end: () => pool.end(),
+  }
 }

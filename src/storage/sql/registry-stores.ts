@@ -3,6 +3,7 @@ import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
+import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
@@ -16,10 +17,7 @@ export function createUserStore(db: Kysely<Database>) {
         throw error
       }
     },
-    async findById(id) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
-      return row && toUser(row)
-    },
+    findById: (id) => findUserById(db, id),
     async findByScreenName(screenName) {
       const row = await db
         .selectFrom('users')
@@ -51,10 +49,6 @@ function patchColumns(patch: AppPatch) {
 }
 
 export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
-  const findById = async (id: string) => {
-    const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst()
-    return row && toApp(row, sealer)
-  }
   return {
     async create(app) {
       try {
@@ -65,11 +59,8 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
         throw error
       }
     },
-    findById,
-    async findByConsumerKey(consumerKey) {
-      const row = await db.selectFrom('apps').selectAll().where('consumer_key_hash', '=', sealer.index(consumerKey)).executeTakeFirst()
-      return row && toApp(row, sealer)
-    },
+    findById: (id) => findAppById(db, sealer, id),
+    findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
     async list() {
       const rows = await db.selectFrom('apps').selectAll().orderBy('id').execute()
       return rows.map((row) => toApp(row, sealer))

@@ -11,6 +11,7 @@ import {
   toBearerToken,
   toRequestToken,
 } from './rows.ts'
+import { findAccessToken, findAccessTokenWithOwner, findBearerToken, findBearerTokenWithApp } from './lookups.ts'
 
 /**
  * Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique
@@ -95,10 +96,8 @@ async function issueOrReuse<T>(findLive: () => Promise<T | undefined>, insert: (
 
 export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const store: AccessTokenStore = {
-    async findByToken(token) {
-      const row = await db.selectFrom('access_tokens').selectAll().where('token_hash', '=', sealer.index(token)).executeTakeFirst()
-      return row && toAccessToken(row, sealer)
-    },
+    findByToken: (token) => findAccessToken(db, sealer, token),
+    findByTokenWithOwner: (token) => findAccessTokenWithOwner(db, sealer, token),
     async findLive(appId, userId, accessLevel) {
       const row = await db
         .selectFrom('access_tokens')
@@ -136,10 +135,8 @@ export function createBearerTokenStore(db: Kysely<Database>, sealer: Sealer) {
     return row && toBearerToken(row, sealer)
   }
   return {
-    async findByToken(token) {
-      const row = await db.selectFrom('bearer_tokens').selectAll().where('token_hash', '=', sealer.index(token)).executeTakeFirst()
-      return row && toBearerToken(row, sealer)
-    },
+    findByToken: (token) => findBearerToken(db, sealer, token),
+    findByTokenWithApp: (token) => findBearerTokenWithApp(db, sealer, token),
     issueOrReuse(candidate) {
       return issueOrReuse(
         () => findLive(candidate.appId),

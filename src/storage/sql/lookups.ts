@@ -1,0 +1,139 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { AccessTokenRecord, AppRecord, BearerTokenRecord, UserRecord } from '../records.ts'
+import type { Sealer } from '../sealing/sealer.ts'
+import type { AccessTokensTable, AppsTable, BearerTokensTable, Database, UsersTable } from './schema.ts'
+import { preparedLookup } from './prepared.ts'
+import { toAccessToken, toApp, toBearerToken, toUser } from './rows.ts'
+
+/**
+ * The lookups every verified request makes, compiled once (prepared.ts), for the stores of
+ * registry-stores.ts and token-stores.ts. They name their columns instead of `select *`: PostgreSQL
+ * refuses to run a prepared `select *` once a migration has added a column to its table ("cached
+ * plan must not change result type"), which would break the instances still running during an upgrade.
+ */
+
+/** A list of every column of T: the compiler rejects it when one is missing. */
+const columnsOf =
+  <T>() =>
+  <const C extends ReadonlyArray<keyof T & string>>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> })) =>
+    columns
+
+const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms'])
+const APP_COLUMNS = columnsOf<AppsTable>()([
+  'id',
+  'name',
+  'description',
+  'website',
+  'owner_id',
+  'consumer_key',
+  'consumer_key_hash',
+  'consumer_secret',
+  'callback_urls',
+  'access_level',
+  'app_type',
+  'sign_in_enabled',
+  'signature_methods',
+  'is_suspended',
+  'is_resource_server',
+  'created_at_ms',
+  'updated_at_ms',
+])
+const ACCESS_TOKEN_COLUMNS = columnsOf<AccessTokensTable>()(['token', 'token_hash', 'secret', 'app_id', 'user_id', 'access_level', 'created_at_ms', 'revoked_at_ms'])
+const BEARER_TOKEN_COLUMNS = columnsOf<BearerTokensTable>()(['token', 'token_hash', 'app_id', 'created_at_ms', 'revoked_at_ms'])
+
+/** `table.column` for each column. */
+const qualified = <T extends string, C extends string>(table: T, columns: readonly C[]) => columns.map((c) => `${table}.${c}` as `${T}.${C}`)
+
+/**
+ * `table.column as <prefix>column` for each column: a joined table's columns, kept apart from the
+ * main table's. The prefix ends in `__`, which no column name has (`app_` + `id` is bearer_tokens.app_id).
+ */
+const prefixed = <T extends string, C extends string, P extends `${string}__`>(table: T, columns: readonly C[], prefix: P) =>
+  columns.map((c) => `${table}.${c} as ${prefix}${c}` as { [K in C]: `${T}.${K} as ${P}${K}` }[C])
+
+/** The joined table's row out of `row` (its columns without their prefix); undefined when the left join found none. */
+function joined<T>(row: object, prefix: string, columns: ReadonlyArray<keyof T & string>): Selectable<T> | undefined {
+  const values = row as Record<string, unknown>
+  if (values[`${prefix}${columns[0]}`] === null) return undefined
+  return Object.fromEntries(columns.map((c) => [c, values[`${prefix}${c}`]])) as Selectable<T>
+}
+
+const userById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id))
+const appById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('apps').select(APP_COLUMNS).where('id', '=', id))
+const appByKeyHash = preparedLookup((db: Kysely<Database>, keyHash: string) =>
+  db.selectFrom('apps').select(APP_COLUMNS).where('consumer_key_hash', '=', keyHash),
+)
+const accessTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
+  db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
+)
+const accessTokenWithOwnerByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
+  db
+    .selectFrom('access_tokens')
+    .leftJoin('users', 'users.id', 'access_tokens.user_id')
+    .select(qualified('access_tokens', ACCESS_TOKEN_COLUMNS))
+    .select(prefixed('users', USER_COLUMNS, 'owner__'))
+    .where('access_tokens.token_hash', '=', tokenHash),
+)
+const bearerTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
+  db.selectFrom('bearer_tokens').select(BEARER_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
+)
+const bearerTokenWithAppByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
+  db
+    .selectFrom('bearer_tokens')
+    .leftJoin('apps', 'apps.id', 'bearer_tokens.app_id')
+    .select(qualified('bearer_tokens', BEARER_TOKEN_COLUMNS))
+    .select(prefixed('apps', APP_COLUMNS, 'app__'))
+    .where('bearer_tokens.token_hash', '=', tokenHash),
+)
+
+export async function findUserById(db: Kysely<Database>, id: string): Promise<UserRecord | undefined> {
+  const row = await userById(db, id)
+  return row && toUser(row)
+}
+
+export async function findAppById(db: Kysely<Database>, sealer: Sealer, id: string): Promise<AppRecord | undefined> {
+  const row = await appById(db, id)
+  return row && toApp(row, sealer)
+}
+
+export async function findAppByConsumerKey(db: Kysely<Database>, sealer: Sealer, consumerKey: string): Promise<AppRecord | undefined> {
+  const row = await appByKeyHash(db, sealer.index(consumerKey))
+  return row && toApp(row, sealer)
+}
+
+export async function findAccessToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<AccessTokenRecord | undefined> {
+  const row = await accessTokenByHash(db, sealer.index(token))
+  return row && toAccessToken(row, sealer)
+}
+
+/**
+ * The access token and its owner in one query (a primary-key join costs the database next to
+ * nothing; a second lookup costs a round trip). The owner is undefined when that user is gone.
+ */
+export async function findAccessTokenWithOwner(
+  db: Kysely<Database>,
+  sealer: Sealer,
+  token: string,
+): Promise<{ token: AccessTokenRecord; owner: UserRecord | undefined } | undefined> {
+  const row = await accessTokenWithOwnerByHash(db, sealer.index(token))
+  if (!row) return undefined
+  const owner = joined<UsersTable>(row, 'owner__', USER_COLUMNS)
+  return { token: toAccessToken(row, sealer), owner: owner && toUser(owner) }
+}
+
+export async function findBearerToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<BearerTokenRecord | undefined> {
+  const row = await bearerTokenByHash(db, sealer.index(token))
+  return row && toBearerToken(row, sealer)
+}
+
+/** The bearer token and its app in one query; the app is undefined when it is gone. */
+export async function findBearerTokenWithApp(
+  db: Kysely<Database>,
+  sealer: Sealer,
+  token: string,
+): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined> {
+  const row = await bearerTokenWithAppByHash(db, sealer.index(token))
+  if (!row) return undefined
+  const app = joined<AppsTable>(row, 'app__', APP_COLUMNS)
+  return { token: toBearerToken(row, sealer), app: app && toApp(app, sealer) }
+}

@@ -1,0 +1,47 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely'
+
+/**
+ * A lookup that Kysely builds and compiles once per database, then runs with new values: building
+ * and compiling a query cost more than SQLite takes to answer it, and made much of the garbage of a
+ * verified request (docs/performance.md). `build` is called once, with a placeholder string for
+ * each argument, and must use each placeholder as a value (`where(column, '=', id)`), never as a name or
+ * a piece of SQL; its compiled parameters are then replaced by the call's arguments. Answers the
+ * first row, or undefined. On PostgreSQL the same SQL text also goes to the server as a named
+ * prepared statement (`preparedStatementName`, used by postgres/open.ts).
+ */
+export function preparedLookup<DB, Args extends string[], Row>(
+  build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<DB>, ...args: Args) => Promise<Row | undefined> {
+  const compiledFor = new WeakMap<Kysely<DB>, Compiled<Row>>()
+  return async (db, ...args) => {
+    let compiled = compiledFor.get(db)
+    if (!compiled) compiledFor.set(db, (compiled = compile(db, build)))
+    const { query, queryId, sql, parameters, slots } = compiled
+    const values = slots.map((slot, i) => (slot === CONSTANT ? parameters[i] : args[slot]))
+    const { rows } = await db.executeQuery<Row>({ query, queryId, sql, parameters: values })
+    return rows[0]
+  }
+}
+
+/** A compiled query and, for each of its parameters, the argument that replaces it (or CONSTANT). */
+type Compiled<Row> = CompiledQuery<Row> & { slots: number[] }
+
+const CONSTANT = -1
+
+/** Texts of the prepared lookups and their statement names; a name stands for one text in this process. */
+const statementNames = new Map<string, string>()
+
+/** The name under which PostgreSQL keeps `sql` prepared, when it is the text of a prepared lookup. */
+export function preparedStatementName(sql: string): string | undefined {
+  return statementNames.get(sql)
+}
+
+function compile<DB, Args extends string[], Row>(db: Kysely<DB>, build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>): Compiled<Row> {
+  // Values no caller can pass: a NUL never reaches a lookup (hashes and ids are printable).
+  const placeholders = Array.from({ length: build.length - 1 }, (_, i) => `\u0000latchkey placeholder ${i}\u0000`)
+  const compiled = build(db, ...(placeholders as Args)).compile()
+  const slots = compiled.parameters.map((value) => (typeof value === 'string' ? placeholders.indexOf(value) : CONSTANT))
+  if (placeholders.some((_, i) => !slots.includes(i))) throw new Error(`preparedLookup: an argument is not a value of the query: ${compiled.sql}`)
+  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `latchkey_lookup_${statementNames.size + 1}`)
+  return { ...compiled, slots }
+}
