@@ -51,12 +51,19 @@ const qualified = <T extends string, C extends string>(table: T, columns: readon
 const prefixed = <T extends string, C extends string, P extends `${string}__`>(table: T, columns: readonly C[], prefix: P) =>
   columns.map((c) => `${table}.${c} as ${prefix}${c}` as { [K in C]: `${T}.${K} as ${P}${K}` }[C])
 
-/** The joined table's row out of `row` (its columns without their prefix); undefined when the left join found none. */
-function joined<T>(row: object, prefix: string, columns: ReadonlyArray<keyof T & string>): Selectable<T> | undefined {
-  const values = row as Record<string, unknown>
-  if (values[`${prefix}${columns[0]}`] === null) return undefined
-  return Object.fromEntries(columns.map((c) => [c, values[`${prefix}${c}`]])) as Selectable<T>
+/** Reads the joined table's row out of a row of `prefixed` columns; undefined when the left join found none. */
+function joined<T>(prefix: string, columns: ReadonlyArray<keyof T & string>): (row: object) => Selectable<T> | undefined {
+  const names = columns.map((c) => [c, `${prefix}${c}`] as const)
+  return (row) => {
+    const values = row as Record<string, unknown>
+    if (values[names[0]![1]] === null) return undefined
+    const found: Record<string, unknown> = {}
+    for (const [column, name] of names) found[column] = values[name]
+    return found as Selectable<T>
+  }
 }
+const ownerOf = joined<UsersTable>('owner__', USER_COLUMNS)
+const appOf = joined<AppsTable>('app__', APP_COLUMNS)
 
 const userById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id))
 const appById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('apps').select(APP_COLUMNS).where('id', '=', id))
@@ -117,7 +124,7 @@ export async function findAccessTokenWithOwner(
 ): Promise<{ token: AccessTokenRecord; owner: UserRecord | undefined } | undefined> {
   const row = await accessTokenWithOwnerByHash(db, sealer.index(token))
   if (!row) return undefined
-  const owner = joined<UsersTable>(row, 'owner__', USER_COLUMNS)
+  const owner = ownerOf(row)
   return { token: toAccessToken(row, sealer), owner: owner && toUser(owner) }
 }
 
@@ -134,6 +141,6 @@ export async function findBearerTokenWithApp(
 ): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined> {
   const row = await bearerTokenWithAppByHash(db, sealer.index(token))
   if (!row) return undefined
-  const app = joined<AppsTable>(row, 'app__', APP_COLUMNS)
+  const app = appOf(row)
   return { token: toBearerToken(row, sealer), app: app && toApp(app, sealer) }
 }
