@@ -4,10 +4,11 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely'
  * A lookup that Kysely builds and compiles once per database, then runs with new values: building
  * and compiling a query cost more than SQLite takes to answer it, and made much of the garbage of a
  * verified request (docs/performance.md). `build` is called once, with a placeholder string for
- * each argument, and must use each placeholder as a value (`where(column, '=', id)`), never as a name or
- * a piece of SQL; its compiled parameters are then replaced by the call's arguments. Answers the
- * first row, or undefined. On PostgreSQL the same SQL text also goes to the server as a named
- * prepared statement (`preparedStatementName`, used by postgres/open.ts).
+ * each of its declared parameters after `db` (so none may be optional or a rest parameter), and
+ * must use each placeholder as a value (`where(column, '=', id)`), never as a name or a piece of
+ * SQL; its compiled parameters are then replaced by the call's arguments. Answers the first row,
+ * or undefined. On PostgreSQL the same SQL text also goes to the server as a named prepared
+ * statement (`preparedStatementName`, used by postgres/open.ts).
  */
 export function preparedLookup<DB, Args extends string[], Row>(
   build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>,
@@ -37,10 +38,11 @@ export function preparedStatementName(sql: string): string | undefined {
 }
 
 function compile<DB, Args extends string[], Row>(db: Kysely<DB>, build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>): Compiled<Row> {
-  // Values no caller can pass: a NUL never reaches a lookup (hashes and ids are printable).
+  // Compared once with the compiled parameters, to find where each argument goes; a value of the
+  // query itself matches none (indexOf answers -1, CONSTANT).
   const placeholders = Array.from({ length: build.length - 1 }, (_, i) => `\u0000latchkey placeholder ${i}\u0000`)
   const compiled = build(db, ...(placeholders as Args)).compile()
-  const slots = compiled.parameters.map((value) => (typeof value === 'string' ? placeholders.indexOf(value) : CONSTANT))
+  const slots = compiled.parameters.map((value) => placeholders.indexOf(value as string))
   if (placeholders.some((_, i) => !slots.includes(i))) throw new Error(`preparedLookup: an argument is not a value of the query: ${compiled.sql}`)
   if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `latchkey_lookup_${statementNames.size + 1}`)
   return { ...compiled, slots }
