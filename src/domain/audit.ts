@@ -1,5 +1,6 @@
 import type { AuditDetail, AuditEventName } from '../storage/records.ts'
-import type { DomainDeps } from './deps.ts'
+import type { AuditStore } from '../storage/types.ts'
+import type { Clock } from './clock.ts'
 
 export interface AuditEntry {
   event: AuditEventName
@@ -12,10 +13,12 @@ export interface AuditEntry {
 /**
  * Records that something happened, at the clock's now. Use cases call it after their change
  * succeeded and before they answer: if the row cannot be written the call fails (503 code 130 for
- * an outage), so no credential is ever handed out without its row. Never pass a token, secret,
- * verifier, PIN, password or signature here, not even hashed.
+ * an outage), so no credential is ever handed out without its row. Where the change is a write,
+ * both go in one unit of work (`recordAudit({ stores: tx, clock }, …)` inside stores.transaction),
+ * so that neither is kept without the other. Never pass a token, secret, verifier, PIN, password
+ * or signature here, not even hashed.
  */
-export async function recordAudit(deps: Pick<DomainDeps, 'stores' | 'clock'>, entry: AuditEntry): Promise<void> {
+export async function recordAudit(deps: { stores: { audit: AuditStore }; clock: Clock }, entry: AuditEntry): Promise<void> {
   await deps.stores.audit.record({
     atMs: deps.clock.nowMs(),
     event: entry.event,

@@ -108,6 +108,8 @@ export interface BearerTokenStore {
    * longer exists.
    */
   findByTokenWithApp(token: string): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined>
+  /** The app's live (not revoked) token, if any. */
+  findLive(appId: string): Promise<BearerTokenRecord | undefined>
   /** As AccessTokenStore.issueOrReuse, with one live token per app. */
   issueOrReuse(candidate: BearerTokenRecord): Promise<BearerTokenRecord>
   revoke(token: string, nowMs: number): Promise<boolean>
@@ -124,6 +126,7 @@ export interface AuditFilter {
 
 /** The audit trail: append-only; the service never changes or deletes a row. */
 export interface AuditStore {
+  /** Resolves once the row is committed (on SQLite, in one commit with the other writes of its turn of the event loop). */
   record(event: AuditEventRecord): Promise<void>
   /**
    * The events that match every given filter, newest first; events of the same millisecond in the
@@ -167,6 +170,12 @@ export interface LimiterFactory {
   create(name: string, limit: number, windowSeconds: number): Limiter
 }
 
+/**
+ * The database's stores as a unit of work sees them (Stores.transaction). Apps are left out: their
+ * multi-statement methods (rotateKeys, delete) open transactions of their own.
+ */
+export type TransactionStores = Pick<Stores, 'users' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
+
 export interface Stores {
   users: UserStore
   apps: AppStore
@@ -174,6 +183,16 @@ export interface Stores {
   accessTokens: AccessTokenStore
   bearerTokens: BearerTokenStore
   audit: AuditStore
+  /**
+   * Runs `work` as one transaction: what it writes through `tx` is committed together when it
+   * resolves, or not at all when it throws (its error is rethrown); the promise settles once the
+   * transaction has committed or rolled back. A change and its audit row go together this way.
+   * `work` must use only `tx` (never these stores themselves) and wait for nothing else, since the
+   * database may be held for it; after a store call of its fails, it must not go on writing (on
+   * PostgreSQL the transaction is aborted). On SQLite the units of work of one turn of the event
+   * loop share one commit (group commit), each still all or nothing.
+   */
+  transaction<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
   nonces: NonceStore
   limiters: LimiterFactory
   /** A secret for `purpose` derived from the master keyring: the same on every instance that shares it. */

@@ -30,12 +30,15 @@ export async function issueRequestToken(deps: DomainDeps, input: SignedRequestIn
     createdAtMs: nowMs,
     expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,
   }
-  await deps.stores.requestTokens.create(record)
-  await recordAudit(deps, {
-    event: 'request_token.issued',
-    appId: app.id,
-    address: input.clientAddress,
-    detail: { callback: callbackOrigin(callback), access_level: accessLevel },
+  // One transaction: the token is never kept without its audit row (nor the row without the token).
+  await deps.stores.transaction(async (tx) => {
+    await tx.requestTokens.create(record)
+    await recordAudit({ stores: tx, clock: deps.clock }, {
+      event: 'request_token.issued',
+      appId: app.id,
+      address: input.clientAddress,
+      detail: { callback: callbackOrigin(callback), access_level: accessLevel },
+    })
   })
   return record
 }

@@ -2,7 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
-import { recordAudit } from '../audit.ts'
+import { recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
@@ -22,14 +22,23 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
   // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
   await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
-  const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
-  const issued = await deps.stores.bearerTokens.issueOrReuse(candidate)
-  // Every hand-out, the repeats too: each gives the app's credential to whoever holds its secret.
-  await recordAudit(deps, {
-    event: 'bearer_token.issued',
-    appId: app.id,
-    address: input.clientAddress,
-    detail: { reused: issued.token !== candidate.token },
+  const live = await deps.stores.bearerTokens.findLive(app.id)
+  if (live) {
+    // A repeat (nearly every call): the token exists, so its audit row is the only write.
+    await recordAudit(deps, handOut(app.id, input, true))
+    return live
+  }
+  // The first hand-out: the new token and its audit row in one transaction.
+  return deps.stores.transaction(async (tx) => {
+    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+    // Another call may have issued one since findLive: then that one is handed out.
+    const token = await tx.bearerTokens.issueOrReuse(candidate)
+    await recordAudit({ stores: tx, clock: deps.clock }, handOut(app.id, input, token.token !== candidate.token))
+    return token
   })
-  return issued
+}
+
+/** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */
+function handOut(appId: string, input: SignedRequestInput, reused: boolean): AuditEntry {
+  return { event: 'bearer_token.issued', appId, address: input.clientAddress, detail: { reused } }
 }

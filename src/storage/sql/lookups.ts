@@ -84,6 +84,9 @@ const accessTokenWithOwnerByHash = preparedLookup((db: Kysely<Database>, tokenHa
 const bearerTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
   db.selectFrom('bearer_tokens').select(BEARER_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
 )
+const liveBearerTokenOfApp = preparedLookup((db: Kysely<Database>, appId: string) =>
+  db.selectFrom('bearer_tokens').select(BEARER_TOKEN_COLUMNS).where('app_id', '=', appId).where('revoked_at_ms', 'is', null),
+)
 const bearerTokenWithAppByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
   db
     .selectFrom('bearer_tokens')
@@ -143,4 +146,10 @@ export async function findBearerTokenWithApp(
   if (!row) return undefined
   const app = appOf(row)
   return { token: toBearerToken(row, sealer), app: app && toApp(app, sealer) }
+}
+
+/** The app's live bearer token: POST /oauth2/token looks it up on every call. */
+export async function findLiveBearerToken(db: Kysely<Database>, sealer: Sealer, appId: string): Promise<BearerTokenRecord | undefined> {
+  const row = await liveBearerTokenOfApp(db, appId)
+  return row && toBearerToken(row, sealer)
 }

@@ -6,12 +6,10 @@ import {
   fromAccessToken,
   fromBearerToken,
   fromRequestToken,
-  isUniqueViolation,
   toAccessToken,
-  toBearerToken,
   toRequestToken,
 } from './rows.ts'
-import { findAccessToken, findAccessTokenWithOwner, findBearerToken, findBearerTokenWithApp } from './lookups.ts'
+import { findAccessToken, findAccessTokenWithOwner, findBearerToken, findBearerTokenWithApp, findLiveBearerToken } from './lookups.ts'
 
 /**
  * Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique
@@ -79,20 +77,22 @@ export function createRequestTokenStore(db: Kysely<Database>, sealer: Sealer) {
   } satisfies RequestTokenStore
 }
 
-/** Finds the live row, else inserts the candidate; a lost race on the unique index re-reads the winner. */
-async function issueOrReuse<T>(findLive: () => Promise<T | undefined>, insert: () => Promise<void>, candidate: T): Promise<T> {
+/**
+ * Finds the live row, else inserts the candidate; a race lost on the one-live unique index re-reads
+ * the winner. `insert` answers false for that lost race (`on conflict do nothing`) instead of
+ * throwing: inside a PostgreSQL transaction an error would abort the whole unit of work.
+ */
+async function issueOrReuse<T>(findLive: () => Promise<T | undefined>, insert: () => Promise<boolean>, candidate: T): Promise<T> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const live = await findLive()
     if (live) return live
-    try {
-      await insert()
-      return candidate
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error
-    }
+    if (await insert()) return candidate
   }
   throw new Error('issueOrReuse: the live token kept changing under concurrent writes')
 }
+
+/** True when the insert wrote its row. */
+const inserted = (result: { numInsertedOrUpdatedRows?: bigint } | undefined) => Number(result?.numInsertedOrUpdatedRows ?? 0) === 1
 
 export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const store: AccessTokenStore = {
@@ -112,7 +112,14 @@ export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
     issueOrReuse(candidate) {
       return issueOrReuse(
         () => store.findLive(candidate.appId, candidate.userId, candidate.accessLevel),
-        async () => void (await db.insertInto('access_tokens').values(fromAccessToken(candidate, sealer)).execute()),
+        async () =>
+          inserted(
+            await db
+              .insertInto('access_tokens')
+              .values(fromAccessToken(candidate, sealer))
+              .onConflict((oc) => oc.columns(['app_id', 'user_id', 'access_level']).where('revoked_at_ms', 'is', null).doNothing())
+              .executeTakeFirst(),
+          ),
         candidate,
       )
     },
@@ -130,17 +137,22 @@ export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
 }
 
 export function createBearerTokenStore(db: Kysely<Database>, sealer: Sealer) {
-  const findLive = async (appId: string) => {
-    const row = await db.selectFrom('bearer_tokens').selectAll().where('app_id', '=', appId).where('revoked_at_ms', 'is', null).executeTakeFirst()
-    return row && toBearerToken(row, sealer)
-  }
+  const findLive = (appId: string) => findLiveBearerToken(db, sealer, appId)
   return {
     findByToken: (token) => findBearerToken(db, sealer, token),
     findByTokenWithApp: (token) => findBearerTokenWithApp(db, sealer, token),
+    findLive,
     issueOrReuse(candidate) {
       return issueOrReuse(
         () => findLive(candidate.appId),
-        async () => void (await db.insertInto('bearer_tokens').values(fromBearerToken(candidate, sealer)).execute()),
+        async () =>
+          inserted(
+            await db
+              .insertInto('bearer_tokens')
+              .values(fromBearerToken(candidate, sealer))
+              .onConflict((oc) => oc.column('app_id').where('revoked_at_ms', 'is', null).doNothing())
+              .executeTakeFirst(),
+          ),
         candidate,
       )
     },

@@ -1,0 +1,166 @@
+import { CompiledQuery, SqliteAdapter, type Kysely } from 'kysely'
+import type { TransactionStores } from '../types.ts'
+import type { Database } from './schema.ts'
+
+/**
+ * Units of work (Stores.transaction) on a Kysely database.
+ *
+ * PostgreSQL: each unit is a transaction of its own on a pooled connection.
+ *
+ * SQLite: group commit. better-sqlite3 is one synchronous connection, so writes never overlap
+ * anyway; what a write costs is its commit, which appends to the WAL a frame for every page the
+ * transaction touched (the table's last leaf, a leaf of each index). Most of those pages are the
+ * same for the next row, so the units handed over during one turn of the event loop run one after
+ * the other inside one `begin immediate … commit`, each in a savepoint of its own so that a unit
+ * that throws is rolled back alone, and every unit's promise settles after that commit. 32
+ * request_token calls then write a fraction of the WAL frames of 32 commits. Nothing is answered
+ * before its commit, so an answered write is exactly as durable as before. `immediate` takes the
+ * write lock before the first read: a unit that reads and then writes cannot fail with
+ * SQLITE_BUSY_SNAPSHOT when another process (the CLI, a second instance) wrote in between.
+ */
+
+export interface TransactionRunner {
+  /** True when units handed over together share one commit (SQLite). */
+  isGrouped: boolean
+  run<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
+  /** Resolves once every unit handed over so far has settled: call it before closing the database. */
+  drain(): Promise<void>
+}
+
+/** `storesOn` builds the stores over the connection of one transaction. */
+export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => TransactionStores): TransactionRunner {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) return groupCommit(db, storesOn)
+  const inFlight = new Set<Promise<unknown>>()
+  return {
+    isGrouped: false,
+    run(work) {
+      const running = db.transaction().execute((trx) => work(storesOn(trx)))
+      const settled: Promise<unknown> = running.then(
+        () => inFlight.delete(settled),
+        () => inFlight.delete(settled),
+      )
+      inFlight.add(settled)
+      return running
+    },
+    async drain() {
+      await Promise.all(inFlight)
+    },
+  }
+}
+
+/**
+ * An object whose properties are made on first use: a unit of work's stores are bound to its
+ * transaction, and most units touch one or two of them.
+ */
+export function lazily<T extends object>(makers: { [K in keyof T]: () => T[K] }): T {
+  const made = {} as T
+  for (const key of Object.keys(makers) as Array<keyof T>) {
+    Object.defineProperty(made, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = makers[key]()
+        Object.defineProperty(made, key, { value, enumerable: true })
+        return value
+      },
+    })
+  }
+  return made
+}
+
+interface Pending {
+  work: (tx: TransactionStores) => Promise<unknown>
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+function groupCommit(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => TransactionStores): TransactionRunner {
+  let queue: Pending[] = []
+  /** The last batch handed to the database; batches run in order. */
+  let last: Promise<void> = Promise.resolve()
+  let bound: Bound | undefined
+  const flush = () => {
+    if (queue.length === 0) return
+    const batch = queue
+    queue = []
+    last = last.then(() =>
+      commitTogether(db, batch, (conn) => {
+        // Kysely's SQLite driver has one connection for the database's life: the instance bound to
+        // it, and the stores over that (with the queries they compiled), are made once and used
+        // again by every batch, which holds the driver's lock while it runs.
+        bound ??= { conn, tx: storesOn(conn) }
+        return bound
+      }),
+    )
+  }
+  return {
+    isGrouped: true,
+    run<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        // setImmediate runs after the poll phase: every request read in this turn gets to hand over its unit first.
+        if (queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush)
+      })
+    },
+    async drain() {
+      flush()
+      await last
+    },
+  }
+}
+
+const run = (conn: Kysely<Database>, text: string) => conn.executeQuery(CompiledQuery.raw(text))
+
+interface Bound {
+  conn: Kysely<Database>
+  tx: TransactionStores
+}
+
+async function commitTogether(db: Kysely<Database>, batch: Pending[], bind: (conn: Kysely<Database>) => Bound): Promise<void> {
+  const outcomes: Outcome[] = []
+  try {
+    await db.connection().execute(async (held) => {
+      const { conn, tx } = bind(held)
+      await run(conn, 'begin immediate')
+      try {
+        // Alone, a unit needs no savepoint: its failure rolls back the transaction.
+        if (batch.length === 1) outcomes.push({ ok: true, value: await (batch[0] as Pending).work(tx) })
+        else for (const unit of batch) outcomes.push(await inSavepoint(conn, () => unit.work(tx)))
+        await run(conn, 'commit')
+      } catch (error) {
+        // SQLite rolls back by itself after some errors (a full disk): then there is nothing left to roll back.
+        await run(conn, 'rollback').catch(() => {})
+        throw error
+      }
+    })
+  } catch (error) {
+    // Nothing was committed: every unit fails, with its own error when it had one.
+    batch.forEach((unit, i) => {
+      const outcome = outcomes[i]
+      unit.reject(outcome && !outcome.ok ? outcome.error : error)
+    })
+    return
+  }
+  batch.forEach((unit, i) => {
+    const outcome = outcomes[i] as Outcome
+    if (outcome.ok) unit.resolve(outcome.value)
+    else unit.reject(outcome.error)
+  })
+}
+
+async function inSavepoint(conn: Kysely<Database>, work: () => Promise<unknown>): Promise<Outcome> {
+  await run(conn, 'savepoint unit')
+  try {
+    const value = await work()
+    await run(conn, 'release unit')
+    return { ok: true, value }
+  } catch (error) {
+    // When SQLite already rolled back the whole transaction, the savepoint is gone: the batch fails with this error.
+    await run(conn, 'rollback to unit').catch(() => {
+      throw error
+    })
+    await run(conn, 'release unit')
+    return { ok: false, error }
+  }
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { describe, test } from 'node:test'
+import type { AuditEventRecord, BearerTokenRecord, RequestTokenRecord } from '../../src/storage/records.ts'
+import type { Stores } from '../../src/storage/types.ts'
+import { appRecord, userRecord } from './contract.ts'
+
+/**
+ * Stores.transaction (src/storage/types.ts), on every adapter: a unit of work commits whole or not
+ * at all, alone or among others handed over at the same moment (on SQLite those share one commit).
+ */
+
+const NOW = 1_750_000_000_000
+
+const requestToken = (appId: string, token = `rt-${randomUUID()}`): RequestTokenRecord => ({
+  token,
+  secret: `rs-${randomUUID()}`,
+  appId,
+  callback: 'oob',
+  accessLevel: 'read',
+  status: 'issued',
+  userId: null,
+  verifierFailures: 0,
+  createdAtMs: NOW,
+  expiresAtMs: NOW + 3_600_000,
+})
+
+const bearerToken = (appId: string): BearerTokenRecord => ({ token: `AAAA${randomUUID()}`, appId, createdAtMs: NOW, revokedAtMs: null })
+
+const auditEvent = (appId: string, address: string): AuditEventRecord => ({
+  atMs: NOW,
+  event: 'request_token.issued',
+  appId,
+  userId: null,
+  address,
+  detail: null,
+})
+
+const addressesOf = async (s: Stores, appId: string) => (await s.audit.list({ appId, limit: 1000 })).map((e) => e.address).sort()
+
+/** Fresh, empty stores and a way to close and remove them. */
+export interface FreshStores {
+  stores: Stores
+  close(): Promise<void>
+}
+
+export function transactionContract(adapter: string, open: () => Promise<FreshStores>): void {
+  async function withApp(body: (s: Stores, appId: string) => Promise<void>): Promise<void> {
+    const opened = await open()
+    try {
+      const user = userRecord()
+      const app = appRecord(user.id)
+      await opened.stores.users.create(user)
+      await opened.stores.apps.create(app)
+      await body(opened.stores, app.id)
+    } finally {
+      await opened.close()
+    }
+  }
+
+  describe(`${adapter} units of work (stores.transaction)`, () => {
+    test('every write of a unit is kept, and the unit answers what its work returned', async () => {
+      await withApp(async (s, appId) => {
+        const record = requestToken(appId)
+        const answer = await s.transaction(async (tx) => {
+          await tx.requestTokens.create(record)
+          await tx.audit.record(auditEvent(appId, 'kept'))
+          return 'done'
+        })
+        assert.equal(answer, 'done')
+        assert.equal((await s.requestTokens.findByToken(record.token))?.token, record.token)
+        assert.deepEqual(await addressesOf(s, appId), ['kept'])
+      })
+    })
+
+    test('a unit that throws keeps none of its writes, and its error comes back unchanged', async () => {
+      await withApp(async (s, appId) => {
+        const record = requestToken(appId)
+        const failure = new Error('the audit row could not be written')
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.requestTokens.create(record)
+            await tx.audit.record(auditEvent(appId, 'dropped'))
+            throw failure
+          }),
+          (error) => error === failure,
+        )
+        assert.equal(await s.requestTokens.findByToken(record.token), undefined)
+        assert.deepEqual(await addressesOf(s, appId), [])
+      })
+    })
+
+    test('a write refused by the database fails its unit alone; units handed over at the same moment are kept', async () => {
+      await withApp(async (s, appId) => {
+        const taken = requestToken(appId)
+        await s.requestTokens.create(taken)
+        const units = Array.from({ length: 12 }, (_, i) =>
+          s.transaction(async (tx) => {
+            await tx.audit.record(auditEvent(appId, `unit-${String(i).padStart(2, '0')}`))
+            // Every third unit writes a token that exists: a primary-key violation, after its audit row.
+            await tx.requestTokens.create(i % 3 === 1 ? requestToken(appId, taken.token) : requestToken(appId))
+            return i
+          }),
+        )
+        const outcomes = await Promise.allSettled(units)
+        const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []))
+        assert.deepEqual(failed, [1, 4, 7, 10])
+        for (const [i, outcome] of outcomes.entries()) if (outcome.status === 'fulfilled') assert.equal(outcome.value, i)
+        const kept = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [`unit-${String(i).padStart(2, '0')}`] : []))
+        assert.deepEqual(await addressesOf(s, appId), kept)
+      })
+    })
+
+    test('units that throw among others that do not: each keeps exactly its own writes', async () => {
+      await withApp(async (s, appId) => {
+        const records = Array.from({ length: 10 }, () => requestToken(appId))
+        const outcomes = await Promise.allSettled(
+          records.map((record, i) =>
+            s.transaction(async (tx) => {
+              await tx.requestTokens.create(record)
+              await tx.audit.record(auditEvent(appId, record.token))
+              if (i % 2 === 0) throw new Error(`unit ${i} changed its mind`)
+            }),
+          ),
+        )
+        for (const [i, record] of records.entries()) {
+          assert.equal(outcomes[i]?.status, i % 2 === 0 ? 'rejected' : 'fulfilled')
+          assert.equal((await s.requestTokens.findByToken(record.token)) !== undefined, i % 2 === 1, `token of unit ${i}`)
+        }
+        assert.deepEqual(await addressesOf(s, appId), records.filter((_, i) => i % 2 === 1).map((r) => r.token).sort())
+      })
+    })
+
+    test('20 concurrent units issuing the bearer token of one app all get the same token', async () => {
+      await withApp(async (s, appId) => {
+        const tokens = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            s.transaction(async (tx) => (await tx.bearerTokens.findLive(appId)) ?? (await tx.bearerTokens.issueOrReuse(bearerToken(appId)))),
+          ),
+        )
+        assert.equal(new Set(tokens.map((t) => t.token)).size, 1)
+        assert.deepEqual(await s.bearerTokens.findLive(appId), tokens[0])
+      })
+    })
+
+    test('bearerTokens.findLive: none, then the issued token, then none once it is revoked', async () => {
+      await withApp(async (s, appId) => {
+        assert.equal(await s.bearerTokens.findLive(appId), undefined)
+        const issued = await s.bearerTokens.issueOrReuse(bearerToken(appId))
+        assert.deepEqual(await s.bearerTokens.findLive(appId), issued)
+        assert.equal(await s.bearerTokens.revoke(issued.token, NOW + 1), true)
+        assert.equal(await s.bearerTokens.findLive(appId), undefined)
+      })
+    })
+
+    test('close waits for units already handed over', async () => {
+      const opened = await open()
+      const user = userRecord()
+      const app = appRecord(user.id)
+      await opened.stores.users.create(user)
+      await opened.stores.apps.create(app)
+      const record = requestToken(app.id)
+      const pending = opened.stores.transaction((tx) => tx.requestTokens.create(record))
+      await opened.close()
+      await pending
+    })
+  })
+}
