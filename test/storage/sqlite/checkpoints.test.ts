@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { openStores } from '../../../src/storage/open-stores.ts'
+import { openSqlite } from '../../../src/storage/sqlite/open.ts'
+import { SQLITE_ONLY_SKIP } from '../../helpers/backends.ts'
+import { testKeyring } from '../../helpers/keys.ts'
+
+// src/storage/sqlite/open.ts and checkpoints.ts: the settings of the embedded database, and WAL
+// checkpoints done by a worker thread rather than inside a request.
+
+describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-sqlite-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('is opened in WAL mode with synchronous=NORMAL, a raised auto-checkpoint, a larger cache and memory-mapped reads', async () => {
+    const db = openSqlite(join(dir, 'settings.sqlite'))
+    try {
+      const pragma = async (name: string) => Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(db)).rows[0] ?? {})[0]
+      assert.equal(await pragma('journal_mode'), 'wal')
+      assert.equal(await pragma('synchronous'), 1, 'NORMAL')
+      assert.equal(await pragma('wal_autocheckpoint'), 10_000)
+      assert.equal(await pragma('cache_size'), -65_536)
+      assert.equal(await pragma('mmap_size'), 1024 * 1024 * 1024)
+      assert.equal(await pragma('foreign_keys'), 1)
+    } finally {
+      await db.destroy()
+    }
+  })
+
+  test('a WAL of more than 1 MB is checkpointed into the database file in the background, well before the auto-checkpoint', async () => {
+    const path = join(dir, 'checkpoints.sqlite')
+    const stores = await openStores({ keyring: testKeyring(), databaseUrl: path })
+    try {
+      const detail = { note: 'x'.repeat(500) }
+      for (let batch = 0; batch < 30; batch++) {
+        await stores.transaction(async (tx) => {
+          for (let i = 0; i < 100; i++) await tx.audit.record({ atMs: Date.now(), event: 'request_token.issued', appId: '1', userId: null, address: null, detail })
+        })
+      }
+      const walBytes = statSync(`${path}-wal`).size
+      assert.ok(walBytes > 1024 * 1024 && walBytes < 10_000 * 4096, `the WAL holds ${walBytes} bytes: more than 1 MB, fewer than the auto-checkpoint's pages`)
+      // The rows reach the database file itself only through a checkpoint.
+      const deadline = Date.now() + 10_000
+      while (statSync(path).size < 1024 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.ok(statSync(path).size >= 1024 * 1024, `the database file holds ${statSync(path).size} bytes`)
+      assert.equal((await stores.audit.list({ limit: 10_000 })).length, 3000)
+    } finally {
+      await stores.close()
+    }
+  })
+})
