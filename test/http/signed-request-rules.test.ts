@@ -7,7 +7,7 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 
 const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
@@ -242,4 +242,36 @@ describe('signature base URL behind a proxy or a public URL (C9, C43)', () => {
       await server.close()
     }
   })
+})
+
+describe('how long a nonce is remembered', () => {
+  const clock = testClock()
+  let server: TestServer
+  let app: AppRecord
+  const consumer = () => ({ key: app.consumerKey, secret: app.consumerSecret })
+  const rtUrl = () => `${server.url}/oauth/request_token`
+  const serverSeconds = () => Math.floor(clock.nowMs() / 1000)
+
+  before(async () => {
+    server = await startTestServer({ clock })
+    app = await makeApp(server.domain)
+  })
+  after(() => server.close())
+
+  // The nonce must outlive the request's timeliness (timestamp + 300 s), however the client's clock stands.
+  for (const [what, offsetSeconds] of [['stamped 290 s ahead of the server', 290], ['stamped on time', 0], ['stamped 290 s behind', -290]] as const) {
+    test(`a request ${what} cannot be replayed while it is still timely`, async () => {
+      const signed = signRequest({ consumer: consumer(), url: rtUrl(), oauth: { oauth_callback: 'oob' }, timestamp: serverSeconds() + offsetSeconds })
+      assert.equal((await send(signed)).status, 200)
+      const stillTimelyFor = offsetSeconds + 300 - 5
+      clock.advance(stillTimelyFor * 1000)
+      try {
+        const replay = await send(signed)
+        assert.equal(replay.status, 401)
+        assert.equal(errorCode(replay), 32, 'refused as a replayed nonce, not as a late timestamp')
+      } finally {
+        clock.advance(-stillTimelyFor * 1000)
+      }
+    })
+  }
 })

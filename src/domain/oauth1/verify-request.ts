@@ -35,6 +35,9 @@ interface TokenLookup {
 // Stand-ins for unknown consumers and tokens: the same work is done for them as for real ones,
 // and the decision is taken at the end, so answers reveal nothing by timing (oauthlib's dummies).
 const DUMMY_SECRET_LENGTH = 50
+
+/** How much the clocks of two instances sharing one nonce store may differ. */
+const NONCE_CLOCK_MARGIN_SECONDS = 30
 const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
 /**
@@ -71,9 +74,11 @@ export async function verifySignedRequest<K extends TokenKind>(
   }
 
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
-  // A request stays timely until its timestamp + skew, which is up to 2 × skew after it was first
-  // seen (stamped skew ahead of the server); its nonce is remembered that long.
-  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, 2 * skewSeconds, nowMs)
+  // A request stays timely until its timestamp + skew (up to 2 × skew from now when it was stamped
+  // ahead of us); its nonce is remembered until then, plus a margin for instances whose clocks
+  // differ a little. A client with a good clock so costs one window of skew, not two.
+  const rememberSeconds = request.timestampSeconds! + skewSeconds - nowMs / 1000 + NONCE_CLOCK_MARGIN_SECONDS
+  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
   if (!isFresh) throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
