@@ -13,6 +13,7 @@ import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
 import { connectionOf, requestPath } from './http/request-url.ts'
+import { trustedProxies } from './http/trusted-proxies.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
 export interface HttpSettings {
@@ -41,7 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Fastify's own request lines would carry the query string (tokens, verifiers); ours carry the path.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
-    trustProxy: deps.http.trustProxy.length > 0 ? deps.http.trustProxy : false,
+    trustProxy: deps.http.trustProxy.length > 0 ? trustedProxies(deps.http.trustProxy) : false,
     bodyLimit: BOUNDS.bodyBytes,
     requestTimeout: BOUNDS.requestTimeoutMs,
     connectionTimeout: BOUNDS.requestTimeoutMs,
