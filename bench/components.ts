@@ -82,6 +82,8 @@ try {
   const userId = creds.accessToken.slice(0, creds.accessToken.indexOf('-'))
   await time('stores.users.findById', () => deps.stores.users.findById(userId))
   await time('stores.accessTokens.findByTokenWithOwner (one query)', () => deps.stores.accessTokens.findByTokenWithOwner(creds.accessToken))
+  await time('stores.apps.findByConsumerKeyWithAccessToken (app, token and owner: one query)', () =>
+    deps.stores.apps.findByConsumerKeyWithAccessToken(creds.consumerKey, creds.accessToken))
   const appId = (await deps.stores.apps.findByConsumerKey(creds.consumerKey))!.id
   const bearer = await deps.stores.bearerTokens.issueOrReuse({ token: newBearerTokenValue(), appId, createdAtMs: Date.now(), revokedAtMs: null })
   await time('stores.bearerTokens.findByTokenWithApp (one query)', () => deps.stores.bearerTokens.findByTokenWithApp(bearer.token))
@@ -93,7 +95,7 @@ try {
   await time('pino: one request log line (to /dev/null)', () => logger.info({ method: 'GET', path: '/x', status: 200, ms: 3 }, 'request'))
 
   batch = inputs()
-  await time('verifySignedRequest (the whole OAuth 1.0a check)', (i) => verifySignedRequest(deps, batch[i]!, { tokenKind: 'access' }))
+  await time('verifySignedRequest (the whole OAuth 1.0a check, one lookup)', (i) => verifySignedRequest(deps, batch[i]!, { tokenKind: 'access' }))
   batch = inputs()
   await time('verifyUserContext (the token owner comes with the token)', (i) => verifyUserContext(deps, batch[i]!))
   await time('verifyBearer (the token and its app, one query)', () => verifyBearer(deps, `Bearer ${bearer.token}`))

@@ -46,6 +46,17 @@ export interface AppStore {
   create(app: AppRecord): Promise<boolean>
   findById(id: string): Promise<AppRecord | undefined>
   findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
+  /**
+   * What a request signed with an access token names, in one round trip: the app of this consumer
+   * key as findByConsumerKey finds it, the access token as AccessTokenStore.findByToken finds it
+   * (whatever its app, and a revoked one as it is: the caller decides) and the user it acts for.
+   * Each is undefined when not found, `owner` also when there is no token. Always answers, with the
+   * same one lookup, whichever of them exist.
+   */
+  findByConsumerKeyWithAccessToken(
+    consumerKey: string,
+    token: string,
+  ): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }>
   list(): Promise<AppRecord[]>
   /** Applies the patch and returns the new record; undefined when there is no such app. */
   update(id: string, patch: AppPatch, nowMs: number): Promise<AppRecord | undefined>

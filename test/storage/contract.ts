@@ -195,6 +195,58 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         })
       })
 
+      describe('findByConsumerKeyWithAccessToken', () => {
+        test('gives the app, the token and the user the token acts for (not the app\'s owner)', async () => {
+          await withApp(async (s, owner, app) => {
+            const person = userRecord()
+            await s.users.create(person)
+            const ownerToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, owner.id))
+            const personToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id, { accessLevel: 'read' }))
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, ownerToken.token), { app, token: ownerToken, owner })
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, personToken.token), { app, token: personToken, owner: person })
+          })
+        })
+
+        test('an unknown consumer key or token leaves just that part out; both unknown, all three', async () => {
+          await withApp(async (s, user, app) => {
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken('no-such-key', token.token), { app: undefined, token, owner: user })
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, `${user.id}-unknown`), { app, token: undefined, owner: undefined })
+            const nothing = { app: undefined, token: undefined, owner: undefined }
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken('no-such-key', `${user.id}-unknown`), nothing)
+          })
+        })
+
+        test('gives a token of another app as it is (the caller refuses it), whatever that app\'s state', async () => {
+          await withApp(async (s, user, app) => {
+            const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
+            await s.apps.create(other)
+            const otherToken = await s.accessTokens.issueOrReuse(accessTokenRecord(other.id, user.id))
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, otherToken.token), { app, token: otherToken, owner: user })
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(other.consumerKey, otherToken.token), { app: other, token: otherToken, owner: user })
+          })
+        })
+
+        test('gives a revoked token as it is, with its owner', async () => {
+          await withApp(async (s, user, app) => {
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+            assert.equal(await s.accessTokens.revoke(token.token, NOW + 5), true)
+            const found = await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, token.token)
+            assert.deepEqual(found, { app, token: { ...token, revokedAtMs: NOW + 5 }, owner: user })
+          })
+        })
+
+        test('gives a token whose owner is gone with no owner', async () => {
+          await withApp(async (s, _owner, app, opened) => {
+            const person = userRecord()
+            await s.users.create(person)
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id))
+            await opened.deleteBehindStores('users', person.id)
+            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, token.token), { app, token, owner: undefined })
+          })
+        })
+      })
+
       test('update applies the patch, stamps the time and keeps every other field', async () => {
         await withApp(async (s, _user, app) => {
           const patch = {

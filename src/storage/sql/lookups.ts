@@ -64,6 +64,7 @@ function joined<T>(prefix: string, columns: ReadonlyArray<keyof T & string>): (r
 }
 const ownerOf = joined<UsersTable>('owner__', USER_COLUMNS)
 const appOf = joined<AppsTable>('app__', APP_COLUMNS)
+const tokenOf = joined<AccessTokensTable>('token__', ACCESS_TOKEN_COLUMNS)
 
 const userById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id))
 const appById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFrom('apps').select(APP_COLUMNS).where('id', '=', id))
@@ -80,6 +81,22 @@ const accessTokenWithOwnerByHash = preparedLookup((db: Kysely<Database>, tokenHa
     .select(qualified('access_tokens', ACCESS_TOKEN_COLUMNS))
     .select(prefixed('users', USER_COLUMNS, 'owner__'))
     .where('access_tokens.token_hash', '=', tokenHash),
+)
+/**
+ * The app, the access token and its owner, each left-joined to a one-row source so that the
+ * statement answers exactly one row whatever exists: the verifier's work does not depend on which
+ * of its credentials are known (src/domain/oauth1/verify-request.ts). Both lookups go through
+ * unique indexes; the token is found whatever its app, which the verifier checks.
+ */
+const consumerWithAccessTokenByHashes = preparedLookup((db: Kysely<Database>, keyHash: string, tokenHash: string) =>
+  db
+    .selectFrom(db.selectNoFrom((eb) => eb.lit(1).as('one')).as('probe'))
+    .leftJoin('apps', (join) => join.on('apps.consumer_key_hash', '=', keyHash))
+    .leftJoin('access_tokens', (join) => join.on('access_tokens.token_hash', '=', tokenHash))
+    .leftJoin('users', 'users.id', 'access_tokens.user_id')
+    .select(prefixed('apps', APP_COLUMNS, 'app__'))
+    .select(prefixed('access_tokens', ACCESS_TOKEN_COLUMNS, 'token__'))
+    .select(prefixed('users', USER_COLUMNS, 'owner__')),
 )
 const bearerTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
   db.selectFrom('bearer_tokens').select(BEARER_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
@@ -129,6 +146,22 @@ export async function findAccessTokenWithOwner(
   if (!row) return undefined
   const owner = ownerOf(row)
   return { token: toAccessToken(row, sealer), owner: owner && toUser(owner) }
+}
+
+/** See consumerWithAccessTokenByHashes; each part undefined when not found (the owner also when there is no token). */
+export async function findConsumerWithAccessToken(
+  db: Kysely<Database>,
+  sealer: Sealer,
+  consumerKey: string,
+  token: string,
+): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }> {
+  const row = await consumerWithAccessTokenByHashes(db, sealer.index(consumerKey), sealer.index(token))
+  // Always one row; the check keeps a broken statement from passing for "nothing known".
+  if (!row) throw new Error('findConsumerWithAccessToken: the statement answered no row')
+  const app = appOf(row)
+  const found = tokenOf(row)
+  const owner = ownerOf(row)
+  return { app: app && toApp(app, sealer), token: found && toAccessToken(found, sealer), owner: owner && toUser(owner) }
 }
 
 export async function findBearerToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<BearerTokenRecord | undefined> {
