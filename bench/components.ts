@@ -81,7 +81,6 @@ try {
   await time('stores.accessTokens.findByToken', () => deps.stores.accessTokens.findByToken(creds.accessToken))
   const userId = creds.accessToken.slice(0, creds.accessToken.indexOf('-'))
   await time('stores.users.findById', () => deps.stores.users.findById(userId))
-  await time('stores.accessTokens.findByTokenWithOwner (one query)', () => deps.stores.accessTokens.findByTokenWithOwner(creds.accessToken))
   await time('stores.apps.findByConsumerKeyWithAccessToken (app, token and owner: one query)', () =>
     deps.stores.apps.findByConsumerKeyWithAccessToken(creds.consumerKey, creds.accessToken))
   const appId = (await deps.stores.apps.findByConsumerKey(creds.consumerKey))!.id

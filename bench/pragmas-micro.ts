@@ -30,8 +30,7 @@ try {
       const creds = [...seeded.sample].sort(() => Math.random() - 0.5)
       const lookup = async (i: number) => {
         const c = creds[i % creds.length]!
-        await stores.apps.findByConsumerKey(c.consumerKey)
-        await stores.accessTokens.findByTokenWithOwner(c.accessToken)
+        await stores.apps.findByConsumerKeyWithAccessToken(c.consumerKey, c.accessToken)
       }
       for (let i = 0; i < 20_000; i++) await lookup(i)
       const cpu = process.cpuUsage()

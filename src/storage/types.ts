@@ -94,12 +94,6 @@ export interface RequestTokenStore {
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | undefined>
-  /**
-   * The token as findByToken finds it, together with the user it acts for, in one round trip:
-   * undefined for an unknown token; a revoked token is answered like a live one (the caller
-   * decides); `owner` is undefined when that user no longer exists.
-   */
-  findByTokenWithOwner(token: string): Promise<{ token: AccessTokenRecord; owner: UserRecord | undefined } | undefined>
   /** The live (not revoked) token of this user for this app at this level, if any. */
   findLive(appId: string, userId: string, accessLevel: AccessLevel): Promise<AccessTokenRecord | undefined>
   /**

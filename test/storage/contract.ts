@@ -565,37 +565,6 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.accessTokens.revoke('unknown', NOW), false)
         })
       })
-
-      test('findByTokenWithOwner gives the token with the user it acts for; an unknown token finds nothing', async () => {
-        await withApp(async (s, owner, app) => {
-          const person = userRecord()
-          await s.users.create(person)
-          const ownerToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, owner.id))
-          const personToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id, { accessLevel: 'read' }))
-          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(ownerToken.token), { token: ownerToken, owner })
-          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(personToken.token), { token: personToken, owner: person })
-          assert.equal(await s.accessTokens.findByTokenWithOwner(`${person.id}-unknown`), undefined)
-        })
-      })
-
-      test('findByTokenWithOwner gives a revoked token as it is, with its owner', async () => {
-        await withApp(async (s, user, app) => {
-          const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
-          assert.equal(await s.accessTokens.revoke(token.token, NOW + 5), true)
-          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(token.token), { token: { ...token, revokedAtMs: NOW + 5 }, owner: user })
-        })
-      })
-
-      test('findByTokenWithOwner gives a token whose owner is gone with no owner', async () => {
-        await withApp(async (s, _owner, app, opened) => {
-          const person = userRecord()
-          await s.users.create(person)
-          const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id))
-          await opened.deleteBehindStores('users', person.id)
-          assert.deepEqual(await s.accessTokens.findByTokenWithOwner(token.token), { token, owner: undefined })
-          assert.deepEqual(await s.accessTokens.findByToken(token.token), token)
-        })
-      })
     })
 
     describe('bearer tokens', () => {

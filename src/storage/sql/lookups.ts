@@ -74,14 +74,6 @@ const appByKeyHash = preparedLookup((db: Kysely<Database>, keyHash: string) =>
 const accessTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
   db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
 )
-const accessTokenWithOwnerByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
-  db
-    .selectFrom('access_tokens')
-    .leftJoin('users', 'users.id', 'access_tokens.user_id')
-    .select(qualified('access_tokens', ACCESS_TOKEN_COLUMNS))
-    .select(prefixed('users', USER_COLUMNS, 'owner__'))
-    .where('access_tokens.token_hash', '=', tokenHash),
-)
 /**
  * The app, the access token and its owner, each left-joined to a one-row source so that the
  * statement answers exactly one row whatever exists: the verifier's work does not depend on which
@@ -137,17 +129,6 @@ export async function findAccessToken(db: Kysely<Database>, sealer: Sealer, toke
  * The access token and its owner in one query (a primary-key join costs the database next to
  * nothing; a second lookup costs a round trip). The owner is undefined when that user is gone.
  */
-export async function findAccessTokenWithOwner(
-  db: Kysely<Database>,
-  sealer: Sealer,
-  token: string,
-): Promise<{ token: AccessTokenRecord; owner: UserRecord | undefined } | undefined> {
-  const row = await accessTokenWithOwnerByHash(db, sealer.index(token))
-  if (!row) return undefined
-  const owner = ownerOf(row)
-  return { token: toAccessToken(row, sealer), owner: owner && toUser(owner) }
-}
-
 /** See consumerWithAccessTokenByHashes; each part undefined when not found (the owner also when there is no token). */
 export async function findConsumerWithAccessToken(
   db: Kysely<Database>,

@@ -9,7 +9,7 @@ import {
   toAccessToken,
   toRequestToken,
 } from './rows.ts'
-import { findAccessToken, findAccessTokenWithOwner, findBearerToken, findBearerTokenWithApp, findLiveBearerToken } from './lookups.ts'
+import { findAccessToken, findBearerToken, findBearerTokenWithApp, findLiveBearerToken } from './lookups.ts'
 
 /**
  * Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique
@@ -97,7 +97,6 @@ const inserted = (result: { numInsertedOrUpdatedRows?: bigint } | undefined) => 
 export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const store: AccessTokenStore = {
     findByToken: (token) => findAccessToken(db, sealer, token),
-    findByTokenWithOwner: (token) => findAccessTokenWithOwner(db, sealer, token),
     async findLive(appId, userId, accessLevel) {
       const row = await db
         .selectFrom('access_tokens')
