@@ -1,4 +1,4 @@
-// `npx tsx bench/pragmas-micro.ts`: the two lookups of a signed request on shape 5's database (10^6
+// `npx tsx bench/pragmas-micro.ts`: the lookup of a signed request (app, token, owner) on shape 5's database (10^6
 // tokens, 10^5 apps, 10^4 credentials in use, in random order), in-process, with SQLite's page cache
 // and mmap as src/storage/sqlite/open.ts sets them, then as before (better-sqlite3's 16 MB cache, no
 // mmap). Seeding takes 1–3 minutes. Not a test: timings on a shared machine vary.
@@ -38,7 +38,7 @@ try {
       const N = 50_000
       for (let i = 0; i < N; i++) await lookup(i)
       const used = process.cpuUsage(cpu)
-      console.log(`round ${round}, ${name}: ${(((performance.now() - t) * 1000) / N).toFixed(1)} µs a pair of lookups, cpu ${((used.user + used.system) / N).toFixed(1)} (system ${(used.system / N).toFixed(1)})`)
+      console.log(`round ${round}, ${name}: ${(((performance.now() - t) * 1000) / N).toFixed(1)} µs a lookup, cpu ${((used.user + used.system) / N).toFixed(1)} (system ${(used.system / N).toFixed(1)})`)
       await stores.close()
     }
   }
