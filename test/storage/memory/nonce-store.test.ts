@@ -19,3 +19,14 @@ test('a full nonce store has room again once its nonces have expired', async () 
   assert.equal(await nonces.remember('ck', 'c', 300, NOW + 300_001), true)
   assert.equal(nonces.size(), 1)
 })
+
+test('an expired nonce behind a longer-lived one does not count against the capacity', async () => {
+  const nonces = createMemoryNonceStore({ capacity: 2 })
+  assert.equal(await nonces.remember('ck', 'stamped-ahead', 630, NOW), true)
+  assert.equal(await nonces.remember('ck', 'on-time', 330, NOW), true)
+  // At NOW + 331 s only the first is live: the second, behind it, must make room.
+  assert.equal(await nonces.remember('ck', 'next', 330, NOW + 331_000), true)
+  assert.equal(nonces.size(), 2)
+  assert.equal(await nonces.remember('ck', 'stamped-ahead', 630, NOW + 331_000), false, 'the longer-lived one is still a replay')
+  await assert.rejects(nonces.remember('ck', 'one-too-many', 330, NOW + 331_000), StorageUnavailableError, 'both entries are live now')
+})
