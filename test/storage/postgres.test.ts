@@ -8,7 +8,8 @@ import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
-import { storeContract } from './contract.ts'
+import { storeContract, type OpenedStores } from './contract.ts'
+import { transactionContract } from './transaction-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 
@@ -16,7 +17,7 @@ import { deleteBehindStores } from '../helpers/test-app.ts'
 if (SHARED_BACKENDS_SKIP) {
   test('PostgreSQL stores', { skip: SHARED_BACKENDS_SKIP }, () => {})
 } else {
-  storeContract('PostgreSQL', async () => {
+  const openFresh = async (): Promise<OpenedStores> => {
     const schema = await createTestSchema()
     const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url }).catch(async (error: unknown) => {
       await schema.drop()
@@ -30,7 +31,9 @@ if (SHARED_BACKENDS_SKIP) {
       },
       deleteBehindStores: (table, id) => deleteBehindStores(schema.url, table, id),
     }
-  })
+  }
+  storeContract('PostgreSQL', openFresh)
+  transactionContract('PostgreSQL', openFresh)
 
   describe('PostgreSQL specifics', () => {
     const schemas: TestSchema[] = []

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStores } from '../../src/storage/open-stores.ts'
-import { storeContract } from './contract.ts'
+import { storeContract, type OpenedStores } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
+import { transactionContract } from './transaction-contract.ts'
 
 /** Every test gets its own database file in its own temp folder. */
-storeContract('SQLite', async () => {
+async function openFresh(): Promise<OpenedStores> {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
   const path = join(dir, 'latchkey.sqlite')
   const stores = await openStores({ keyring: testKeyring(), databaseUrl: path })
@@ -19,4 +20,7 @@ storeContract('SQLite', async () => {
     },
     deleteBehindStores: (table, id) => deleteBehindStores(path, table, id),
   }
-})
+}
+
+storeContract('SQLite', openFresh)
+transactionContract('SQLite', openFresh)

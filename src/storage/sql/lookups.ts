@@ -125,10 +125,6 @@ export async function findAccessToken(db: Kysely<Database>, sealer: Sealer, toke
   return row && toAccessToken(row, sealer)
 }
 
-/**
- * The access token and its owner in one query (a primary-key join costs the database next to
- * nothing; a second lookup costs a round trip). The owner is undefined when that user is gone.
- */
 /** See consumerWithAccessTokenByHashes; each part undefined when not found (the owner also when there is no token). */
 export async function findConsumerWithAccessToken(
   db: Kysely<Database>,
