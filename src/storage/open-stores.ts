@@ -19,7 +19,7 @@ import { isPostgresUrl, redactUrl } from './urls.ts'
 import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
 import { createSealer, type Sealer } from './sealing/sealer.ts'
 import { resealAll } from './sql/reseal.ts'
-import { createTransactionRunner, lazily, type TransactionRunner } from './sql/transactions.ts'
+import { createTransactionRunner, type TransactionRunner } from './sql/transactions.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -76,15 +76,13 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
   const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
-  const units = createTransactionRunner(db, (conn) =>
-    lazily({
-      users: () => createUserStore(conn),
-      requestTokens: () => createRequestTokenStore(conn, sealer),
-      accessTokens: () => createAccessTokenStore(conn, sealer),
-      bearerTokens: () => createBearerTokenStore(conn, sealer),
-      audit: () => createAuditStore(conn),
-    }),
-  )
+  const units = createTransactionRunner(db, (conn) => ({
+    users: createUserStore(conn),
+    requestTokens: createRequestTokenStore(conn, sealer),
+    accessTokens: createAccessTokenStore(conn, sealer),
+    bearerTokens: createBearerTokenStore(conn, sealer),
+    audit: createAuditStore(conn),
+  }))
   return {
     users: guardStore(createUserStore(db), 'database'),
     apps: guardStore(createAppStore(db, sealer), 'database'),

@@ -48,26 +48,6 @@ export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kys
   }
 }
 
-/**
- * An object whose properties are made on first use: a unit of work's stores are bound to its
- * transaction, and most units touch one or two of them.
- */
-export function lazily<T extends object>(makers: { [K in keyof T]: () => T[K] }): T {
-  const made = {} as T
-  for (const key of Object.keys(makers) as Array<keyof T>) {
-    Object.defineProperty(made, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = makers[key]()
-        Object.defineProperty(made, key, { value, enumerable: true })
-        return value
-      },
-    })
-  }
-  return made
-}
-
 interface Pending {
   work: (tx: TransactionStores) => Promise<unknown>
   resolve(value: unknown): void
