@@ -81,16 +81,23 @@ export interface RequestTokenStore {
   /** issued → denied, only while `issued` and unexpired. */
   deny(token: string, nowMs: number): Promise<boolean>
   /**
-   * authorized → used, atomically and only with the verifier given at authorize: of any number of
-   * concurrent calls for one token, at most one gets the record; the others (and any call with
-   * another verifier, or on an expired or non-authorized token) get undefined and change nothing.
+   * One attempt to exchange the token with a verifier, decided in one atomic statement: while the
+   * token is `issued` or `authorized` and unexpired, a matching verifier turns it `used` and gets the
+   * record; any other verifier counts a failure, and the failure that reaches maxFailures turns it
+   * `dead`. Of any number of concurrent attempts at most one redeems it, at most maxFailures are
+   * counted, and a matching verifier checked after the last counted failure finds it dead.
+   * `not-redeemable` (unknown, expired, used, denied or dead) changes nothing.
    */
-  consume(token: string, verifier: string, nowMs: number): Promise<RequestTokenRecord | undefined>
-  /** Counts a wrong verifier; at maxFailures the token turns `dead` and can never be exchanged. */
-  recordVerifierFailure(token: string, maxFailures: number): Promise<void>
+  redeemVerifier(token: string, verifier: string, maxFailures: number, nowMs: number): Promise<VerifierAttempt>
   /** Deletes tokens expired before nowMs; returns how many. */
   deleteExpired(nowMs: number): Promise<number>
 }
+
+/** What one attempt to exchange a request token with a verifier did (RequestTokenStore.redeemVerifier). */
+export type VerifierAttempt =
+  | { outcome: 'redeemed'; record: RequestTokenRecord }
+  | { outcome: 'wrong-verifier'; failures: number }
+  | { outcome: 'not-redeemable' }
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | undefined>

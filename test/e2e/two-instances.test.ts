@@ -123,6 +123,23 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     }
   })
 
+  test('a hundred wrong verifiers and the right one over both: at most 3 answered 32, the rest 89; the right one only before the third', async () => {
+    const mine = await makeApp(domain)
+    const mineConsumer = { key: mine.consumerKey, secret: mine.consumerSecret }
+    const issued = await signed('/oauth/request_token', { consumer: mineConsumer, oauth: { oauth_callback: 'oob' } })(instances[0]!)
+    assert.equal(issued.status, 200, issued.text)
+    const requestToken = { key: issued.form.oauth_token!, secret: issued.form.oauth_token_secret! }
+    assert.ok(await stores.requestTokens.authorize(requestToken.key, mine.ownerId, '7654321', Date.now()))
+    const exchange = (verifier: string) => signed('/oauth/access_token', { consumer: mineConsumer, token: requestToken, oauth: { oauth_verifier: verifier } })
+    const attempts = [exchange('7654321'), ...Array.from({ length: 100 }, (_, i) => exchange(String(1_000_000 + i)))]
+    const [right, ...wrong] = await Promise.all(attempts.map((attempt, i) => attempt(instances[i % 2]!)))
+    const counted = wrong.filter((answer) => errorCode(answer) === 32).length
+    assert.ok(counted <= 3, `${counted} wrong verifiers were answered 32`)
+    assert.ok(wrong.every((answer) => answer.status === 401 && [32, 89].includes(errorCode(answer)!)), JSON.stringify(countBy(wrong.map((x) => x.status))))
+    if (right!.status === 200) assert.ok(counted <= 2, 'the right one won, so it was checked before the third failure')
+    else assert.deepEqual([right!.status, errorCode(right!), counted], [401, 89, 3])
+  })
+
   test('one limit counts the calls sent to both; another app never spends it; 429 code 88 exactly past it', async () => {
     const mine = await makeApp(domain)
     const theirs = await makeApp(domain)

@@ -124,11 +124,35 @@ describe('POST /oauth/access_token', () => {
     assert.equal(errorCode(answer), 89)
   })
 
-  test('a request token that nobody approved yet cannot be exchanged (401 code 32)', async () => {
+  test('of 100 wrong verifiers sent together with the right one, at most 3 get 401 code 32 and the rest 89; the right one wins only before the third', async () => {
+    const own = await makeApp(server.domain)
+    const requestToken = await authorizedRequestToken(server.url, server.domain, own, user, { verifier: '1234567' })
+    const guesses = Array.from({ length: 100 }, (_, i) => String(1_000_000 + i * 7919).padStart(7, '0'))
+    const send = (verifier: string) =>
+      signedFetch({
+        consumer: { key: own.consumerKey, secret: own.consumerSecret },
+        token: { key: requestToken.token, secret: requestToken.secret },
+        url: `${server.url}/oauth/access_token`,
+        oauth: { oauth_verifier: verifier },
+        timestamp: Math.floor(clock.nowMs() / 1000),
+      })
+    const [right, ...wrong] = await Promise.all([send('1234567'), ...guesses.map(send)])
+    const counted = wrong.filter((a) => a.status === 401 && errorCode(a) === 32).length
+    assert.ok(counted <= 3, `${counted} wrong verifiers were answered 32`)
+    assert.ok(wrong.every((a) => a.status === 401 && (errorCode(a) === 32 || errorCode(a) === 89)), 'every wrong one gets 32 or 89')
+    if (right!.status === 200) assert.ok(counted <= 2, 'the right one won, so it was checked before the third failure')
+    else assert.deepEqual([right!.status, errorCode(right!), counted], [401, 89, 3])
+    const after = await send('1234567')
+    assert.deepEqual([after.status, errorCode(after)], [401, 89], 'the token is used or dead either way')
+  })
+
+  test('a request token that nobody approved yet cannot be exchanged (401 code 32); the guesses count, so the third kills it', async () => {
     const answer = await signedFetch({ consumer: consumer(), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' }, timestamp: Math.floor(clock.nowMs() / 1000) })
     const pending = { token: answer.form.oauth_token!, secret: answer.form.oauth_token_secret! }
     assert.equal(errorCode(await exchange(pending, '')), 32)
     assert.equal(errorCode(await exchange(pending, 'guess')), 32)
+    assert.equal(errorCode(await exchange(pending, 'guess again')), 32)
+    assert.equal(errorCode(await exchange(pending, 'one more')), 89)
   })
 
   test('a request signed with the wrong request token secret gets 401 code 32 (C36)', async () => {

@@ -122,6 +122,12 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
     return record
   }
 
+  /** The record when the verifier redeems the token (at most 3 failures), else undefined. */
+  async function redeem(s: Stores, token: string, verifier: string, nowMs: number) {
+    const attempt = await s.requestTokens.redeemVerifier(token, verifier, 3, nowMs)
+    return attempt.outcome === 'redeemed' ? attempt.record : undefined
+  }
+
   describe(`${adapter} stores`, () => {
     test('answer a ping', async () => {
       await withStores((s) => s.ping())
@@ -298,14 +304,14 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           await s.apps.rotateKeys(app.id, { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, NOW + 1)
 
           assert.equal(await s.requestTokens.authorize(issued.token, user.id, 'v', NOW + 2), false)
-          assert.equal(await s.requestTokens.consume(authorized.token, 'verifier-1', NOW + 2), undefined)
+          assert.equal(await redeem(s, authorized.token, 'verifier-1', NOW + 2), undefined)
           assert.equal((await s.accessTokens.findByToken(access.token))?.revokedAtMs, NOW + 1)
           assert.equal(await s.accessTokens.findLive(app.id, user.id, access.accessLevel), undefined)
           assert.equal((await s.bearerTokens.findByToken(bearer.token))?.revokedAtMs, NOW + 1)
 
           assert.equal((await s.accessTokens.findByToken(otherAccess.token))?.revokedAtMs, null)
           assert.equal((await s.bearerTokens.findByToken(otherBearer.token))?.revokedAtMs, null)
-          assert.equal((await s.requestTokens.consume(otherRequest.token, 'verifier-1', NOW + 2))?.token, otherRequest.token)
+          assert.equal((await redeem(s, otherRequest.token, 'verifier-1', NOW + 2))?.token, otherRequest.token)
         })
       })
 
@@ -358,7 +364,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'the-verifier', NOW), true)
           const found = await s.requestTokens.findByToken(record.token)
           assert.deepEqual(found, { ...record, status: 'authorized', userId: user.id })
-          assert.equal(await s.requestTokens.consume(record.token, 'the-verifier', NOW).then((r) => r?.token), record.token)
+          assert.equal((await redeem(s, record.token, 'the-verifier', NOW))?.token, record.token)
         })
       })
 
@@ -366,8 +372,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'another', NOW), false)
-          assert.equal(await s.requestTokens.consume(record.token, 'another', NOW), undefined, 'the first verifier still rules')
-          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
+          assert.equal(await redeem(s, record.token, 'another', NOW), undefined, 'the first verifier still rules')
+          assert.equal((await redeem(s, record.token, 'verifier-1', NOW))?.token, record.token)
         })
       })
 
@@ -393,7 +399,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.requestTokens.deny(record.token, NOW), true)
           assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'denied')
           assert.equal(await s.requestTokens.authorize(record.token, user.id, 'v', NOW), false)
-          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
+          assert.equal(await redeem(s, record.token, 'verifier-1', NOW), undefined)
           assert.equal(await s.requestTokens.deny(record.token, NOW), false)
         })
       })
@@ -409,26 +415,68 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         })
       })
 
-      test('consume gives an authorized token once, then never again', async () => {
+      test('redeemVerifier gives an authorized token once, then never again', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
-          const consumed = await s.requestTokens.consume(record.token, 'verifier-1', NOW)
+          const consumed = await redeem(s, record.token, 'verifier-1', NOW)
           assert.equal(consumed?.token, record.token)
           assert.equal(consumed?.secret, record.secret)
           assert.equal(consumed?.userId, user.id)
           assert.equal(consumed?.callback, record.callback)
-          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
+          assert.equal(await redeem(s, record.token, 'verifier-1', NOW), undefined)
           assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'used')
         })
       })
 
-      test('consume with another verifier gives nothing and changes nothing', async () => {
+      test('a wrong verifier redeems nothing and counts one failure; the right one still works below the maximum', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
-          assert.equal(await s.requestTokens.consume(record.token, 'verifier-2', NOW), undefined)
-          assert.equal(await s.requestTokens.consume(record.token, '', NOW), undefined)
-          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'authorized')
-          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
+          assert.deepEqual(await s.requestTokens.redeemVerifier(record.token, 'verifier-2', 3, NOW), { outcome: 'wrong-verifier', failures: 1 })
+          assert.deepEqual(await s.requestTokens.redeemVerifier(record.token, '', 3, NOW), { outcome: 'wrong-verifier', failures: 2 })
+          const found = await s.requestTokens.findByToken(record.token)
+          assert.deepEqual([found?.status, found?.verifierFailures], ['authorized', 2])
+          assert.equal((await redeem(s, record.token, 'verifier-1', NOW))?.token, record.token)
+        })
+      })
+
+      test('the wrong verifier that reaches the maximum kills the token: the right one then finds it not redeemable', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          for (let i = 1; i <= 3; i++) {
+            assert.deepEqual(await s.requestTokens.redeemVerifier(record.token, `wrong-${i}`, 3, NOW), { outcome: 'wrong-verifier', failures: i })
+          }
+          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'dead')
+          assert.deepEqual(await s.requestTokens.redeemVerifier(record.token, 'verifier-1', 3, NOW), { outcome: 'not-redeemable' })
+          assert.deepEqual(await s.requestTokens.redeemVerifier(record.token, 'wrong-4', 3, NOW), { outcome: 'not-redeemable' }, 'a dead token counts nothing more')
+          assert.equal((await s.requestTokens.findByToken(record.token))?.verifierFailures, 3)
+        })
+      })
+
+      test('an issued token has no verifier yet: every attempt on it is a counted failure', async () => {
+        await withApp(async (s, _user, app) => {
+          const issued = requestTokenRecord(app.id)
+          await s.requestTokens.create(issued)
+          assert.deepEqual(await s.requestTokens.redeemVerifier(issued.token, 'verifier-1', 3, NOW), { outcome: 'wrong-verifier', failures: 1 })
+          assert.equal((await s.requestTokens.findByToken(issued.token))?.status, 'issued')
+        })
+      })
+
+      test('of 100 concurrent wrong verifiers and the right one, at most 3 are counted; the right one wins only before the third', async () => {
+        await withApp(async (s, user, app) => {
+          const record = await authorizedToken(s, app, user)
+          const attempts = Array.from({ length: 101 }, (_, i) => (i === 50 ? 'verifier-1' : `wrong-${i}`))
+          const results = await Promise.all(attempts.map((v) => s.requestTokens.redeemVerifier(record.token, v, 3, NOW).then((a) => ({ v, a }))))
+          const counted = results.filter((r) => r.a.outcome === 'wrong-verifier')
+          assert.ok(counted.length <= 3, `${counted.length} failures counted`)
+          assert.deepEqual(counted.map((r) => (r.a as { failures: number }).failures).sort(), [1, 2, 3].slice(0, counted.length))
+          const right = results.find((r) => r.v === 'verifier-1')!.a
+          const found = await s.requestTokens.findByToken(record.token)
+          if (right.outcome === 'redeemed') {
+            assert.equal(found?.status, 'used')
+            assert.ok(counted.length < 3, 'redeemed only while fewer than 3 failures were counted')
+          } else {
+            assert.deepEqual([right.outcome, counted.length, found?.status], ['not-redeemable', 3, 'dead'])
+          }
         })
       })
 
@@ -443,47 +491,26 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(winners.length, 1)
           const status = (await s.requestTokens.findByToken(record.token))?.status
           assert.equal(status, winners[0]!.split(' ')[0])
-          if (status === 'authorized') assert.equal((await s.requestTokens.consume(record.token, winners[0]!.split(' ')[1]!, NOW))?.token, record.token)
+          if (status === 'authorized') assert.equal((await redeem(s, record.token, winners[0]!.split(' ')[1]!, NOW))?.token, record.token)
         })
       })
 
-      test('of 20 concurrent consume calls exactly one gets the token', async () => {
+      test('of 20 concurrent redeemVerifier calls with the right verifier exactly one gets the token', async () => {
         await withApp(async (s, user, app) => {
           const record = await authorizedToken(s, app, user)
-          const results = await Promise.all(Array.from({ length: 20 }, () => s.requestTokens.consume(record.token, 'verifier-1', NOW)))
+          const results = await Promise.all(Array.from({ length: 20 }, () => redeem(s, record.token, 'verifier-1', NOW)))
           assert.equal(results.filter((r) => r !== undefined).length, 1)
         })
       })
 
-      test('consume refuses a token that is only issued, expired or unknown', async () => {
+      test('redeemVerifier refuses an expired or unknown token, and an issued one with any verifier', async () => {
         await withApp(async (s, user, app) => {
           const issued = requestTokenRecord(app.id)
           await s.requestTokens.create(issued)
-          assert.equal(await s.requestTokens.consume(issued.token, 'verifier-1', NOW), undefined)
+          assert.equal(await redeem(s, issued.token, 'verifier-1', NOW), undefined)
           const authorized = await authorizedToken(s, app, user)
-          assert.equal(await s.requestTokens.consume(authorized.token, 'verifier-1', authorized.expiresAtMs + 1), undefined)
-          assert.equal(await s.requestTokens.consume('unknown', 'verifier-1', NOW), undefined)
-        })
-      })
-
-      test('recordVerifierFailure counts wrong verifiers; below the maximum the token still works', async () => {
-        await withApp(async (s, user, app) => {
-          const record = await authorizedToken(s, app, user)
-          await s.requestTokens.recordVerifierFailure(record.token, 3)
-          await s.requestTokens.recordVerifierFailure(record.token, 3)
-          const found = await s.requestTokens.findByToken(record.token)
-          assert.equal(found?.verifierFailures, 2)
-          assert.equal(found?.status, 'authorized')
-          assert.equal((await s.requestTokens.consume(record.token, 'verifier-1', NOW))?.token, record.token)
-        })
-      })
-
-      test('recordVerifierFailure at the maximum kills the token for good', async () => {
-        await withApp(async (s, user, app) => {
-          const record = await authorizedToken(s, app, user)
-          for (let i = 0; i < 3; i++) await s.requestTokens.recordVerifierFailure(record.token, 3)
-          assert.equal((await s.requestTokens.findByToken(record.token))?.status, 'dead')
-          assert.equal(await s.requestTokens.consume(record.token, 'verifier-1', NOW), undefined)
+          assert.equal(await redeem(s, authorized.token, 'verifier-1', authorized.expiresAtMs + 1), undefined)
+          assert.equal(await redeem(s, 'unknown', 'verifier-1', NOW), undefined)
         })
       })
 

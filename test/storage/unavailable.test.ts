@@ -78,7 +78,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await rejectsFast(() => s.users.findById('1'), 'users.findById')
     await rejectsFast(() => s.users.create(user('2')), 'users.create')
     await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
-    await rejectsFast(() => s.requestTokens.consume('t', 'v', NOW), 'requestTokens.consume')
+    await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier')
     await rejectsFast(() => s.ping(), 'ping')
     assert.equal(await s.nonces.remember('ck', 'pg-down', 300, NOW), true, 'Redis still answers')
 

@@ -21,22 +21,22 @@ export async function exchangeVerifier(
   const { token, request } = await verifySignedRequest(deps, input, { tokenKind: 'request' })
   const verifier = request.protocol.get('oauth_verifier') ?? ''
   // One transaction: the request token is used up only together with the access token handed out
-  // for it and its audit row, so a failure on the way (503) leaves it to be exchanged again.
-  const exchanged = await deps.stores.transaction(async (tx) => {
-    // One atomic step: used once, and only with the verifier the person was given.
-    const consumed = await tx.requestTokens.consume(token.token, verifier, deps.clock.nowMs())
-    if (!consumed) return undefined
-    if (consumed.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })
-    const user = await tx.users.findById(consumed.userId)
+  // for it and its audit row, so a failure on the way (503) leaves it to be exchanged again. A wrong
+  // verifier's counted failure is committed too (the unit returns instead of throwing).
+  const attempt = await deps.stores.transaction(async (tx) => {
+    // One atomic step decides: used once, only with the verifier the person was given, and never
+    // after the third wrong one, however many attempts arrive together.
+    const redeemed = await tx.requestTokens.redeemVerifier(token.token, verifier, MAX_VERIFIER_FAILURES, deps.clock.nowMs())
+    if (redeemed.outcome !== 'redeemed') return redeemed
+    const { record } = redeemed
+    if (record.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })
+    const user = await tx.users.findById(record.userId)
     if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user no longer exists' })
-    const grant = { appId: consumed.appId, userId: user.id, accessLevel: consumed.accessLevel }
+    const grant = { appId: record.appId, userId: user.id, accessLevel: record.accessLevel }
     const accessToken = await handOutAccessToken(tx, deps.clock, grant, { via: 'exchange', address: input.clientAddress })
-    return { accessToken, user }
+    return { outcome: 'exchanged' as const, accessToken, user }
   })
-  if (exchanged) return exchanged
-  const now = await deps.stores.requestTokens.findByToken(token.token)
-  const isStillUsable = now !== undefined && (now.status === 'authorized' || now.status === 'issued') && now.expiresAtMs > deps.clock.nowMs()
-  if (!isStillUsable) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged' })
-  await deps.stores.requestTokens.recordVerifierFailure(token.token, MAX_VERIFIER_FAILURES)
-  throw new ServiceError(E.couldNotAuthenticate, { detail: 'wrong or missing oauth_verifier' })
+  if (attempt.outcome === 'exchanged') return attempt
+  if (attempt.outcome === 'not-redeemable') throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged, dead or expired' })
+  throw new ServiceError(E.couldNotAuthenticate, { detail: `wrong or missing oauth_verifier (failure ${attempt.failures} of ${MAX_VERIFIER_FAILURES})` })
 }

@@ -45,30 +45,29 @@ export function createRequestTokenStore(db: Kysely<Database>, sealer: Sealer) {
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
     },
-    async consume(token, verifier, nowMs) {
-      // Comparing keyed hashes in SQL reveals nothing by timing: the hash of a guess says nothing
-      // about the hash of the verifier without the index key.
+    async redeemVerifier(token, verifier, maxFailures, nowMs) {
+      // One statement decides, so concurrent attempts serialize on the row: each sees the failures
+      // counted before it. Keyed hashes are compared in SQL, which reveals nothing by timing (the
+      // hash of a guess says nothing about the verifier's without the index key). An `issued` token
+      // has no verifier yet, so every attempt on it is a counted failure.
+      const verifierHash = sealer.index(verifier)
       const row = await db
         .updateTable('request_tokens')
-        .set({ status: 'used' })
+        .set((eb) => {
+          const matches = eb('verifier_hash', '=', verifierHash)
+          return {
+            status: eb.case().when(matches).then('used').when('verifier_failures', '>=', maxFailures - 1).then('dead').else(eb.ref('status')).end(),
+            verifier_failures: eb.case().when(matches).then(eb.ref('verifier_failures')).else(eb('verifier_failures', '+', 1)).end(),
+          }
+        })
         .where('token_hash', '=', sealer.index(token))
-        .where('verifier_hash', '=', sealer.index(verifier))
-        .where('status', '=', 'authorized')
+        .where('status', 'in', ['issued', 'authorized'])
         .where('expires_at_ms', '>', nowMs)
         .returningAll()
         .executeTakeFirst()
-      return row && toRequestToken(row, token, sealer)
-    },
-    async recordVerifierFailure(token, maxFailures) {
-      await db
-        .updateTable('request_tokens')
-        .set((eb) => ({
-          verifier_failures: eb('verifier_failures', '+', 1),
-          status: eb.case().when('verifier_failures', '>=', maxFailures - 1).then('dead').else(eb.ref('status')).end(),
-        }))
-        .where('token_hash', '=', sealer.index(token))
-        .where('status', '=', 'authorized')
-        .execute()
+      if (!row) return { outcome: 'not-redeemable' }
+      if (row.status === 'used') return { outcome: 'redeemed', record: toRequestToken(row, token, sealer) }
+      return { outcome: 'wrong-verifier', failures: row.verifier_failures }
     },
     async deleteExpired(nowMs) {
       const result = await db.deleteFrom('request_tokens').where('expires_at_ms', '<=', nowMs).executeTakeFirst()

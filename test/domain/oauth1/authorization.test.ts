@@ -79,7 +79,7 @@ describe('authorization (the browser step, domain)', () => {
     assert.match(verifier, /^[A-Za-z0-9]{32}$/)
     const stored = await t.domain.stores.requestTokens.findByToken(rt.token)
     assert.deepEqual([stored?.status, stored?.userId], ['authorized', user.id])
-    assert.equal((await t.domain.stores.requestTokens.consume(rt.token, verifier, Date.now()))?.token, rt.token, 'the verifier in the redirect is the one stored')
+    assert.equal((await t.domain.stores.requestTokens.redeemVerifier(rt.token, verifier, 3, Date.now())).outcome, 'redeemed', 'the verifier in the redirect is the one stored')
   })
 
   test('approving an oob flow gives a 7-digit PIN that is the stored verifier', async () => {
@@ -88,7 +88,7 @@ describe('authorization (the browser step, domain)', () => {
     const result = await approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })
     assert.ok('pin' in result)
     assert.match(result.pin, /^\d{7}$/)
-    assert.equal((await t.domain.stores.requestTokens.consume(rt.token, result.pin, Date.now()))?.token, rt.token, 'the PIN is the stored verifier')
+    assert.equal((await t.domain.stores.requestTokens.redeemVerifier(rt.token, result.pin, 3, Date.now())).outcome, 'redeemed', 'the PIN is the stored verifier')
   })
 
   test('a token can be approved only once', async () => {
