@@ -29,11 +29,16 @@ export async function countCall(
   call: CountedCall | undefined,
   subject: string,
   overLimit: ErrorDef = E.rateLimitExceeded,
-): Promise<void> {
-  if (!call) return
+): Promise<Refund> {
+  if (!call) return NOTHING_TO_REFUND
   const limiter = deps.limiters.endpoints.get(call.resource)
-  if (!limiter) return
+  if (!limiter) return NOTHING_TO_REFUND
   const state = await limiter.hit(subject)
   call.report?.(state)
   if (!state.isAllowed) throw new ServiceError(overLimit, { detail: `rate limit of ${call.resource}` })
+  return () => limiter.refund(subject)
 }
+
+/** Gives a counted call back, when a later check finds the request was not one to serve (a replay). */
+export type Refund = () => Promise<void>
+const NOTHING_TO_REFUND: Refund = async () => {}

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
-import { errorCode, send, signedFetch, type SignOptions } from '../helpers/oauth1-client.ts'
+import { errorCode, send, signedFetch, signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
 import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 const limits = (answer: { headers: Headers }) => ({
@@ -102,6 +102,28 @@ describe('rate-limit settings', () => {
       const again = await verify()
       assert.equal(again.status, 200)
       assert.equal(limits(again).remaining, 1)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('a request refused by a limit spends no nonce: the same request, resent after the window, is accepted once', async () => {
+    const server = await startTestServer({ settings: { rateLimits: { '/account/verify_credentials': 2 }, rateLimitWindowSeconds: 2 } })
+    try {
+      const app = await makeApp(server.domain)
+      const { token } = await issueOwnerToken(server.domain, app.id)
+      const options = { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` }
+      assert.deepEqual([(await signedFetch(options)).status, (await signedFetch(options)).status], [200, 200])
+      const held = signRequest(options)
+      const refused = await send(held)
+      assert.deepEqual([refused.status, errorCode(refused)], [429, 88])
+      await sleep(2100)
+      const resent = await send(held)
+      assert.equal(resent.status, 200, resent.text)
+      const replayed = await send(held)
+      assert.deepEqual([replayed.status, errorCode(replayed)], [401, 32], 'accepted once: now its nonce is spent')
+      const last = await signedFetch(options)
+      assert.deepEqual([last.status, limits(last).remaining], [200, 0], 'the replay gave its count back: this is the second call of the window')
     } finally {
       await server.close()
     }

@@ -72,16 +72,22 @@ export async function verifySignedRequest<K extends TokenKind>(
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
   }
 
+  // The call is counted before its nonce is spent, so a request refused by a limit (429) leaves its
+  // nonce unspent and can be sent again once the window has passed. A replay gives its count back:
+  // whoever captured a request cannot spend the app's budget by replaying it.
+  const userId = (token.record as AccessTokenRecord | undefined)?.userId
+  const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
+  const refund = await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew (up to 2 × skew from now when it was stamped
   // ahead of us); its nonce is remembered until then, plus a margin for instances whose clocks
   // differ a little. A client with a good clock so costs one window of skew, not two.
   const rememberSeconds = request.timestampSeconds! + skewSeconds - nowMs / 1000 + NONCE_CLOCK_MARGIN_SECONDS
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
-  if (!isFresh) throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
-  const userId = (token.record as AccessTokenRecord | undefined)?.userId
-  const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
-  await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
+  if (!isFresh) {
+    await refund()
+    throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
+  }
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner } as unknown as VerifiedRequest<K>
 }
