@@ -8,8 +8,9 @@ import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import pino from 'pino'
-import { parseSignedRequest, type SignedRequestInput } from '../src/domain/oauth1/signed-request.ts'
-import { verifySignedRequest } from '../src/domain/oauth1/verify-request.ts'
+import { parseSignedRequest } from '../src/domain/oauth1/parse-signed-request.ts'
+import type { RequestInput } from '../src/domain/request.ts'
+import { verifySignedRequest } from '../src/domain/oauth1/verify-signed-request.ts'
 import { verifyUserContext } from '../src/domain/oauth1/verify-user-context.ts'
 import { verifyBearer } from '../src/domain/oauth2/verify-bearer.ts'
 import { verifySignature } from '../src/protocol/oauth1/signature.ts'
@@ -47,7 +48,7 @@ try {
     token: { key: creds.accessToken, secret: creds.accessTokenSecret },
   })
   // Fresh nonces for every call of every verifying step below, signed before the clock starts.
-  const inputs = (): SignedRequestInput[] =>
+  const inputs = (): RequestInput[] =>
     Array.from({ length: N + N / 5 }, () => ({
       method: 'GET', scheme: 'https', host: '127.0.0.1:8443', path: '/1.1/account/verify_credentials.json', query: '',
       authorization: sign(), contentType: undefined, body: undefined, isSecure: true,

@@ -5,15 +5,15 @@ import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/r
 import { callbackOrigin, recordAudit } from '../audit.ts'
 import { matchCallback } from '../callback-url.ts'
 import type { DomainDeps } from '../deps.ts'
-import { extraParam } from './signed-request.ts'
-import { verifySignedRequest } from './verify-request.ts'
-import type { SignedRequestInput } from './signed-request.ts'
+import { extraParam } from './parse-signed-request.ts'
+import { verifySignedRequest } from './verify-signed-request.ts'
+import type { RequestInput } from '../request.ts'
 
 /**
  * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
  * (a registered URL or `oob`) gets a single-use request token that expires.
  */
-export async function issueRequestToken(deps: DomainDeps, input: SignedRequestInput): Promise<RequestTokenRecord> {
+export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<RequestTokenRecord> {
   const { app, request } = await verifySignedRequest(deps, input, { tokenKind: 'none', required: ['oauth_callback'] })
   const callback = acceptedCallback(app, request.protocol.get('oauth_callback') as string)
   const accessLevel = requestedAccessLevel(app, extraParam(request, 'svc_auth_access_type', 'x_auth_access_type'))

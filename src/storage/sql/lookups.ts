@@ -77,7 +77,7 @@ const accessTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: strin
 /**
  * The app, the access token and its owner, each left-joined to a one-row source so that the
  * statement answers exactly one row whatever exists: the verifier's work does not depend on which
- * of its credentials are known (src/domain/oauth1/verify-request.ts). Both lookups go through
+ * of its credentials are known (src/domain/oauth1/verify-signed-request.ts). Both lookups go through
  * unique indexes; the token is found whatever its app, which the verifier checks.
  */
 const consumerWithAccessTokenByHashes = preparedLookup((db: Kysely<Database>, keyHash: string, tokenHash: string) =>
