@@ -19,7 +19,7 @@ import { isPostgresUrl, redactUrl } from './urls.ts'
 import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
 import { createSealer, type Sealer } from './sealing/sealer.ts'
 import { resealAll } from './sql/reseal.ts'
-import { createTransactionRunner, type TransactionRunner } from './sql/transactions.ts'
+import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -81,15 +81,18 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     requestTokens: createRequestTokenStore(conn, sealer),
     accessTokens: createAccessTokenStore(conn, sealer),
     bearerTokens: createBearerTokenStore(conn, sealer),
+    apps: createAppStore(conn, sealer, { isInUnit: true }),
     audit: createAuditStore(conn),
   }))
+  // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
+  const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
   return {
-    users: guardStore(createUserStore(db), 'database'),
-    apps: guardStore(createAppStore(db, sealer), 'database'),
-    requestTokens: guardStore(createRequestTokenStore(db, sealer), 'database'),
-    accessTokens: guardStore(createAccessTokenStore(db, sealer), 'database'),
-    bearerTokens: guardStore(createBearerTokenStore(db, sealer), 'database'),
-    audit: guardStore(auditStore(db, units), 'database'),
+    users: outer(createUserStore(db), 'stores.users'),
+    apps: outer(createAppStore(db, sealer), 'stores.apps'),
+    requestTokens: outer(createRequestTokenStore(db, sealer), 'stores.requestTokens'),
+    accessTokens: outer(createAccessTokenStore(db, sealer), 'stores.accessTokens'),
+    bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
+    audit: outer(auditStore(db, units), 'stores.audit'),
     async transaction(work) {
       try {
         return await units.run(work)

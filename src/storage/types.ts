@@ -182,11 +182,8 @@ export interface LimiterFactory {
   create(name: string, limit: number, windowSeconds: number): Limiter
 }
 
-/**
- * The database's stores as a unit of work sees them (Stores.transaction). Apps are left out: their
- * multi-statement methods (rotateKeys, delete) open transactions of their own.
- */
-export type TransactionStores = Pick<Stores, 'users' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
+/** The database's stores as a unit of work sees them (Stores.transaction): all of them, bound to its transaction. */
+export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
 
 export interface Stores {
   users: UserStore
@@ -199,8 +196,8 @@ export interface Stores {
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the
    * transaction has committed or rolled back. A change and its audit row go together this way.
-   * `work` must use only `tx` (never these stores themselves) and wait for nothing else, since the
-   * database may be held for it; after a store call of its fails, it must not go on writing (on
+   * `work` must use only `tx` and wait for nothing else, since the database may be held for it: a
+   * call to these stores themselves (or to transaction) from inside a unit throws at once; after a store call of its fails, it must not go on writing (on
    * PostgreSQL the transaction is aborted). On SQLite the units of work of one turn of the event
    * loop share one commit (group commit), each still all or nothing.
    */

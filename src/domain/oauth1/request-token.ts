@@ -2,7 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
 import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
-import { callbackOrigin, recordAudit } from '../audit.ts'
+import { callbackOrigin, changeWithAudit } from '../audit.ts'
 import { matchCallback } from '../callback-url.ts'
 import type { DomainDeps } from '../deps.ts'
 import { extraParam } from './parse-signed-request.ts'
@@ -31,9 +31,9 @@ export async function issueRequestToken(deps: DomainDeps, input: RequestInput): 
     expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,
   }
   // One transaction: the token is never kept without its audit row (nor the row without the token).
-  await deps.stores.transaction(async (tx) => {
+  await changeWithAudit(deps, async (tx, audit) => {
     await tx.requestTokens.create(record)
-    await recordAudit({ stores: tx, clock: deps.clock }, {
+    await audit({
       event: 'request_token.issued',
       appId: app.id,
       address: input.clientAddress,

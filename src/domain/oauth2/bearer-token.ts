@@ -2,7 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
-import { recordAudit, type AuditEntry } from '../audit.ts'
+import { changeWithAudit, recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
@@ -29,11 +29,11 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestIn
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
-  return deps.stores.transaction(async (tx) => {
+  return changeWithAudit(deps, async (tx, audit) => {
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await recordAudit({ stores: tx, clock: deps.clock }, handOut(app.id, input, token.token !== candidate.token))
+    await audit(handOut(app.id, input, token.token !== candidate.token))
     return token
   })
 }

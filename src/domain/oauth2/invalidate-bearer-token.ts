@@ -1,7 +1,7 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { canonicalBearerToken, parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { formParams, param } from '../request.ts'
@@ -22,11 +22,14 @@ export async function invalidateBearerToken(deps: DomainDeps, input: RequestInpu
   if (presentedBearer !== undefined) {
     assertThat(canonicalBearerToken(presentedBearer) === canonical, E.unableToVerifyCredentials, { detail: 'Bearer names another token' })
   }
-  const token = await deps.stores.bearerTokens.findByToken(canonical)
-  const isLive = token !== undefined && token.revokedAtMs === null && token.appId === app.id
-  if (!isLive || !(await deps.stores.bearerTokens.revoke(canonical, deps.clock.nowMs()))) {
-    throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no such live bearer token for this app' })
-  }
-  await recordAudit(deps, { event: 'bearer_token.invalidated', appId: app.id, userId, address: input.clientAddress, detail: { via } })
+  // The check, the revocation and its audit row in one unit.
+  const revoked = await changeWithAudit(deps, async (tx, audit) => {
+    const token = await tx.bearerTokens.findByToken(canonical)
+    const isLive = token !== undefined && token.revokedAtMs === null && token.appId === app.id
+    if (!isLive || !(await tx.bearerTokens.revoke(canonical, deps.clock.nowMs()))) return false
+    await audit({ event: 'bearer_token.invalidated', appId: app.id, userId, address: input.clientAddress, detail: { via } })
+    return true
+  })
+  if (!revoked) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no such live bearer token for this app' })
   return { accessToken: canonical }
 }

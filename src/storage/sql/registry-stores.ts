@@ -48,7 +48,13 @@ function patchColumns(patch: AppPatch) {
   return columns
 }
 
-export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
+/**
+ * The app store. Its multi-statement writes (rotateKeys, delete) open a transaction of their own,
+ * or, inside a unit of work (`isInUnit`), run in the unit's.
+ */
+export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
+  const atomically = <T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> =>
+    options.isInUnit ? work(db) : db.transaction().execute(work)
   return {
     async create(app) {
       try {
@@ -76,7 +82,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
       return row && toApp(row, sealer)
     },
     async rotateKeys(id, keys, nowMs) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         const row = await tx
           .updateTable('apps')
           .set({ ...sealedKeys(keys, sealer), updated_at_ms: nowMs })
@@ -102,7 +108,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
       })
     },
     async delete(id) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens'] as const) {
           await tx.deleteFrom(table).where('app_id', '=', id).execute()
         }
