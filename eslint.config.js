@@ -92,6 +92,25 @@ export default [
   ...protocolFolder('oauth1', 'oauth2'),
   ...protocolFolder('oauth2', 'oauth1'),
 
+  // cli/: storage only through its entry point (src/storage/index.ts), never sql/, sealing/ or an adapter.
+  ...[0, 1].map((depth) => ({
+    files: [`src/cli/${'*/'.repeat(depth)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            FASTIFY,
+            {
+              regex: `^${'\\.\\./'.repeat(depth + 1)}storage/(?!index\\.ts$)`,
+              message: 'src/cli reaches storage only through src/storage/index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+
   // storage/: adapters know nothing of the domain or the edges.
   ...restrict('storage', (depth) => [FASTIFY, reaching(depth, ['http', 'pages', 'cli', 'domain'], 'src/storage must not import the domain or the HTTP, pages or CLI edges.')]),
 

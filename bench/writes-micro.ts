@@ -113,6 +113,6 @@ try {
   })
   if (ONLY !== 'token') await measure('POST /oauth/request_token (issueRequestToken)', () => issueRequestToken(deps, requestTokenInput()))
 } finally {
-  await deps.stores.close()
+  await deps.runtime.close()
   rmSync(dir, { recursive: true, force: true })
 }

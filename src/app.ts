@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installAddressLimits(app, deps.domain.limiters)
 
-  await app.register(healthRoutes(deps.domain.stores))
+  await app.register(healthRoutes(deps.domain.runtime))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))

@@ -40,7 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
       // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
-      cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      cookieSecret: config.cookieSecret ?? domain.runtime.deriveSecret('cookie'),
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },
@@ -48,7 +48,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    await domain.stores.close()
+    await domain.runtime.close()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
@@ -64,7 +64,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async close() {
       clearInterval(sweeper)
       await app.close()
-      await domain.stores.close()
+      await domain.runtime.close()
     },
   }
 }

@@ -110,7 +110,7 @@ async function lookUpCredentials(
   nowMs: number,
 ): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
-    const found = await deps.stores.apps.findByConsumerKeyWithAccessToken(consumerKey, value)
+    const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined

@@ -3,7 +3,7 @@ import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
-import { findAppByConsumerKey, findAppById, findConsumerWithAccessToken, findUserById } from './lookups.ts'
+import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
@@ -67,7 +67,6 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
     },
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
-    findByConsumerKeyWithAccessToken: (consumerKey, token) => findConsumerWithAccessToken(db, sealer, consumerKey, token),
     async list() {
       const rows = await db.selectFrom('apps').selectAll().orderBy('id').execute()
       return rows.map((row) => toApp(row, sealer))
