@@ -5,6 +5,7 @@ import type { DomainDeps } from './domain/deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { BOUNDS, clientErrorHandler } from './http/bounds.ts'
+import { refuseCredentialsInUrl } from './http/credentials-in-url.ts'
 import { installJsonErrors } from './http/plugins/error-handler.ts'
 import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!deps.http.dev && connectionOf(request).protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }
+    refuseCredentialsInUrl(requestPath(request), request.raw.url ?? '')
   })
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
