@@ -41,6 +41,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
       // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
       cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      hsts: config.hsts,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },
