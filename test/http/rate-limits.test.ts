@@ -93,6 +93,19 @@ describe('rate limits', () => {
     for (const who of [credentials, other, credentials, other]) assert.equal((await verify(who, '10.9.8.5')).status, 200)
   })
 
+  test('an address cannot multiply its failure budget by writing itself another way or changing the low 64 bits of IPv6', async () => {
+    const app = await makeApp(server.domain)
+    const credentials = await ownerToken(app)
+    const forged = { consumer: { key: app.consumerKey, secret: 'guessed' }, token: credentials.token }
+    const mapped = []
+    for (const from of ['10.9.7.1', '::ffff:10.9.7.1', '::ffff:a09:701', '10.9.7.1']) mapped.push((await verify(forged, from)).status)
+    assert.deepEqual(mapped, [401, 401, 401, 429])
+    const sixes = []
+    for (const from of ['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff::9', '2001:db8:5:6::abcd']) sixes.push((await verify(forged, from)).status)
+    assert.deepEqual(sixes, [401, 401, 401, 429])
+    assert.equal((await verify(forged, '2001:db8:5:7::1')).status, 401, 'the next /64 is another subscriber')
+  })
+
   test('rate_limit_status reports the exact remaining counts of the caller', async () => {
     const credentials = await ownerToken(await makeApp(server.domain))
     await verify(credentials)
