@@ -45,8 +45,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
-      // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
-      cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
@@ -76,6 +75,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
       serveLock?.release()
     },
   }
+}
+
+/**
+ * What signs session cookies: the configured secret, or one derived from the master keyring (so
+ * every instance that shares the keys shares sessions). The first signs; the derived secret of
+ * versions before HKDF is still accepted, so sessions from before the upgrade keep working.
+ */
+function cookieSecrets(config: Config, domain: DomainDeps): string[] {
+  if (config.cookieSecret) return [config.cookieSecret]
+  return [domain.stores.deriveSecret('cookie-signing'), domain.stores.legacyDerivedSecret('cookie')]
 }
 
 /**
