@@ -7,7 +7,7 @@ import { parseBearerHeader } from '../protocol/oauth2/bearer-token.ts'
 import type { AccessLevel, AppRecord, UserRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
 import { countCall, limitSubject } from './rate-limits.ts'
-import { formParams, type RequestInput } from './request.ts'
+import { bodyParams, type RequestInput } from './request.ts'
 import { authenticateClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
@@ -53,6 +53,6 @@ export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestI
   if (parseBearerHeader(input.authorization) !== undefined) {
     return { app: (await verifyBearer(deps, input.authorization, input.rateLimit)).app, userId: null, via: 'bearer' }
   }
-  const credentials = readClientCredentials(input.authorization, formParams(input))
+  const credentials = readClientCredentials(input.authorization, bodyParams(input))
   return { app: await authenticateClient(deps, credentials, { rateLimit: input.rateLimit }), userId: null, via: 'basic' }
 }

@@ -38,8 +38,12 @@ export function bodyText(body: Buffer | string | undefined): string {
 
 /** The query and, for a form body, the body parameters of a request, in that order, repeats kept. */
 export function formParams(input: Pick<RequestInput, 'query' | 'contentType' | 'body'>): Array<[string, string]> {
-  const body = isFormEncoded(input.contentType) && input.body !== undefined ? parseFormEncoded(bodyText(input.body)) : []
-  return [...parseFormEncoded(input.query), ...body]
+  return [...parseFormEncoded(input.query), ...bodyParams(input)]
+}
+
+/** The parameters of a form body only: where secrets are read from (never from the URL, RFC 6749 §2.3.1). */
+export function bodyParams(input: Pick<RequestInput, 'contentType' | 'body'>): Array<[string, string]> {
+  return isFormEncoded(input.contentType) && input.body !== undefined ? parseFormEncoded(bodyText(input.body)) : []
 }
 
 /** The first value of a parameter, or undefined. */

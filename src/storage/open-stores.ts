@@ -106,7 +106,8 @@ export function createSqlStorage(db: Kysely<Database>, sealer: Sealer, shared?: 
   }
   const runtime: Storage['runtime'] = {
     limiters,
-    deriveSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
+    deriveSecret: (purpose) => sealer.derive(purpose),
+    legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {
       try {
         await sql`select 1`.execute(db)

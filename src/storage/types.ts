@@ -218,8 +218,13 @@ export interface Stores {
 /** What runs the storage rather than stores things: limiters, derived secrets, health, shutdown. */
 export interface StorageRuntime {
   limiters: LimiterFactory
-  /** A secret for `purpose` derived from the master keyring: the same on every instance that shares it. */
+  /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
+  /**
+   * The secret that versions before HKDF derived for `purpose` (a lookup hash of a label): still
+   * accepted, never issued, so sessions signed before the upgrade keep working until they expire.
+   */
+  legacyDerivedSecret(purpose: string): string
   /** Resolves when the database (and Redis, when used) answers. */
   ping(): Promise<void>
   /** Waits for the units of work handed over, then closes every connection. */
