@@ -95,7 +95,7 @@ try {
   await time('pino: one request log line (to /dev/null)', () => logger.info({ method: 'GET', path: '/x', status: 200, ms: 3 }, 'request'))
 
   batch = inputs()
-  await time('verifySignedRequest (the whole OAuth 1.0a check, one lookup)', (i) => verifySignedRequest(deps, batch[i]!, { tokenKind: 'access' }))
+  await time('verifySignedRequest (the whole OAuth 1.0a check, one lookup)', (i) => verifySignedRequest(deps, batch[i]!, { tokenKind: 'access', charge: null }))
   batch = inputs()
   await time('verifyUserContext (the token owner comes with the token)', (i) => verifyUserContext(deps, batch[i]!))
   await time('verifyBearer (the token and its app, one query)', () => verifyBearer(deps, `Bearer ${bearer.token}`))

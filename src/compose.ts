@@ -11,11 +11,10 @@ export function domainSettings(config: Config): DomainSettings {
   return {
     requestTokenTtlSeconds: config.requestTokenTtlSeconds,
     timestampSkewSeconds: config.timestampSkewSeconds,
-    bearerTokenCallsPerWindow: config.bearerTokenCallsPerWindow,
     rateLimitWindowSeconds: config.rateLimitWindowSeconds,
     rateLimits: effectiveLimits({
       overrides: config.rateLimits,
-      bearerTokenPace: config.bearerTokenCallsPerWindow,
+      settings: { bearerTokenCallsPerWindow: config.bearerTokenCallsPerWindow },
       multiplier: config.rateLimitMultiplier,
     }),
     signInMaxFailures: config.signInMaxFailures,

@@ -49,7 +49,8 @@ export async function createVerifier(
   return {
     async verify(request) {
       const url = new URL(request.url)
-      const caller = await identifyCaller(deps, {
+      // A resource server's own API is its to limit: the call is charged to no Latchkey endpoint.
+      const { caller } = await identifyCaller(deps, {
         method: request.method.toUpperCase(),
         scheme: url.protocol.slice(0, -1),
         host: url.host,
@@ -59,7 +60,7 @@ export async function createVerifier(
         contentType: header(request.headers, 'content-type'),
         body: request.body,
         isSecure: url.protocol === 'https:',
-      })
+      }, null)
       return {
         context: caller.context,
         appId: caller.app.id,

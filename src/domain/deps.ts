@@ -1,14 +1,14 @@
 import type { Limiter, StorageRuntime, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
+import type { RateLimitedResource } from './rate-limit-table.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
   requestTokenTtlSeconds: number
   timestampSkewSeconds: number
-  bearerTokenCallsPerWindow: number
   rateLimitWindowSeconds: number
   /** Effective limit per endpoint resource, multiplier applied. */
-  rateLimits: ReadonlyMap<string, number>
+  rateLimits: ReadonlyMap<RateLimitedResource, number>
   signInMaxFailures: number
   signInWindowSeconds: number
 }
@@ -22,6 +22,6 @@ export interface DomainDeps {
   settings: DomainSettings
   limiters: {
     /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
-    endpoints: ReadonlyMap<string, Limiter>
+    endpoints: ReadonlyMap<RateLimitedResource, Limiter>
   }
 }

@@ -6,7 +6,8 @@ import { parseOAuthHeader } from '../protocol/oauth1/auth-header.ts'
 import { parseBearerHeader } from '../protocol/oauth2/bearer-token.ts'
 import type { AccessLevel, AppRecord, UserRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
-import { countCall, limitSubject } from './rate-limits.ts'
+import type { RateLimitedResource } from './rate-limit-table.ts'
+import { chargeCall, type Limited } from './rate-limits.ts'
 import { bodyParams, type RequestInput } from './request.ts'
 import { authenticateClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
@@ -20,17 +21,19 @@ export type Caller =
  * Who is calling an API route, by any credential Latchkey issues: `Bearer` (app-only), OAuth 1.0a
  * with an access token (user context), or OAuth 1.0a signed by the consumer alone (app-only).
  * Throws the exact Twitter error otherwise. The service's own routes and the exported resource-
- * server verifier both use this one function.
+ * server verifier both use this one function; `charge` names the limit the call is counted against
+ * (null for a resource server's own API, which Latchkey does not limit).
  */
-export async function identifyCaller(deps: DomainDeps, input: RequestInput): Promise<Caller> {
+export async function identifyCaller(deps: DomainDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ caller: Caller }>> {
   if (parseBearerHeader(input.authorization) !== undefined) {
-    const { app, token } = await verifyBearer(deps, input.authorization, input.rateLimit)
-    return { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }
+    const { app, token } = await verifyBearer(deps, input.authorization)
+    const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id })
+    return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }, limit }
   }
-  const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none' })
-  const { app } = verified
-  if (!verified.token) return { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }
-  return { context: 'user', app, user: verified.user, accessLevel: verified.token.accessLevel, credential: verified.token.token }
+  const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none', charge })
+  const { app, limit } = verified
+  if (!verified.token) return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }, limit }
+  return { caller: { context: 'user', app, user: verified.user, accessLevel: verified.token.accessLevel, credential: verified.token.token }, limit }
 }
 
 /** Who asked: the app, the owner when they signed with OAuth 1.0a, and which of the three ways. */
@@ -40,19 +43,23 @@ export interface Invalidator {
   via: 'oauth1' | 'bearer' | 'basic'
 }
 
-/** POST /oauth2/invalidate_token's caller (see invalidate-bearer-token.ts). */
-export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestInput): Promise<Invalidator> {
+/**
+ * POST /oauth2/invalidate_token's caller (see invalidate-bearer-token.ts), charged per app
+ * whichever way the app proves itself, as the call acts on the app's token.
+ */
+export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestInput, charge: RateLimitedResource): Promise<Limited<Invalidator>> {
   if (parseOAuthHeader(input.authorization) !== undefined) {
-    // Counted per app whichever way the app proves itself, as the call acts on the app's token.
-    const { app, token } = await verifySignedRequest(deps, { ...input, rateLimit: undefined }, { tokenKind: 'access' })
+    const { app, token, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge })
     // Only the app's owner may revoke its app-only token (403 code 220 for anyone else).
-    if (token.userId !== app.ownerId) throw new ServiceError(E.credentialsDoNotAllowResource, { detail: 'not the app owner' })
-    await countCall(deps, input.rateLimit, limitSubject.app(app.id))
-    return { app, userId: token.userId, via: 'oauth1' }
+    if (token.userId !== app.ownerId) throw new ServiceError(E.credentialsDoNotAllowResource, { detail: 'not the app owner', rateLimit: limit })
+    return { app, userId: token.userId, via: 'oauth1', limit }
   }
-  if (parseBearerHeader(input.authorization) !== undefined) {
-    return { app: (await verifyBearer(deps, input.authorization, input.rateLimit)).app, userId: null, via: 'bearer' }
-  }
-  const credentials = readClientCredentials(input.authorization, bodyParams(input))
-  return { app: await authenticateClient(deps, credentials, { rateLimit: input.rateLimit }), userId: null, via: 'basic' }
+  const proven: Omit<Invalidator, 'userId'> =
+    parseBearerHeader(input.authorization) !== undefined
+      ? { app: (await verifyBearer(deps, input.authorization)).app, via: 'bearer' }
+      : { app: await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
+  const { limit } = await chargeCall(deps, charge, { appId: proven.app.id })
+  return { ...proven, userId: null, limit }
 }
+
+const NOT_CHARGED = { limit: undefined }

@@ -1,5 +1,4 @@
 import { parseFormEncoded } from '../protocol/oauth1/form.ts'
-import type { CountedCall } from './rate-limits.ts'
 
 /**
  * A request as the use cases read it, framework-free: what the HTTP layer (http/request-input.ts)
@@ -20,8 +19,6 @@ export interface RequestInput {
   body: Buffer | string | undefined
   /** Whether the request reached the service over HTTPS (itself or at a trusted proxy). */
   isSecure: boolean
-  /** The endpoint limit this call counts against once its caller is authenticated. */
-  rateLimit?: CountedCall
   /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
   clientAddress?: string
 }

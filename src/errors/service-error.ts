@@ -1,5 +1,12 @@
 import type { ErrorDef } from './catalogue.ts'
 
+/** The state of the limit a call was counted against, for the answer's x-rate-limit-* headers. */
+export interface RateLimitState {
+  limit: number
+  remaining: number
+  resetAtMs: number
+}
+
 /**
  * The one error type of the service: what the client sees (status, code, message, label) and what
  * only the logs see (detail, cause). `message` may be narrowed for a case (for example to name the
@@ -15,8 +22,14 @@ export class ServiceError extends Error {
    * for a 5xx always the catalogue's generic text, whatever message was given where it was thrown.
    */
   readonly publicMessage: string
+  /**
+   * The limit the call was counted against before it was refused (the limit itself, or a check
+   * after the count): its answer carries the same x-rate-limit-* headers as a success would.
+   * Set where it is thrown, or by the domain's charge step (domain/rate-limits.ts) on its way out.
+   */
+  rateLimit: RateLimitState | undefined
 
-  constructor(def: ErrorDef, options: { message?: string; detail?: string; cause?: unknown } = {}) {
+  constructor(def: ErrorDef, options: { message?: string; detail?: string; cause?: unknown; rateLimit?: RateLimitState } = {}) {
     super(options.message ?? def.message, { cause: options.cause })
     this.name = 'ServiceError'
     this.status = def.status
@@ -24,6 +37,7 @@ export class ServiceError extends Error {
     this.label = def.label
     this.detail = options.detail
     this.publicMessage = def.status < 500 ? this.message : def.message
+    this.rateLimit = options.rateLimit
   }
 }
 

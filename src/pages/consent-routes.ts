@@ -1,6 +1,7 @@
 // service-spec §4.2–4.3, twitter-behaviour §2.2: the browser step of OAuth 1.0a.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainDeps } from '../domain/deps.ts'
+import type { RateLimitedResource } from '../domain/rate-limit-table.ts'
 import {
   approveAuthorization,
   denyAuthorization,
@@ -19,10 +20,10 @@ import { isCsrfValid, newSession, readSession, writeSession, type Session } from
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
-export const FLOW_PATHS: Record<AuthorizationFlow, string> = {
+export const FLOW_PATHS = {
   authorize: '/oauth/authorize',
   authenticate: '/oauth/authenticate',
-}
+} as const satisfies Record<AuthorizationFlow, RateLimitedResource>
 
 /** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
 const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])

@@ -444,7 +444,7 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     const attempt = async (kind: TokenKind, options: Parameters<typeof signRequest>[0]) => {
       calls.length = 0
       const input = inputOf(signRequest(options))
-      const code = await verifySignedRequest(deps, input, { tokenKind: kind }).then(
+      const code = await verifySignedRequest(deps, input, { tokenKind: kind, charge: null }).then(
         () => 'accepted',
         (error: unknown) => (error instanceof ServiceError ? error.code : `threw ${String(error)}`),
       )

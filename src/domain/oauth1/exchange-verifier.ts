@@ -4,6 +4,7 @@ import type { AccessTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { handOutAccessToken } from './issue-access-token.ts'
 import type { RequestInput } from '../request.ts'
+import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 
 /** Wrong verifiers a request token survives: a 7-digit PIN must not be guessable. */
@@ -17,16 +18,19 @@ export const MAX_VERIFIER_FAILURES = 3
 export async function exchangeVerifier(
   deps: DomainDeps,
   input: RequestInput,
-): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
-  const { token, request } = await verifySignedRequest(deps, input, { tokenKind: 'request' })
-  const verifier = request.protocol.get('oauth_verifier') ?? ''
+): Promise<Limited<{ accessToken: AccessTokenRecord; user: UserRecord }>> {
+  const { token, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'request', charge: '/oauth/access_token' })
+  return afterCharge(limit, () => redeem(deps, input, token.token, request.protocol.get('oauth_verifier') ?? ''))
+}
+
+async function redeem(deps: DomainDeps, input: RequestInput, requestToken: string, verifier: string): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
   // One transaction: the request token is used up only together with the access token handed out
   // for it and its audit row, so a failure on the way (503) leaves it to be exchanged again. A wrong
   // verifier's counted failure is committed too (the unit returns instead of throwing).
   const attempt = await deps.stores.transaction(async (tx) => {
     // One atomic step decides: used once, only with the verifier the person was given, and never
     // after the third wrong one, however many attempts arrive together.
-    const redeemed = await tx.requestTokens.redeemVerifier(token.token, verifier, MAX_VERIFIER_FAILURES, deps.clock.nowMs())
+    const redeemed = await tx.requestTokens.redeemVerifier(requestToken, verifier, MAX_VERIFIER_FAILURES, deps.clock.nowMs())
     if (redeemed.outcome !== 'redeemed') return redeemed
     const { record } = redeemed
     if (record.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })

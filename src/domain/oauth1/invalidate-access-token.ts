@@ -1,16 +1,22 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { changeWithAudit } from '../audit.ts'
+import type { AccessTokenRecord, AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
+import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 
 /**
  * service-spec §4.5, POST /1.1/oauth/invalidate_token: signed with the consumer and the access
  * token to kill, whatever its level. From the answer on, the token gets 401 code 89 everywhere.
  */
-export async function invalidateAccessToken(deps: DomainDeps, input: RequestInput): Promise<{ accessToken: string }> {
-  const { app, token } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
+export async function invalidateAccessToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
+  const { app, token, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/oauth/invalidate_token' })
+  return afterCharge(limit, () => revoke(deps, input, app, token))
+}
+
+async function revoke(deps: DomainDeps, input: RequestInput, app: AppRecord, token: AccessTokenRecord): Promise<{ accessToken: string }> {
   // The revocation and its audit row in one unit.
   const revoked = await changeWithAudit(deps, async (tx, audit) => {
     if (!(await tx.accessTokens.revoke(token.token, deps.clock.nowMs()))) return false

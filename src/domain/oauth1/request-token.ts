@@ -5,7 +5,8 @@ import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/r
 import { callbackOrigin, changeWithAudit } from '../audit.ts'
 import { matchCallback } from '../callback-url.ts'
 import type { DomainDeps } from '../deps.ts'
-import { extraParam } from './parse-signed-request.ts'
+import { extraParam, type ParsedOAuthRequest } from './parse-signed-request.ts'
+import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RequestInput } from '../request.ts'
 
@@ -13,8 +14,12 @@ import type { RequestInput } from '../request.ts'
  * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
  * (a registered URL or `oob`) gets a single-use request token that expires.
  */
-export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<RequestTokenRecord> {
-  const { app, request } = await verifySignedRequest(deps, input, { tokenKind: 'none', required: ['oauth_callback'] })
+export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ requestToken: RequestTokenRecord }>> {
+  const { app, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'none', charge: '/oauth/request_token', required: ['oauth_callback'] })
+  return afterCharge(limit, async () => ({ requestToken: await issueFor(deps, input, app, request) }))
+}
+
+async function issueFor(deps: DomainDeps, input: RequestInput, app: AppRecord, request: ParsedOAuthRequest): Promise<RequestTokenRecord> {
   const callback = acceptedCallback(app, request.protocol.get('oauth_callback') as string)
   const accessLevel = requestedAccessLevel(app, extraParam(request, 'svc_auth_access_type', 'x_auth_access_type'))
   const nowMs = deps.clock.nowMs()

@@ -4,7 +4,8 @@ import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
-import { countCall, limitSubject } from '../rate-limits.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+import { chargeCall, type Charge } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
 
@@ -23,7 +24,12 @@ type SignedWith<K extends TokenKind> = K extends 'request'
       ? { token: AccessTokenRecord; user: UserRecord } | { token: undefined; user: undefined }
       : { token: undefined; user: undefined }
 
-export type VerifiedRequest<K extends TokenKind = TokenKind> = { app: AppRecord; request: ParsedOAuthRequest } & SignedWith<K>
+export type VerifiedRequest<K extends TokenKind = TokenKind> = {
+  app: AppRecord
+  request: ParsedOAuthRequest
+  /** The state of the limit the call was charged against (undefined when not charged). */
+  limit: Charge['limit']
+} & SignedWith<K>
 
 interface TokenLookup {
   record: RequestTokenRecord | AccessTokenRecord | undefined
@@ -51,7 +57,12 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
   input: RequestInput,
-  options: { tokenKind: K; required?: readonly string[] },
+  options: {
+    tokenKind: K
+    /** The limit the call is charged against once verified (null: the caller charges it, or nothing does). */
+    charge: RateLimitedResource | null
+    required?: readonly string[]
+  },
 ): Promise<VerifiedRequest<K>> {
   const request = parseSignedRequest(input, options.required)
   const nowMs = deps.clock.nowMs()
@@ -78,7 +89,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   // whoever captured a request cannot spend the app's budget by replaying it.
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
-  const refund = await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
+  const charge = options.charge === null ? NOT_CHARGED : await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew (up to 2 × skew from now when it was stamped
   // ahead of us); its nonce is remembered until then, plus a margin for instances whose clocks
@@ -86,12 +97,14 @@ export async function verifySignedRequest<K extends TokenKind>(
   const rememberSeconds = request.timestampSeconds! + skewSeconds - nowMs / 1000 + NONCE_CLOCK_MARGIN_SECONDS
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
   if (!isFresh) {
-    await refund()
-    throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
+    await charge.refund()
+    throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
-  return { app: app as AppRecord, request, token: token.record, user: token.owner } as unknown as VerifiedRequest<K>
+  return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
 }
+
+const NOT_CHARGED: Charge = { limit: undefined, refund: async () => {} }
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
   return checks.find(([failed]) => failed)?.[1]

@@ -1,7 +1,9 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
+import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import type { AccessTokenRecord, AppRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import type { Limited } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 
@@ -13,8 +15,8 @@ import { verifySignedRequest } from './verify-signed-request.ts'
 export async function verifyUserContext(
   deps: DomainDeps,
   input: RequestInput,
-): Promise<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }> {
-  if (/^bearer\s/i.test(input.authorization ?? '')) throw new ServiceError(E.credentialsDoNotAllowResource)
-  const { app, token, user } = await verifySignedRequest(deps, input, { tokenKind: 'access' })
-  return { app, user, accessToken: token }
+): Promise<Limited<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }>> {
+  if (parseBearerHeader(input.authorization) !== undefined) throw new ServiceError(E.credentialsDoNotAllowResource)
+  const { app, token, user, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/account/verify_credentials' })
+  return { app, user, accessToken: token, limit }
 }

@@ -5,7 +5,7 @@ import type { BearerTokenRecord } from '../../storage/records.ts'
 import { changeWithAudit, recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
-import { countCall, limitSubject } from '../rate-limits.ts'
+import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
@@ -14,26 +14,31 @@ import { authenticateClient, readClientCredentials } from './client-credentials.
  * same until it is invalidated, also when many first calls arrive at once. Calls past the pace
  * rule get 403 code 99; only authenticated calls count, so a stranger cannot use up an app's pace.
  */
-export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestInput): Promise<BearerTokenRecord> {
+export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ bearerToken: BearerTokenRecord }>> {
   const params = formParams(input)
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
-  // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
-  await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
-  const live = await deps.stores.bearerTokens.findLive(app.id)
+  // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
+  const { limit } = await chargeCall(deps, '/oauth2/token', { appId: app.id })
+  return afterCharge(limit, async () => ({ bearerToken: await liveOrNew(deps, input, app.id) }))
+}
+
+/** The app's live token, else a new one; a hand-out either way, audited. */
+async function liveOrNew(deps: DomainDeps, input: RequestInput, appId: string): Promise<BearerTokenRecord> {
+  const live = await deps.stores.bearerTokens.findLive(appId)
   if (live) {
     // A repeat (nearly every call): the token exists, so its audit row is the only write.
-    await recordAudit(deps, handOut(app.id, input, true))
+    await recordAudit(deps, handOut(appId, input, true))
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
   return changeWithAudit(deps, async (tx, audit) => {
-    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await audit(handOut(app.id, input, token.token !== candidate.token))
+    await audit(handOut(appId, input, token.token !== candidate.token))
     return token
   })
 }

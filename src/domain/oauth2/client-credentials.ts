@@ -4,7 +4,6 @@ import { parseBasicCredentials } from '../../protocol/oauth2/basic-credentials.t
 import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
-import { countCall, limitSubject, type CountedCall } from '../rate-limits.ts'
 import { param } from '../request.ts'
 
 export interface ClientCredentials {
@@ -30,15 +29,14 @@ export function readClientCredentials(authorization: string | undefined, body: A
  * against a dummy when the key is unknown, so the answer's timing says nothing.
  */
 export async function authenticateClient(
-  deps: Pick<DomainDeps, 'stores' | 'limiters'>,
+  deps: Pick<DomainDeps, 'stores'>,
   credentials: ClientCredentials | undefined,
-  options: { requireResourceServer?: boolean; rateLimit?: CountedCall } = {},
+  options: { requireResourceServer?: boolean } = {},
 ): Promise<AppRecord> {
   if (!credentials) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no client credentials' })
   const app = await deps.stores.apps.findByConsumerKey(credentials.clientId)
   const matches = constantTimeEqual(credentials.clientSecret, app?.consumerSecret ?? randomAlphanumeric(50))
   const isUsable = app !== undefined && matches && !app.isSuspended && (!options.requireResourceServer || app.isResourceServer)
   if (!isUsable) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })
-  await countCall(deps, options.rateLimit, limitSubject.app(app.id))
   return app
 }

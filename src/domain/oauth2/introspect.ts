@@ -2,6 +2,7 @@ import { canonicalBearerToken } from '../../protocol/oauth2/bearer-token.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { bodyParams, param } from '../request.ts'
+import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 export type IntrospectionAnswer =
@@ -21,8 +22,13 @@ export type IntrospectionAnswer =
  * --resource-server, authenticating with HTTP Basic) asks whether a bearer or access token is live.
  * Anything not live — unknown, invalidated, of a suspended or deleted app — is `{"active": false}`.
  */
-export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<IntrospectionAnswer> {
-  await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true, rateLimit: input.rateLimit })
+export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
+  const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
+  const { limit } = await chargeCall(deps, '/oauth2/introspect', { appId: server.id })
+  return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
+}
+
+async function lookUp(deps: DomainDeps, input: RequestInput): Promise<IntrospectionAnswer> {
   const value = param(bodyParams(input), 'token')
   if (!value) return { active: false }
   const accessToken = await deps.stores.accessTokens.findByToken(value)

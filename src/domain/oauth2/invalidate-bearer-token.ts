@@ -5,7 +5,8 @@ import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { formParams, param } from '../request.ts'
-import { identifyTokenInvalidator } from '../identify-caller.ts'
+import { identifyTokenInvalidator, type Invalidator } from '../identify-caller.ts'
+import { afterCharge, type Limited } from '../rate-limits.ts'
 
 /**
  * service-spec §4.7, POST /oauth2/invalidate_token. The caller proves it speaks for the app in one
@@ -13,8 +14,12 @@ import { identifyTokenInvalidator } from '../identify-caller.ts'
  * app's Basic credentials, or `Bearer` with the very token being invalidated. The token named in
  * access_token (query or body, compared in canonical form) must be that app's live bearer token.
  */
-export async function invalidateBearerToken(deps: DomainDeps, input: RequestInput): Promise<{ accessToken: string }> {
-  const { app, userId, via } = await identifyTokenInvalidator(deps, input)
+export async function invalidateBearerToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
+  const { app, userId, via, limit } = await identifyTokenInvalidator(deps, input, '/oauth2/invalidate_token')
+  return afterCharge(limit, () => revoke(deps, input, { app, userId, via }))
+}
+
+async function revoke(deps: DomainDeps, input: RequestInput, { app, userId, via }: Invalidator): Promise<{ accessToken: string }> {
   const named = param(formParams(input), 'access_token')
   assertThat(named, E.unableToVerifyCredentials, { detail: 'access_token is missing' })
   const canonical = canonicalBearerToken(named)

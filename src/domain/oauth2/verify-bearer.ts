@@ -3,16 +3,14 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { canonicalBearerToken, parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import type { AppRecord, BearerTokenRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
-import { countCall, limitSubject, type CountedCall } from '../rate-limits.ts'
 
 /**
  * Who is calling with `Authorization: Bearer`: the app of a live bearer token. An unknown or
  * invalidated token gets 401 code 89; the token of a suspended app 401 code 416.
  */
 export async function verifyBearer(
-  deps: Pick<DomainDeps, 'stores' | 'limiters'>,
+  deps: Pick<DomainDeps, 'stores'>,
   authorization: string | undefined,
-  call?: CountedCall,
 ): Promise<{ app: AppRecord; token: BearerTokenRecord }> {
   const presented = parseBearerHeader(authorization)
   if (presented === undefined) throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
@@ -22,6 +20,5 @@ export async function verifyBearer(
   const { token, app } = found
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })
   if (app.isSuspended) throw new ServiceError(E.suspendedApplication)
-  await countCall(deps, call, limitSubject.app(app.id))
   return { app, token }
 }

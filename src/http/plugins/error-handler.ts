@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { sendJsonError, toServiceError } from '../error-reply.ts'
+import { setLimitHeaders } from './rate-limit.ts'
 
 /**
  * The JSON context's one error renderer, plus 404 code 34 for an unknown path and 405 with an Allow
@@ -15,6 +16,8 @@ export function installJsonErrors(app: FastifyInstance, knownMethods: (path: str
     } else if (serviceError.detail) {
       request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
     }
+    // A call refused after it was charged (by its limit or a later check) shows that limit's state.
+    setLimitHeaders(reply, serviceError.rateLimit)
     return sendJsonError(reply, serviceError)
   })
   app.setNotFoundHandler((request, reply) => {

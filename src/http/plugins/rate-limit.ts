@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
-import { limitSubject, type CountedCall } from '../../domain/rate-limits.ts'
+import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
+import { limitSubject } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
-import { ServiceError } from '../../errors/service-error.ts'
+import { ServiceError, type RateLimitState } from '../../errors/service-error.ts'
 import type { LimitState, Limiter } from '../../storage/types.ts'
 import { connectionOf } from '../request-url.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The rate-limited resource this route counts against (rate-limit-table.ts). */
-    rateLimit?: string
+    rateLimit?: RateLimitedResource
     /** Count every request per client address (the browser pages), not only failed ones. */
     rateLimitByAddress?: boolean
   }
@@ -18,22 +19,19 @@ declare module 'fastify' {
 /** Answers failed authentication with; a request like that is counted against its address. */
 const AUTH_FAILURE_STATUSES = new Set([400, 401, 403])
 
-export function setLimitHeaders(reply: FastifyReply, state: LimitState): void {
+/** The x-rate-limit-* headers of a limit's state; nothing when the call was not counted. */
+export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | undefined): void {
+  if (!state) return
   reply.header('x-rate-limit-limit', state.limit)
   reply.header('x-rate-limit-remaining', state.remaining)
   reply.header('x-rate-limit-reset', Math.ceil(state.resetAtMs / 1000))
 }
 
-/** The call a route's request counts as, for the domain to count once it knows the caller. */
-export function countedCall(request: FastifyRequest, reply: FastifyReply): CountedCall | undefined {
-  const resource = request.routeOptions.config.rateLimit
-  return resource ? { resource, report: (state) => setLimitHeaders(reply, state) } : undefined
-}
-
 /**
  * Limits by client address, for what cannot be counted per app: requests that fail
  * authentication (so guessing costs the guesser, never the app), and every request of the pages.
- * Authenticated calls are counted per app or per app and user by the domain (countCall).
+ * Authenticated calls are charged per app or per app and user by the use cases (chargeCall), which
+ * return the limit's state with their answer (the route sets the headers) or with their refusal.
  *
  * A request reserves its hit before any work is done and gives it back once its answer turns out
  * not to be a failure, so parallel failures from one address can never pass the limit together

@@ -2,12 +2,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { verifyUserContext } from '../../domain/oauth1/verify-user-context.ts'
+import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
     app.get('/1.1/account/verify_credentials.json', { config: { rateLimit: '/account/verify_credentials' } }, async (request, reply) => {
-      const { user, accessToken } = await verifyUserContext(deps, requestInput(request, reply, publicUrl))
+      const { user, accessToken, limit } = await verifyUserContext(deps, requestInput(request, publicUrl))
+      setLimitHeaders(reply, limit)
       reply.header('x-access-level', accessToken.accessLevel)
       return reply.type('application/json; charset=utf-8').send({
         id: Number(user.id),
