@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
-import type { Logger } from 'pino'
-import type { DomainDeps } from './domain/deps.ts'
+import type { AppDeps } from './app-deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { BOUNDS, clientErrorHandler, refuseBadHost } from './http/bounds.ts'
 import { refuseCredentialsInUrl } from './http/credentials-in-url.ts'
-import { installJsonErrors } from './http/plugins/error-handler.ts'
+import { installJsonErrors } from './http/json-errors.ts'
 import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
 import { applicationRoutes } from './http/routes/application.ts'
@@ -17,24 +16,7 @@ import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
-export interface HttpSettings {
-  /** Development mode: plain HTTP is accepted. */
-  dev: boolean
-  publicUrl: URL | undefined
-  /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
-  trustProxy: string[]
-  https?: { cert: Buffer; key: Buffer }
-  /** Signs the consent pages' session cookies; with several, the first signs and all are accepted (rotation). */
-  cookieSecret: string | string[]
-  /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
-  hsts?: string | undefined
-}
-
-export interface AppDeps {
-  domain: DomainDeps
-  http: HttpSettings
-  logger: Logger
-}
+export type { AppDeps, HttpSettings } from './app-deps.ts'
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz'])
 

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { E, type ErrorDef } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { errorBody } from './error-body.ts'
+import { errorBody } from './json-errors.ts'
 
 /**
  * Every input has a bound, and every request is answered or its connection closed within seconds.

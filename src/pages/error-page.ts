@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { toServiceError } from '../http/error-reply.ts'
+import { toServiceError } from '../http/json-errors.ts'
 import { sendPage } from './reply.ts'
 import { errorPage } from './views/outcome.ts'
 

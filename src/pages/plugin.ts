@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie'
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../app.ts'
+import type { AppDeps } from '../app-deps.ts'
 import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { installPageErrors } from './error-page.ts'

@@ -1,8 +1,8 @@
-import { randomAlphanumeric } from './protocol/secrets.ts'
-import type { DomainDeps } from './domain/deps.ts'
-import { createApp } from './domain/registry/apps.ts'
-import { issueOwnerToken } from './domain/registry/owner-token.ts'
-import { createUser } from './domain/registry/users.ts'
+import { randomAlphanumeric } from '../protocol/secrets.ts'
+import type { DomainDeps } from '../domain/deps.ts'
+import { createApp } from '../domain/registry/apps.ts'
+import { issueOwnerToken } from '../domain/registry/owner-token.ts'
+import { createUser } from '../domain/registry/users.ts'
 
 export interface DemoCredentials {
   screenName: string

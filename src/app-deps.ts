@@ -1,0 +1,24 @@
+import type { Logger } from 'pino'
+import type { DomainDeps } from './domain/deps.ts'
+
+// What the HTTP service is built from (app.ts), in a module of its own: the pages plugin reads it
+// too, and app.ts registers the pages plugin, so neither imports the other.
+
+export interface HttpSettings {
+  /** Development mode: plain HTTP is accepted. */
+  dev: boolean
+  publicUrl: URL | undefined
+  /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
+  trustProxy: string[]
+  https?: { cert: Buffer; key: Buffer }
+  /** Signs the consent pages' session cookies; with several, the first signs and all are accepted (rotation). */
+  cookieSecret: string | string[]
+  /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
+  hsts?: string | undefined
+}
+
+export interface AppDeps {
+  domain: DomainDeps
+  http: HttpSettings
+  logger: Logger
+}

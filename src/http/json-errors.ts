@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { E } from '../errors/catalogue.ts'
+import { ServiceError } from '../errors/service-error.ts'
+import { StorageUnavailableError } from '../storage/errors.ts'
+import { setLimitHeaders } from './plugins/rate-limit.ts'
+
+// The JSON error renderer, all of it: what may be shown of anything thrown, the body, the reply,
+// and the handlers Fastify calls. The pages render the same ServiceError as HTML (pages/error-page.ts);
+// Node's own refusals before routing are written on the socket with the same body (bounds.ts).
+
+/** The JSON error body every endpoint answers with: `{"errors":[{"code":N,"message":"..."}]}`. */
+export function errorBody(error: ServiceError): { errors: Array<{ code: number; message: string; label?: string }> } {
+  const entry: { code: number; message: string; label?: string } = { code: error.code, message: error.publicMessage }
+  if (error.label) entry.label = error.label
+  return { errors: [entry] }
+}
+
+/**
+ * Turns anything thrown into the ServiceError the client may see: ours as they are, Fastify's own
+ * 4xx (bad Content-Length, body too large...) into our codes, a storage outage into 503/130, and
+ * anything else into a bare 500/131 whose cause only the log sees.
+ */
+export function toServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error
+  if (error instanceof StorageUnavailableError) return new ServiceError(E.overCapacity, { cause: error })
+  const fastifyError = error as { statusCode?: number; code?: string }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    if (fastifyError.statusCode === 413) return new ServiceError(E.requestTooLarge, { cause: error })
+    return new ServiceError(E.badRequest, { cause: error, detail: fastifyError.code })
+  }
+  return new ServiceError(E.internalError, { cause: error })
+}
+
+/** Sends the error as JSON, with the headers every error answer carries. */
+export function sendJsonError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  reply.header('cache-control', 'no-store')
+  if (error.status === 401) reply.header('www-authenticate', 'OAuth realm="Latchkey"')
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error))
+}
+
+/**
+ * The JSON context's one error renderer, plus 404 code 34 for an unknown path and 405 with an Allow
+ * header for a known path asked with the wrong method.
+ */
+export function installJsonErrors(app: FastifyInstance, knownMethods: (path: string) => string[] | undefined): void {
+  app.setErrorHandler((error, request, reply) => {
+    const serviceError = toServiceError(error)
+    if (serviceError.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed')
+    } else if (serviceError.detail) {
+      request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
+    }
+    // A call refused after it was charged (by its limit or a later check) shows that limit's state.
+    setLimitHeaders(reply, serviceError.rateLimit)
+    return sendJsonError(reply, serviceError)
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/'
+    const methods = knownMethods(path)
+    if (methods) {
+      reply.header('allow', methods.join(', '))
+      return sendJsonError(reply, new ServiceError(E.methodNotAllowed))
+    }
+    return sendJsonError(reply, new ServiceError(E.pageNotFound))
+  })
+}
