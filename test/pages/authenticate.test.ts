@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { makeApp } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { makeRequestToken, newBrowser, openAndAllow, visit, type Browser } from './helpers.ts'
+import { makeRequestToken, newBrowser, signInAndAllow, visit, type Browser } from './helpers.ts'
 
 describe('GET /oauth/authenticate: sign in with Latchkey', () => {
   let t: TestApp
@@ -15,14 +15,9 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
 
   /** A person signed in in this browser who already granted the app at its level. */
   async function returningPerson(appSettings: Parameters<typeof makeApp>[1]) {
-    const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/signin?next=%2Fhome'], ...appSettings })
-    const browser = newBrowser()
-    const first = await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
-      username: user.screenName,
-      password,
-    })
-    assert.equal(first.statusCode, 302)
+    const { user, browser, response } = await signInAndAllow(t, app)
+    assert.equal(response.statusCode, 302)
     await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: user.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
     return { user, app, browser }
   }

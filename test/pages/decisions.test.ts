@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { csrfOf, makeRequestToken, newBrowser, openAndAllow, submit, textOfId, visit } from './helpers.ts'
+import { csrfOf, makeRequestToken, newBrowser, openAndAllow, openAndPress, signInAndAllow, submit, textOfId, visit } from './helpers.ts'
 
 describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   let t: TestApp
@@ -49,14 +49,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=xyz'] })
     const rt = await makeRequestToken(t.domain, app)
     const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const response = await submit(t.app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'cancel',
-      username: '',
-      password: '',
-    })
+    const response = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'cancel', { username: '', password: '' })
     assert.equal(response.statusCode, 302)
     assert.equal(response.headers.location, `https://client.example/cb?state=xyz&denied=${rt.token}`)
     assert.equal(await statusOf(rt.token), 'denied')
@@ -67,13 +60,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   test('for an oob app, Cancel shows a page saying access was denied', async () => {
     const app = await makeApp(t.domain, { name: 'Desk Tool', callbackUrls: [] })
     const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
-    const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const response = await submit(t.app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'cancel',
-    })
+    const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'cancel')
     assert.equal(response.statusCode, 200)
     assert.match(response.body, /You did not authorize Desk Tool/)
     assert.match(response.body, /Access was denied/)
@@ -81,13 +68,8 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   })
 
   test('a signed-in person approves without typing the password again', async () => {
-    const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
-    const browser = newBrowser()
-    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
-      username: user.screenName,
-      password,
-    })
+    const { user, browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
     const response = await openAndAllow(t.app, browser, '/oauth/authorize', rt.token)
     assert.equal(response.statusCode, 302)
@@ -95,21 +77,12 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   })
 
   test('switching account signs out and shows the sign-in form', async () => {
-    const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
-    const browser = newBrowser()
-    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
-      username: user.screenName,
-      password,
-    })
+    const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
     const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
     assert.match(page.body, /You are signed in as/)
-    const switched = await submit(t.app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'switch',
-    })
+    const switched = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'switch')
     assert.equal(switched.statusCode, 200)
     assert.match(switched.body, /name="password"/)
     const after = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
@@ -148,13 +121,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
 
   test('Authorize app with no session and no password asks the person to sign in', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const response = await submit(t.app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'allow',
-    })
+    const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow')
     assert.equal(response.statusCode, 401)
     assert.match(response.body, /Please sign in to authorize this app\./)
     assert.equal(await statusOf(rt.token), 'issued')

@@ -6,7 +6,7 @@ import { pagesPlugin } from '../../src/pages/plugin.ts'
 import type { SignInThrottle } from '../../src/domain/sign-in.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain } from '../helpers/test-app.ts'
-import { csrfOf, makeRequestToken, newBrowser, submit, visit } from './helpers.ts'
+import { makeRequestToken, newBrowser, openAndPress } from './helpers.ts'
 
 const brokenThrottle: SignInThrottle = {
   admit: async () => {
@@ -33,15 +33,7 @@ describe('the pages error handler', () => {
 
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const browser = newBrowser()
-    const page = await visit(app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const response = await submit(app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'allow',
-      username: user.screenName,
-      password,
-    })
+    const response = await openAndPress(app, newBrowser(), '/oauth/authorize', rt.token, 'allow', { username: user.screenName, password })
     assert.equal(response.statusCode, 500)
     assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
     assert.match(response.body, /Something went wrong on our side/)

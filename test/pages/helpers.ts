@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { randomAlphanumeric, randomBase64Url } from '../../src/protocol/secrets.ts'
-import type { AppRecord, RequestTokenRecord } from '../../src/storage/records.ts'
+import type { AppRecord, RequestTokenRecord, UserRecord } from '../../src/storage/records.ts'
+import { makeUser } from '../helpers/fixtures.ts'
 
 export const SESSION_COOKIE = 'latchkey_session'
 
@@ -79,17 +80,53 @@ export function csrfOf(page: string): string {
   return match[1]
 }
 
+/** A button of the consent form. */
+export type ConsentAction = 'allow' | 'cancel' | 'switch'
+
+/**
+ * Opens the consent page of this request token, as a browser would, and presses a button with these
+ * extra fields (a username and password to sign in on the way). The page must load (200).
+ */
+export async function openAndPress(
+  app: FastifyInstance,
+  browser: Browser,
+  path: string,
+  token: string,
+  action: ConsentAction,
+  fields: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  const page = await visit(app, browser, `${path}?oauth_token=${encodeURIComponent(token)}`)
+  assert.equal(page.statusCode, 200)
+  return submit(app, browser, path, { csrf_token: csrfOf(page.body), oauth_token: token, action, ...fields })
+}
+
 /** Opens the consent page and presses "Authorize app", signing in with the given credentials if any. */
-export async function openAndAllow(
+export function openAndAllow(
   app: FastifyInstance,
   browser: Browser,
   path: string,
   token: string,
   credentials?: { username: string; password: string },
 ): Promise<LightMyRequestResponse> {
-  const page = await visit(app, browser, `${path}?oauth_token=${encodeURIComponent(token)}`)
-  assert.equal(page.statusCode, 200)
-  return submit(app, browser, path, { csrf_token: csrfOf(page.body), oauth_token: token, action: 'allow', ...credentials })
+  return openAndPress(app, browser, path, token, 'allow', credentials)
+}
+
+/**
+ * The preamble of many page tests: a new person signs in on the consent page of a request token of
+ * `app` and allows it, in a new browser (at `address`), which keeps the session. The approval
+ * must succeed (a redirect, or the PIN page of an oob app).
+ */
+export async function signInAndAllow(
+  t: { app: FastifyInstance; domain: DomainDeps },
+  app: AppRecord,
+  address?: string,
+): Promise<{ user: UserRecord; password: string; browser: Browser; response: LightMyRequestResponse }> {
+  const { user, password } = await makeUser(t.domain)
+  const browser = newBrowser(address)
+  const requestToken = await makeRequestToken(t.domain, app)
+  const response = await openAndAllow(t.app, browser, '/oauth/authorize', requestToken.token, { username: user.screenName, password })
+  assert.ok(response.statusCode === 302 || response.statusCode === 200, `signing in and allowing answered ${response.statusCode}`)
+  return { user, password, browser, response }
 }
 
 /** The text of the element with this id (no nested markup expected). */

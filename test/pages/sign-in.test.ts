@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { csrfOf, makeRequestToken, newBrowser, submit, visit, type Browser } from './helpers.ts'
+import { csrfOf, makeRequestToken, newBrowser, openAndPress, submit, visit, type Browser } from './helpers.ts'
 
 describe('signing in on the consent page', () => {
   let t: TestApp
@@ -14,14 +14,7 @@ describe('signing in on the consent page', () => {
   /** Opens a fresh consent page and submits these credentials with "Authorize app". */
   async function tryPassword(browser: Browser, username: string, password: string) {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const response = await submit(t.app, browser, '/oauth/authorize', {
-      csrf_token: csrfOf(page.body),
-      oauth_token: rt.token,
-      action: 'allow',
-      username,
-      password,
-    })
+    const response = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'allow', { username, password })
     const status = (await t.domain.stores.requestTokens.findByToken(rt.token))?.status
     return { response, status }
   }

@@ -1,32 +1,25 @@
 // GET /oauth/authenticate in a real browser (issue 3): a returning person of a sign-in-enabled app
 // goes straight back to the app, without a page.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page, Response } from 'playwright-core'
+import { describe, test } from 'node:test'
+import type { Page, Response } from 'playwright-core'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { type TestServer } from '../../helpers/test-app.ts'
 import { assertAccessible, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { CALLBACK_PAGE_TEXT, exchangeAndVerify, getRequestToken, type AccessToken, type CallbackSite } from './oauth.ts'
-import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
+import { CALLBACK_PAGE_TEXT, exchangeAndVerify, getRequestToken, type AccessToken } from './oauth.ts'
+import { useBrowserEnvironment } from './environment.ts'
 
 describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skipReason }, () => {
-  let server: TestServer
-  let site: CallbackSite
-  let browser: Browser
+  const env = useBrowserEnvironment()
 
-  before(async () => {
-    ;({ browser, server, site } = await startBrowserEnvironment())
-  })
-  after(() => closeBrowserEnvironment({ browser, server, site }))
 
-  const authenticateUrl = (token: string) => `${server.url}/oauth/authenticate?oauth_token=${encodeURIComponent(token)}`
+  const authenticateUrl = (token: string) => `${env.server.url}/oauth/authenticate?oauth_token=${encodeURIComponent(token)}`
 
   /** A person who signs in on /oauth/authenticate, approves, and whose app exchanges the verifier. */
   async function firstVisit(app: AppRecord): Promise<{ page: Page; user: UserRecord; access: AccessToken }> {
-    const { user, password } = await makeUser(server.domain)
-    const rt = await getRequestToken(server, app, `${site.registered}?state=first`)
-    const page = await newPerson(browser)
+    const { user, password } = await makeUser(env.server.domain)
+    const rt = await getRequestToken(env.server, app, `${env.site.registered}?state=first`)
+    const page = await newPerson(env.browser)
     const response = await open(page, authenticateUrl(rt.token))
     assert.equal(response.status(), 200)
     assert.ok(await page.locator('#password').isVisible(), 'the first time, the person signs in and is asked')
@@ -35,7 +28,7 @@ describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skip
     await submitWith(page, '#allow')
     const landed = new URL(page.url())
     assert.equal(landed.searchParams.get('oauth_token'), rt.token)
-    const access = await exchangeAndVerify(server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
+    const access = await exchangeAndVerify(env.server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
     return { page, user, access }
   }
 
@@ -54,10 +47,10 @@ describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skip
   }
 
   test('a returning, signed-in person who already granted a sign-in-enabled app lands on the callback without a page', async () => {
-    const app = await makeApp(server.domain, { name: 'Quick Sign-In', isSignInEnabled: true, callbackUrls: [site.registered] })
+    const app = await makeApp(env.server.domain, { name: 'Quick Sign-In', isSignInEnabled: true, callbackUrls: [env.site.registered] })
     const { page, user, access } = await firstVisit(app)
 
-    const rt = await getRequestToken(server, app, `${site.registered}?state=again`)
+    const rt = await getRequestToken(env.server, app, `${env.site.registered}?state=again`)
     const { final, chain } = await documentsWhileOpening(page, authenticateUrl(rt.token))
     assert.deepEqual(
       chain.map(({ status }) => status),
@@ -68,21 +61,21 @@ describe('sign in with Latchkey (/oauth/authenticate) in Chromium', { skip: skip
     assert.equal(final.status(), 200)
     assert.equal(await mainText(page), CALLBACK_PAGE_TEXT)
     const landed = new URL(page.url())
-    assert.equal(`${landed.origin}${landed.pathname}`, site.registered)
+    assert.equal(`${landed.origin}${landed.pathname}`, env.site.registered)
     assert.equal(landed.searchParams.get('state'), 'again')
     assert.equal(landed.searchParams.get('oauth_token'), rt.token)
-    assert.equal(site.received.at(-1)?.href, landed.href)
+    assert.equal(env.site.received.at(-1)?.href, landed.href)
 
-    const second = await exchangeAndVerify(server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
+    const second = await exchangeAndVerify(env.server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
     assert.equal(second.screenName, user.screenName)
     assert.equal(second.token, access.token, 'the same grant: the same access token')
   })
 
   test('for an app without sign-in enabled, a returning person is asked again, as on authorize', async () => {
-    const app = await makeApp(server.domain, { name: 'Careful App', isSignInEnabled: false, callbackUrls: [site.registered] })
+    const app = await makeApp(env.server.domain, { name: 'Careful App', isSignInEnabled: false, callbackUrls: [env.site.registered] })
     const { page, user } = await firstVisit(app)
 
-    const rt = await getRequestToken(server, app, site.registered)
+    const rt = await getRequestToken(env.server, app, env.site.registered)
     const response = await open(page, authenticateUrl(rt.token))
     assert.equal(response.status(), 200)
     assert.equal(new URL(page.url()).pathname, '/oauth/authenticate')

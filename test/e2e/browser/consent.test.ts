@@ -2,49 +2,38 @@
 // and allow, cancel, force_login, the screen_name prefill and switching account; each ends with
 // what the app really gets, through its callback and POST /oauth/access_token.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import { before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { errorCode } from '../../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { CALLBACK_PAGE_TEXT, exchange, exchangeAndVerify, getRequestToken, startCallbackSite, type CallbackSite } from './oauth.ts'
+import { assertAccessible, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { useBrowserEnvironment } from './environment.ts'
+import { CALLBACK_PAGE_TEXT, exchange, exchangeAndVerify, getRequestToken } from './oauth.ts'
 
 describe('the consent page in Chromium', { skip: skipReason }, () => {
-  let server: TestServer
-  let site: CallbackSite
-  let browser: Browser
+  const env = useBrowserEnvironment()
   let app: AppRecord
   let callback: string
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-    site = await startCallbackSite()
-    app = await makeApp(server.domain, {
+    app = await makeApp(env.server.domain, {
       name: 'Birdwatch',
       description: 'Counts the birds in your timeline.',
       website: 'https://birdwatch.example',
-      callbackUrls: [site.registered],
+      callbackUrls: [env.site.registered],
     })
-    callback = `${site.registered}?state=xyz`
-  })
-  after(async () => {
-    await browser?.close()
-    await site?.close()
-    await server?.close()
+    callback = `${env.site.registered}?state=xyz`
   })
 
-  const authorizeUrl = (token: string, query = '') => `${server.url}/oauth/authorize?oauth_token=${encodeURIComponent(token)}${query}`
+  const authorizeUrl = (token: string, query = '') => `${env.server.url}/oauth/authorize?oauth_token=${encodeURIComponent(token)}${query}`
 
   /** The URL the browser landed on is the callback, with the app's own query kept. */
   function assertOnCallback(page: Page): URL {
     const landed = new URL(page.url())
-    assert.equal(`${landed.origin}${landed.pathname}`, site.registered)
+    assert.equal(`${landed.origin}${landed.pathname}`, env.site.registered)
     assert.equal(landed.searchParams.get('state'), 'xyz', "the callback's own query is kept")
-    assert.equal(site.received.at(-1)?.href, landed.href, 'the callback site received exactly that URL')
+    assert.equal(env.site.received.at(-1)?.href, landed.href, 'the callback site received exactly that URL')
     return landed
   }
 
@@ -66,9 +55,9 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
   }
 
   test('signed out: the page names the app and what it may do, and signing in and allowing is one step that ends in a working token', async () => {
-    const { user, password } = await makeUser(server.domain, { name: 'Grace Hopper' })
-    const rt = await getRequestToken(server, app, callback)
-    const page = await newPerson(browser)
+    const { user, password } = await makeUser(env.server.domain, { name: 'Grace Hopper' })
+    const rt = await getRequestToken(env.server, app, callback)
+    const page = await newPerson(env.browser)
 
     const response = await open(page, authorizeUrl(rt.token))
     assert.equal(response.status(), 200)
@@ -86,19 +75,19 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     await assertAccessible(page, 'the consent page, signed out')
 
     const verifier = await signInAndAllow(page, user, password, rt.token)
-    const access = await exchangeAndVerify(server, app, rt, verifier)
+    const access = await exchangeAndVerify(env.server, app, rt, verifier)
     assert.equal(access.screenName, user.screenName)
     assert.equal(access.userId, user.id)
   })
 
   test('signed in: the page says who is signed in, asks for no password, and Authorize app approves as that person', async () => {
-    const { user, password } = await makeUser(server.domain, { name: 'Katherine Johnson' })
-    const page = await newPerson(browser)
-    const first = await getRequestToken(server, app, callback)
+    const { user, password } = await makeUser(env.server.domain, { name: 'Katherine Johnson' })
+    const page = await newPerson(env.browser)
+    const first = await getRequestToken(env.server, app, callback)
     await open(page, authorizeUrl(first.token))
-    const firstAccess = await exchangeAndVerify(server, app, first, await signInAndAllow(page, user, password, first.token))
+    const firstAccess = await exchangeAndVerify(env.server, app, first, await signInAndAllow(page, user, password, first.token))
 
-    const second = await getRequestToken(server, app, callback)
+    const second = await getRequestToken(env.server, app, callback)
     const response = await open(page, authorizeUrl(second.token))
     assert.equal(response.status(), 200)
     assert.match(await mainText(page), new RegExp(`You are signed in as Katherine Johnson \\(@${user.screenName}\\)\\.`))
@@ -109,14 +98,14 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     await submitWith(page, '#allow')
     const landed = assertOnCallback(page)
     assert.equal(landed.searchParams.get('oauth_token'), second.token)
-    const access = await exchangeAndVerify(server, app, second, landed.searchParams.get('oauth_verifier') ?? '')
+    const access = await exchangeAndVerify(env.server, app, second, landed.searchParams.get('oauth_verifier') ?? '')
     assert.equal(access.screenName, user.screenName)
     assert.equal(access.token, firstAccess.token, 'the same person, app and level get the same access token back')
   })
 
   test('Cancel sends the person back to the callback with denied=<request token>, and the request token is dead', async () => {
-    const rt = await getRequestToken(server, app, callback)
-    const page = await newPerson(browser)
+    const rt = await getRequestToken(env.server, app, callback)
+    const page = await newPerson(env.browser)
     await open(page, authorizeUrl(rt.token))
 
     const response = await submitWith(page, '#cancel')
@@ -127,7 +116,7 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     assert.equal(landed.searchParams.get('oauth_verifier'), null)
     assert.equal(landed.searchParams.get('oauth_token'), null)
 
-    const answer = await exchange(server, app, rt, '1234567')
+    const answer = await exchange(env.server, app, rt, '1234567')
     assert.equal(answer.status, 401)
     assert.equal(errorCode(answer), 89, 'the app cannot exchange a cancelled request token')
 
@@ -139,14 +128,14 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
   })
 
   test('force_login=true demands the password although a session exists, and approves as whoever signs in', async () => {
-    const { user, password } = await makeUser(server.domain)
-    const other = await makeUser(server.domain)
-    const page = await newPerson(browser)
-    const first = await getRequestToken(server, app, callback)
+    const { user, password } = await makeUser(env.server.domain)
+    const other = await makeUser(env.server.domain)
+    const page = await newPerson(env.browser)
+    const first = await getRequestToken(env.server, app, callback)
     await open(page, authorizeUrl(first.token))
     await signInAndAllow(page, user, password, first.token)
 
-    const rt = await getRequestToken(server, app, callback)
+    const rt = await getRequestToken(env.server, app, callback)
     const response = await open(page, authorizeUrl(rt.token, '&force_login=true'))
     assert.equal(response.status(), 200)
     assert.ok(await page.locator('#password').isVisible(), 'the password form is shown')
@@ -154,14 +143,14 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     await assertAccessible(page, 'the consent page with force_login=true')
 
     const verifier = await signInAndAllow(page, other.user, other.password, rt.token)
-    const access = await exchangeAndVerify(server, app, rt, verifier)
+    const access = await exchangeAndVerify(env.server, app, rt, verifier)
     assert.equal(access.screenName, other.user.screenName)
   })
 
   test('screen_name= prefills the username; the person types only the password', async () => {
-    const { user, password } = await makeUser(server.domain)
-    const rt = await getRequestToken(server, app, callback)
-    const page = await newPerson(browser)
+    const { user, password } = await makeUser(env.server.domain)
+    const rt = await getRequestToken(env.server, app, callback)
+    const page = await newPerson(env.browser)
 
     await open(page, authorizeUrl(rt.token, `&screen_name=${user.screenName}`))
     assert.equal(await page.inputValue('#username'), user.screenName)
@@ -171,16 +160,16 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     await page.fill('#password', password)
     await submitWith(page, '#allow')
     const landed = assertOnCallback(page)
-    const access = await exchangeAndVerify(server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
+    const access = await exchangeAndVerify(env.server, app, rt, landed.searchParams.get('oauth_verifier') ?? '')
     assert.equal(access.screenName, user.screenName)
   })
 
   test('a wrong password shows the page again with a plain message, the username kept, and nothing sent to the app', async () => {
-    const { user } = await makeUser(server.domain)
-    const rt = await getRequestToken(server, app, callback)
-    const page = await newPerson(browser)
+    const { user } = await makeUser(env.server.domain)
+    const rt = await getRequestToken(env.server, app, callback)
+    const page = await newPerson(env.browser)
     await open(page, authorizeUrl(rt.token))
-    const before = site.received.length
+    const before = env.site.received.length
 
     await page.fill('#username', user.screenName)
     await page.fill('#password', 'not-the-password')
@@ -189,26 +178,26 @@ describe('the consent page in Chromium', { skip: skipReason }, () => {
     assert.equal(await page.getByRole('alert').innerText(), 'The username or password is not right.')
     assert.equal(await page.inputValue('#username'), user.screenName)
     assert.equal(await page.inputValue('#password'), '')
-    assert.equal(site.received.length, before, 'the callback was not called')
+    assert.equal(env.site.received.length, before, 'the callback was not called')
     await assertAccessible(page, 'the consent page after a wrong password')
   })
 
   test('"Sign in with another account" shows the sign-in form, and the new person is the one who approves', async () => {
-    const first = await makeUser(server.domain)
-    const second = await makeUser(server.domain)
-    const page = await newPerson(browser)
-    const rt1 = await getRequestToken(server, app, callback)
+    const first = await makeUser(env.server.domain)
+    const second = await makeUser(env.server.domain)
+    const page = await newPerson(env.browser)
+    const rt1 = await getRequestToken(env.server, app, callback)
     await open(page, authorizeUrl(rt1.token))
     await signInAndAllow(page, first.user, first.password, rt1.token)
 
-    const rt2 = await getRequestToken(server, app, callback)
+    const rt2 = await getRequestToken(env.server, app, callback)
     await open(page, authorizeUrl(rt2.token))
     await submitWith(page, 'button:has-text("Sign in with another account")')
     assert.ok(await page.locator('#password').isVisible())
     assert.doesNotMatch(await mainText(page), /You are signed in as/)
     await assertAccessible(page, 'the consent page after switching account')
 
-    const access = await exchangeAndVerify(server, app, rt2, await signInAndAllow(page, second.user, second.password, rt2.token))
+    const access = await exchangeAndVerify(env.server, app, rt2, await signInAndAllow(page, second.user, second.password, rt2.token))
     assert.equal(access.screenName, second.user.screenName)
   })
 })

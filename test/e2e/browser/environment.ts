@@ -1,3 +1,4 @@
+import { after, before } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
 import { launchBrowser } from './browser.ts'
@@ -10,16 +11,23 @@ export interface BrowserEnvironment {
   site: CallbackSite
 }
 
-/** The browser first: when it cannot start (CI without Chromium) nothing else is left running. */
-export async function startBrowserEnvironment(): Promise<BrowserEnvironment> {
-  const browser = await launchBrowser()
-  const server = await startTestServer()
-  const site = await startCallbackSite()
-  return { browser, server, site }
-}
-
-export async function closeBrowserEnvironment(env: Partial<BrowserEnvironment>): Promise<void> {
-  await env.browser?.close()
-  await env.site?.close()
-  await env.server?.close()
+/**
+ * The set-up every browser suite shares, as the suite's own before and after hooks (call it at the
+ * top of a describe): Chromium, a Latchkey test server and the callback site, closed after the
+ * suite. The answer is filled in by the before hook, so read its fields inside hooks and tests.
+ * The browser starts first: when it cannot (CI without Chromium) nothing else is left running.
+ */
+export function useBrowserEnvironment(): BrowserEnvironment {
+  const env: Partial<BrowserEnvironment> = {}
+  before(async () => {
+    env.browser = await launchBrowser()
+    env.server = await startTestServer()
+    env.site = await startCallbackSite()
+  })
+  after(async () => {
+    await env.browser?.close()
+    await env.site?.close()
+    await env.server?.close()
+  })
+  return env as BrowserEnvironment
 }

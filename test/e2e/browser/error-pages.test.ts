@@ -1,28 +1,19 @@
 // Links that cannot work, in a real browser (issue 3): an HTML error page with a 4xx status that
 // says what happened in plain words, and no way to approve anything.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, mainText, newPerson, open, skipReason } from './browser.ts'
+import { before, describe, test } from 'node:test'
+import { assertAccessible, mainText, newPerson, open, skipReason } from './browser.ts'
+import { useBrowserEnvironment } from './environment.ts'
 
 describe('the error pages of the consent step in Chromium', { skip: skipReason }, () => {
-  let server: TestServer
-  let browser: Browser
+  const env = useBrowserEnvironment()
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-  })
-  after(async () => {
-    await browser?.close()
-    await server?.close()
   })
 
   test('an unknown request token: a 404 page saying the link is not valid', async () => {
-    const page = await newPerson(browser)
-    const response = await open(page, `${server.url}/oauth/authorize?oauth_token=no-such-request-token`)
+    const page = await newPerson(env.browser)
+    const response = await open(page, `${env.server.url}/oauth/authorize?oauth_token=no-such-request-token`)
     assert.equal(response.status(), 404)
     assert.equal(response.headers()['content-type'], 'text/html; charset=utf-8')
     assert.equal(await page.title(), 'This link does not work · Latchkey')
@@ -33,8 +24,8 @@ describe('the error pages of the consent step in Chromium', { skip: skipReason }
   })
 
   test('no request token at all: a 400 page saying the link has none', async () => {
-    const page = await newPerson(browser)
-    const response = await open(page, `${server.url}/oauth/authenticate`)
+    const page = await newPerson(env.browser)
+    const response = await open(page, `${env.server.url}/oauth/authenticate`)
     assert.equal(response.status(), 400)
     assert.match(await mainText(page), /This link has no request token\. Go back to the app and start again\./)
     assert.equal(await page.locator('form').count(), 0)

@@ -1,35 +1,26 @@
 // The `oob` flow's end in a real browser (issue 3): the PIN page, and the PIN as the verifier.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
+import { before, describe, test } from 'node:test'
 import type { AppRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { errorCode } from '../../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { assertAccessible, launchBrowser, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { assertAccessible, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { useBrowserEnvironment } from './environment.ts'
 import { exchange, exchangeAndVerify, getRequestToken } from './oauth.ts'
 
 describe('the PIN (oob) flow in Chromium', { skip: skipReason }, () => {
-  let server: TestServer
-  let browser: Browser
+  const env = useBrowserEnvironment()
   let app: AppRecord
 
   before(async () => {
-    // The browser first: when it cannot start (CI without Chromium) nothing else is left running.
-    browser = await launchBrowser()
-    server = await startTestServer()
-    app = await makeApp(server.domain, { name: 'Terminal Tweets' })
-  })
-  after(async () => {
-    await browser?.close()
-    await server?.close()
+    app = await makeApp(env.server.domain, { name: 'Terminal Tweets' })
   })
 
   test('allowing shows a 7-digit PIN to type into the app, and that PIN exchanges for a working token', async () => {
-    const { user, password } = await makeUser(server.domain)
-    const rt = await getRequestToken(server, app, 'oob')
-    const page = await newPerson(browser)
-    await open(page, `${server.url}/oauth/authorize?oauth_token=${rt.token}`)
+    const { user, password } = await makeUser(env.server.domain)
+    const rt = await getRequestToken(env.server, app, 'oob')
+    const page = await newPerson(env.browser)
+    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${rt.token}`)
     await page.fill('#username', user.screenName)
     await page.fill('#password', password)
 
@@ -43,17 +34,17 @@ describe('the PIN (oob) flow in Chromium', { skip: skipReason }, () => {
     assert.match(pin, /^\d{7}$/)
     await assertAccessible(page, 'the PIN page')
 
-    const access = await exchangeAndVerify(server, app, rt, pin)
+    const access = await exchangeAndVerify(env.server, app, rt, pin)
     assert.equal(access.screenName, user.screenName)
-    const again = await exchange(server, app, rt, pin)
+    const again = await exchange(env.server, app, rt, pin)
     assert.equal(again.status, 401)
     assert.equal(errorCode(again), 89, 'the PIN works once')
   })
 
   test('Cancel shows a page saying access was denied, and the request token is dead', async () => {
-    const rt = await getRequestToken(server, app, 'oob')
-    const page = await newPerson(browser)
-    await open(page, `${server.url}/oauth/authorize?oauth_token=${rt.token}`)
+    const rt = await getRequestToken(env.server, app, 'oob')
+    const page = await newPerson(env.browser)
+    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${rt.token}`)
 
     const response = await submitWith(page, '#cancel')
     assert.equal(response.status(), 200)
@@ -62,7 +53,7 @@ describe('the PIN (oob) flow in Chromium', { skip: skipReason }, () => {
     assert.equal(await page.locator('#oauth_pin').count(), 0)
     await assertAccessible(page, 'the access-denied page')
 
-    const answer = await exchange(server, app, rt, '1234567')
+    const answer = await exchange(env.server, app, rt, '1234567')
     assert.equal(answer.status, 401)
     assert.equal(errorCode(answer), 89)
   })

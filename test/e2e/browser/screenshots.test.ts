@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import { describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { type TestServer } from '../../helpers/test-app.ts'
 import { assertAccessible, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { getRequestToken, type CallbackSite } from './oauth.ts'
-import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
+import { getRequestToken } from './oauth.ts'
+import { useBrowserEnvironment } from './environment.ts'
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots')
 const isUpdating = process.env.LATCHKEY_UPDATE_SCREENSHOTS === '1'
@@ -26,29 +25,23 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the README screenshots', { skip: skipReason }, () => {
-  let server: TestServer
-  let site: CallbackSite
-  let browser: Browser
+  const env = useBrowserEnvironment()
 
-  before(async () => {
-    ;({ browser, server, site } = await startBrowserEnvironment())
-  })
-  after(() => closeBrowserEnvironment({ browser, server, site }))
 
   test(`the consent page signed out and signed in, and the PIN page${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
-    const owner = await makeUser(server.domain, { screenName: 'ada', name: 'Ada Lovelace' })
-    const app = await makeApp(server.domain, {
+    const owner = await makeUser(env.server.domain, { screenName: 'ada', name: 'Ada Lovelace' })
+    const app = await makeApp(env.server.domain, {
       owner: owner.user,
       name: 'Birdwatch',
       description: 'Counts the birds in your timeline and posts a weekly summary.',
       website: 'https://birdwatch.example',
-      callbackUrls: [site.registered],
+      callbackUrls: [env.site.registered],
     })
-    const { user, password } = await makeUser(server.domain, { screenName: 'grace', name: 'Grace Hopper' })
-    const page = await newPerson(browser)
+    const { user, password } = await makeUser(env.server.domain, { screenName: 'grace', name: 'Grace Hopper' })
+    const page = await newPerson(env.browser)
 
-    const web = await getRequestToken(server, app, site.registered)
-    await open(page, `${server.url}/oauth/authorize?oauth_token=${web.token}`)
+    const web = await getRequestToken(env.server, app, env.site.registered)
+    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${web.token}`)
     await assertAccessible(page, 'the consent page, signed out')
     await screenshot(page, 'consent-signed-out.png')
     await page.fill('#username', user.screenName)
@@ -56,8 +49,8 @@ describe('the README screenshots', { skip: skipReason }, () => {
     await submitWith(page, '#allow')
     assert.equal(new URL(page.url()).pathname, '/callback')
 
-    const oob = await getRequestToken(server, app, 'oob')
-    await open(page, `${server.url}/oauth/authorize?oauth_token=${oob.token}`)
+    const oob = await getRequestToken(env.server, app, 'oob')
+    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${oob.token}`)
     assert.match(await page.locator('main').innerText(), /You are signed in as Grace Hopper \(@grace\)\./)
     await assertAccessible(page, 'the consent page, signed in')
     await screenshot(page, 'consent-signed-in.png')
