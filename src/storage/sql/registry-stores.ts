@@ -2,21 +2,22 @@ import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
+import type { InsertQueryBuilder, InsertResult } from 'kysely'
+import { fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
+
+/** True when the row went in; false when a unique key (any of them) was already taken. */
+async function insertUnlessTaken<DB, Table extends keyof DB & string>(insert: InsertQueryBuilder<DB, Table, InsertResult>): Promise<boolean> {
+  const result = await insert.onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0
+}
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
   return {
-    async create(user) {
-      try {
-        await db.insertInto('users').values(fromUser(user)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
-    },
+    // A taken id or screen name inserts nothing rather than failing: inside a unit of work a failed
+    // statement would abort the whole transaction on PostgreSQL.
+    create: (user) => insertUnlessTaken(db.insertInto('users').values(fromUser(user))),
     findById: (id) => findUserById(db, id),
     async findByScreenName(screenName) {
       const row = await db
@@ -56,15 +57,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
   const atomically = <T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> =>
     options.isInUnit ? work(db) : db.transaction().execute(work)
   return {
-    async create(app) {
-      try {
-        await db.insertInto('apps').values(fromApp(app, sealer)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
-    },
+    create: (app) => insertUnlessTaken(db.insertInto('apps').values(fromApp(app, sealer))),
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
     async list() {

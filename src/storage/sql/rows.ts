@@ -191,9 +191,3 @@ export function fromAuditEvent(r: AuditEventRecord): Omit<AuditEventsTable, 'id'
     detail: r.detail === null ? null : JSON.stringify(r.detail),
   }
 }
-
-/** True for a unique-constraint violation on SQLite or PostgreSQL. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505'
-}
