@@ -1,5 +1,5 @@
 // ESLint flat config: the recommended rules (typescript-eslint without type information, to stay
-// fast) and the dependency direction of docs/architecture §2.2, enforced per folder with the core
+// fast) and the direction of imports of ARCHITECTURE.md, enforced per folder with the core
 // `no-restricted-imports` rule.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
