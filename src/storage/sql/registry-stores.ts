@@ -2,22 +2,18 @@ import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import type { InsertQueryBuilder, InsertResult } from 'kysely'
 import { fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
-
-/** True when the row went in; false when a unique key (any of them) was already taken. */
-async function insertUnlessTaken<DB, Table extends keyof DB & string>(insert: InsertQueryBuilder<DB, Table, InsertResult>): Promise<boolean> {
-  const result = await insert.onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0
-}
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
   return {
-    // A taken id or screen name inserts nothing rather than failing: inside a unit of work a failed
-    // statement would abort the whole transaction on PostgreSQL.
-    create: (user) => insertUnlessTaken(db.insertInto('users').values(fromUser(user))),
+    // `on conflict do nothing` rather than catching the violation: inside a unit of work on
+    // PostgreSQL a failed statement aborts the whole transaction, so the unit could not go on.
+    async create(user) {
+      const result = await db.insertInto('users').values(fromUser(user)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+    },
     findById: (id) => findUserById(db, id),
     async findByScreenName(screenName) {
       const row = await db
@@ -57,7 +53,10 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
   const atomically = <T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> =>
     options.isInUnit ? work(db) : db.transaction().execute(work)
   return {
-    create: (app) => insertUnlessTaken(db.insertInto('apps').values(fromApp(app, sealer))),
+    async create(app) {
+      const result = await db.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+    },
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
     async list() {
