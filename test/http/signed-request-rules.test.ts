@@ -7,6 +7,7 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 
 const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
@@ -171,6 +172,24 @@ describe('every signed request', () => {
     assert.equal(errorCode(answer), 32)
   })
 
+  test('with HMAC-SHA256, oauth_body_hash is the SHA-256 of the body, not its SHA-1', async () => {
+    const sha256App = await makeApp(server.domain, { signatureMethods: ['HMAC-SHA256'] })
+    const json = '{"a":"b"}'
+    await assertRefusedOnlyWhenBroken(
+      (variant) => {
+        const hash = createHash(variant === 'broken' ? 'sha1' : 'sha256').update(json).digest('base64')
+        const signed = signRequest({
+          consumer: { key: sha256App.consumerKey, secret: sha256App.consumerSecret },
+          url: rtUrl(),
+          oauth: { oauth_callback: 'oob', oauth_body_hash: hash },
+          signatureMethod: 'HMAC-SHA256',
+        })
+        return send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/json' }, body: json })
+      },
+      { status: 401, code: 32 },
+    )
+  })
+
   test('a malformed percent-escape in the query gets 400 code 215 (C2)', async () => {
     const signed = signRequest({ consumer: consumer(), url: rtUrl(), oauth: { oauth_callback: 'oob' } })
     assert.equal(errorCode(await send({ ...signed, url: `${rtUrl()}?x=%G0` })), 215)
@@ -201,6 +220,8 @@ describe('every signed request', () => {
     // 416 before 89 and 32.
     const suspended = await makeApp(server.domain)
     await updateApp(server.domain, suspended.id, { isSuspended: true })
+    // 135 before 416: a stale timestamp to a suspended app.
+    assert.equal(errorCode(await signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url: verifyUrl, timestamp: old })), 135)
     assert.equal(errorCode(await signedFetch({ consumer: { key: suspended.consumerKey, secret: 'wrong' }, token: unknownToken, method: 'GET', url: verifyUrl })), 416)
     // 89 before 32.
     assert.equal(errorCode(await signedFetch({ consumer: wrongSecret, token: unknownToken, method: 'GET', url: verifyUrl })), 89)
