@@ -1,4 +1,4 @@
-import { parseFormEncoded } from '../protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../protocol/form.ts'
 import { isFormEncoded, type SignedRequestInput } from './oauth1/signed-request.ts'
 
 /** The query and, for a form body, the body parameters of a request, in that order, repeats kept. */

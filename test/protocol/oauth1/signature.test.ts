@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
-import { parseFormEncoded } from '../../../src/protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../../../src/protocol/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
 import {
   SIGNATURE_METHODS,
