@@ -27,7 +27,7 @@ function restrict(folder, patternsAt) {
 }
 
 export default [
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test-results/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test-results/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

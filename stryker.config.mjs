@@ -1,0 +1,35 @@
+// StrykerJS (mutation testing): `npm run mutate [-- src/protocol | src/domain]` through
+// scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder per run. Not part of npm test or CI.
+// Each folder is mutated with the narrow, fast tests that are about it (no HTTP, no PostgreSQL),
+// run by node:test through tsx with the TAP runner, and incrementally: a rerun tests only the
+// mutants of code or tests changed since the last one (reports/stryker-incremental-*.json).
+// One file per folder that imports its tests: one Node start per mutant, not one per test file.
+const TESTS = {
+  'src/protocol': ['test/protocol/mutation-suite.ts'],
+  'src/domain': ['test/domain/mutation-suite.ts'],
+}
+const folder = process.env.LATCHKEY_MUTATE ?? 'src/protocol'
+if (!(folder in TESTS)) throw new Error(`LATCHKEY_MUTATE must be one of ${Object.keys(TESTS).join(', ')}, not ${folder}`)
+const name = folder.replace(/^src\//, '')
+// Property tests try a twentieth of their cases per mutant (test/helpers/property-runs.ts).
+process.env.LATCHKEY_PROPERTY_RUNS_SCALE ??= '0.05'
+
+export default {
+  testRunner: 'tap',
+  plugins: ['@stryker-mutator/tap-runner'],
+  mutate: [`${folder}/**/*.ts`],
+  tap: { testFiles: TESTS[folder], nodeArgs: ['--import', 'tsx'], forceBail: true },
+  coverageAnalysis: 'perTest',
+  ignoreStatic: true,
+  incremental: true,
+  incrementalFile: `reports/stryker-incremental-${name}.json`,
+  concurrency: 2,
+  // A mutant that loops forever is caught by the timeout (and counts as detected).
+  timeoutMS: 5_000,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  thresholds: { high: 90, low: 80, break: null },
+}
