@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { createDomainDeps } from '../../src/compose.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
-import type { SignedRequestInput } from '../../src/domain/oauth1/signed-request.ts'
+import type { RequestInput } from '../../src/domain/request.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { signRequest, type SignOptions } from './oauth1-client.ts'
 import { testKeyring } from './keys.ts'
 import { testClock, testDomainSettings, type TestSettings } from './test-app.ts'
@@ -29,9 +29,9 @@ export interface DomainTier {
 /** The domain deps as compose.ts builds them, on a fresh in-memory SQLite database and a fixed clock. */
 export async function openDomainTier(options: { settings?: TestSettings; startMs?: number } = {}): Promise<DomainTier> {
   const clock = testClock(options.startMs ?? FIXED_START_MS)
-  const stores = await openStores({ keyring: testKeyring(), databaseUrl: 'sqlite::memory:' })
-  const domain = createDomainDeps(stores, testDomainSettings(options.settings), clock)
-  return { domain, clock, nowSeconds: () => Math.floor(clock.nowMs() / 1000), close: () => stores.close() }
+  const storage = await openStorage({ keyring: testKeyring(), databaseUrl: 'sqlite::memory:' })
+  const domain = createDomainDeps(storage, testDomainSettings(options.settings), clock)
+  return { domain, clock, nowSeconds: () => Math.floor(clock.nowMs() / 1000), close: () => storage.runtime.close() }
 }
 
 /**
@@ -39,14 +39,14 @@ export async function openDomainTier(options: { settings?: TestSettings; startMs
  * framework-free input the use cases take. The URL's path is relative to TIER_URL; the timestamp is
  * the tier clock's unless given.
  */
-export function signedInput(tier: DomainTier, options: Omit<SignOptions, 'url'> & { path: string }, extra: Partial<SignedRequestInput> = {}): SignedRequestInput {
+export function signedInput(tier: DomainTier, options: Omit<SignOptions, 'url'> & { path: string }, extra: Partial<RequestInput> = {}): RequestInput {
   const { path, ...rest } = options
   const signed = signRequest({ timestamp: tier.nowSeconds(), ...rest, url: `${TIER_URL}${path}` })
   return { ...inputOf(signed.method, signed.url, signed.headers, signed.body), ...extra }
 }
 
 /** Any request (signed or not) as the use cases take it. */
-export function inputOf(method: string, url: string, headers: Record<string, string>, body?: string): SignedRequestInput {
+export function inputOf(method: string, url: string, headers: Record<string, string>, body?: string): RequestInput {
   const parsed = new URL(url)
   return {
     method,
