@@ -26,8 +26,9 @@ export default {
   incremental: true,
   incrementalFile: `reports/stryker-incremental-${name}.json`,
   concurrency: 2,
-  // A mutant that loops forever is caught by the timeout (and counts as detected).
-  timeoutMS: 5_000,
+  // A mutant that loops forever is caught by the timeout (and counts as detected). Generous, so that
+  // a test run slowed by a busy machine is not taken for one.
+  timeoutMS: 30_000,
   timeoutFactor: 1.25,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },

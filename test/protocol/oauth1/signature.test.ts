@@ -267,6 +267,17 @@ describe('normalizeParameters (RFC 5849 §3.4.1.3.2)', () => {
     )
   })
 
+  test('the base string sorts the way normalizeParameters does, for a few pairs and for many', () => {
+    for (const count of [3, 16, 17, 40]) {
+      // Shuffled names (i × 7 mod a prime past 40), repeated names, values that encode.
+      const pairs = Array.from({ length: count }, (_, i): [string, string] => [`p${String(((i * 7) % 41) + 1).padStart(2, '0')}`, `${i}`])
+      pairs.push(['p01', '+'], ['p01', '%'], ['p01', 'a b'])
+      const expected = `POST&http%3A%2F%2Fh%2F&${encodeURIComponent(normalizeParameters(pairs))}`
+      assert.equal(buildBaseString('post', 'http://h/', pairs), expected, `${count} pairs`)
+      assert.deepEqual(normalizeParameters(pairs).split('&').slice(0, 4), ['p01=%25', 'p01=%2B', 'p01=0', 'p01=a%20b'])
+    }
+  })
+
   test('gives an empty string for no parameters', () => {
     assert.equal(normalizeParameters([]), '')
     assert.equal(buildBaseString('get', 'http://h/', []), 'GET&http%3A%2F%2Fh%2F&')
