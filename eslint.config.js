@@ -53,7 +53,7 @@ function protocolFolder(own, other) {
 }
 
 export default [
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test-results/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test-results/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -35,7 +35,8 @@ async function loadApi(src: string): Promise<Api> {
   return {
     ...parser,
     ...(await load('protocol/oauth1/auth-header.ts')),
-    ...(await load('protocol/oauth1/form.ts')),
+    // protocol/form.ts was protocol/oauth1/form.ts before issue 12.
+    ...(await load('protocol/form.ts').catch(() => load('protocol/oauth1/form.ts'))),
     ...(await load('protocol/oauth1/percent-encode.ts')),
     ...(await load('protocol/oauth1/signature.ts')),
     ...(await load('protocol/secrets.ts')),

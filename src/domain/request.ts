@@ -1,4 +1,4 @@
-import { parseFormEncoded } from '../protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../protocol/form.ts'
 
 /**
  * A request as the use cases read it, framework-free: what the HTTP layer (http/request-input.ts)

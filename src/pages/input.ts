@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { parseFormEncoded } from '../protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../protocol/form.ts'
 
 /** First value per name: a repeated parameter never changes which token or action is used. */
 function firstValues(text: string): Map<string, string> {

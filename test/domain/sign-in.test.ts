@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import crypto from 'node:crypto'
+import { syncBuiltinESMExports } from 'node:module'
+import { after, before, describe, mock, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { dummyPasswordHash } from '../../src/domain/passwords.ts'
 import { createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
@@ -53,6 +56,27 @@ describe('signIn', () => {
     }
     // Both attempts were counted before the check and neither was given back.
     assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} a`, 'admit nobody_here a'])
+  })
+
+  test('an unknown account costs the same password hash as a wrong password (no early answer to time)', async () => {
+    const { user } = await makeUser(t.domain)
+    const deps = { ...t.domain, throttle: fakeThrottle().throttle }
+    await dummyPasswordHash()
+    const hashes = mock.method(crypto, 'scrypt')
+    syncBuiltinESMExports()
+    try {
+      const count = async (username: string) => {
+        hashes.mock.resetCalls()
+        assert.ok(withCode(1107)(await signIn(deps, { username, password: 'not-the-password', address: 'c' }).catch((e) => e)))
+        return hashes.mock.callCount()
+      }
+      const known = await count(user.screenName)
+      assert.equal(known, 1)
+      assert.equal(await count('nobody_at_all'), known)
+    } finally {
+      hashes.mock.restore()
+      syncBuiltinESMExports()
+    }
   })
 
   test('a blocked account or address is refused with 429 before the password is checked, even the right one', async () => {

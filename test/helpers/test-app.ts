@@ -1,5 +1,6 @@
 import Sqlite from 'better-sqlite3'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
@@ -54,7 +55,9 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
-  return { dbPath: join(dir, 'latchkey.sqlite'), remove: async () => rmSync(dir, { recursive: true, force: true }) }
+  // Called once the stores are closed (the checkpoint worker's connection too); the retries cover
+  // whatever else still holds the folder for a moment (ENOTEMPTY, EBUSY), with a short pause between.
+  return { dbPath: join(dir, 'latchkey.sqlite'), remove: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) }
 }
 
 /**

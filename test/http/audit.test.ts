@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord, AuditEventRecord, UserRecord } from '../../src/storage/records.ts'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { BrowserLess, consentInBrowser, outcomeOf } from '../helpers/browser-less.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
@@ -159,6 +160,26 @@ describe('the audit trail of the HTTP endpoints', () => {
       { event: 'bearer_token.issued', appId: app.id, userId: null, address: FORWARDED, detail: { reused: true } },
       { event: 'bearer_token.invalidated', appId: app.id, userId: null, address: FORWARDED, detail: { via: 'basic' } },
     ])
+  })
+
+  test('bearer_token.invalidated signed with OAuth 1.0a names the owner who signed it', async () => {
+    const { app } = await setUp()
+    const issued = await send({
+      method: 'POST',
+      url: `${server.url}/oauth2/token`,
+      headers: { authorization: basic(app), 'content-type': FORM },
+      body: 'grant_type=client_credentials',
+    })
+    const { token } = await issueOwnerToken(server.domain, app.id)
+    const invalidated = await signedFetch({
+      consumer: consumer(app),
+      token: { key: token.token, secret: token.secret },
+      url: `${server.url}/oauth2/invalidate_token?access_token=${encodeURIComponent(issued.json.access_token)}`,
+      extraHeaders: { 'x-forwarded-for': FORWARDED },
+    })
+    assert.equal(invalidated.status, 200, invalidated.text)
+    const last = untimed(await eventsOf(server, { appId: app.id })).at(-1)
+    assert.deepEqual(last, { event: 'bearer_token.invalidated', appId: app.id, userId: app.ownerId, address: FORWARDED, detail: { via: 'oauth1' } })
   })
 
   test('refused token requests record nothing', async () => {

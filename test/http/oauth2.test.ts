@@ -10,6 +10,7 @@ import { rotateAppKeys, updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode, send, signedFetch } from '../helpers/oauth1-client.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { countRows, deleteBehindStores, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 const run = promisify(execFile)
@@ -137,6 +138,16 @@ describe('app-only bearer tokens', () => {
     const answer = await tokenCall(app)
     assert.equal(answer.status, 403)
     assert.deepEqual(answer.json, { errors: [{ code: 99, message: 'Unable to verify your credentials', label: 'authenticity_token_error' }] })
+  })
+
+  test('the client secret is compared exactly: one that differs only in letter case gets 403 code 99', async () => {
+    const app = await makeApp(server.domain)
+    const swapped = [...app.consumerSecret].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('')
+    assert.notEqual(swapped, app.consumerSecret)
+    await assertRefusedOnlyWhenBroken(
+      (variant) => tokenCall(app, { headers: { authorization: basic(app.consumerKey, variant === 'broken' ? swapped : app.consumerSecret) } }),
+      { status: 403, code: 99 },
+    )
   })
 
   test('accepts Basic credentials whose halves are percent-encoded, reserved characters included', async () => {

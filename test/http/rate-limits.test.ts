@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
-import { makeApp } from '../helpers/fixtures.ts'
+import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode, send, signedFetch, signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
 import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
@@ -61,6 +62,22 @@ describe('rate limits', () => {
     assert.equal(limits(await verify(mine)).remaining, 2)
     for (let i = 0; i < 3; i++) await verify(theirs)
     assert.equal(limits(await verify(mine)).remaining, 1)
+  })
+
+  test('two people of one app each have a budget of their own', async () => {
+    const app = await makeApp(server.domain)
+    const personToken = async () => {
+      const { user } = await makeUser(server.domain)
+      const token = await issueOrReuseAccessToken(server.domain, { appId: app.id, userId: user.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+      return { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret } }
+    }
+    const alice = await personToken()
+    const bob = await personToken()
+    for (let i = 0; i < 3; i++) assert.equal((await verify(alice)).status, 200)
+    assert.equal(errorCode(await verify(alice)), 88)
+    const bobsFirst = await verify(bob)
+    assert.equal(bobsFirst.status, 200)
+    assert.equal(limits(bobsFirst).remaining, 2)
   })
 
   test("a stranger holding the app's consumer key cannot use up its limit; failures count against the stranger's address", async () => {

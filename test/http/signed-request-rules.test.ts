@@ -7,6 +7,7 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 
 const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
@@ -77,11 +78,13 @@ describe('every signed request', () => {
     })
 
     test('a missing mandatory oauth_ parameter gets 400 code 215 (C10)', async () => {
-      for (const drop of ['oauth_consumer_key', 'oauth_nonce', 'oauth_signature_method', 'oauth_timestamp']) {
-        const params = handSigned(rtUrl(), 'POST', consumer(), baseParams(app.consumerKey))
-        delete (params as Record<string, string>)[drop]
-        const header = `OAuth ${Object.entries(params).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`
-        assert.equal(errorCode(await send({ method: 'POST', url: rtUrl(), headers: { authorization: header } })), 215, drop)
+      for (const drop of ['oauth_consumer_key', 'oauth_nonce', 'oauth_signature_method', 'oauth_timestamp', 'oauth_signature']) {
+        await assertRefusedOnlyWhenBroken((variant) => {
+          const params = handSigned(rtUrl(), 'POST', consumer(), baseParams(app.consumerKey))
+          if (variant === 'broken') delete (params as Record<string, string>)[drop]
+          const header = `OAuth ${Object.entries(params).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`
+          return send({ method: 'POST', url: rtUrl(), headers: { authorization: header } })
+        }, { status: 400, code: 215 })
       }
     })
   })
@@ -109,9 +112,12 @@ describe('every signed request', () => {
   })
 
   test('a non-numeric timestamp gets 400 code 215 (C14)', async () => {
-    const params = handSigned(rtUrl(), 'POST', consumer(), baseParams(app.consumerKey, { oauth_timestamp: '12ab' }))
-    const header = `OAuth ${Object.entries(params).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`
-    assert.equal(errorCode(await send({ method: 'POST', url: rtUrl(), headers: { authorization: header } })), 215)
+    await assertRefusedOnlyWhenBroken((variant) => {
+      const overrides: Record<string, string> = variant === 'broken' ? { oauth_timestamp: '12ab' } : {}
+      const params = handSigned(rtUrl(), 'POST', consumer(), baseParams(app.consumerKey, overrides))
+      const header = `OAuth ${Object.entries(params).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`
+      return send({ method: 'POST', url: rtUrl(), headers: { authorization: header } })
+    }, { status: 400, code: 215 })
   })
 
   test('a replayed nonce gets 401 code 32; the same nonce from another consumer is fine (C20)', async () => {
@@ -131,9 +137,15 @@ describe('every signed request', () => {
   })
 
   test('a tampered signature or parameter gets 401 code 32 (C24)', async () => {
-    const signed = signRequest({ consumer: consumer(), url: `${rtUrl()}?x=1`, oauth: { oauth_callback: 'oob' } })
-    const tampered = await send({ ...signed, url: `${rtUrl()}?x=2` })
-    assert.equal(errorCode(tampered), 32)
+    await assertRefusedOnlyWhenBroken((variant) => {
+      const signed = signRequest({ consumer: consumer(), url: `${rtUrl()}?x=1`, oauth: { oauth_callback: 'oob' } })
+      return send(variant === 'broken' ? { ...signed, url: `${rtUrl()}?x=2` } : signed)
+    }, { status: 401, code: 32 })
+    await assertRefusedOnlyWhenBroken((variant) => {
+      const signed = signRequest({ consumer: consumer(), url: rtUrl(), oauth: { oauth_callback: 'oob' } })
+      const authorization = signed.headers.authorization!.replace(/oauth_signature="([^"]*)"/, (_, value: string) => `oauth_signature="${variant === 'broken' ? `A${value.slice(1)}` : value}"`)
+      return send({ ...signed, headers: { ...signed.headers, authorization } })
+    }, { status: 401, code: 32 })
   })
 
   test('HMAC-SHA1 is the only method allowed by default; HMAC-SHA256 works once the app allows it (C11)', async () => {
@@ -171,9 +183,29 @@ describe('every signed request', () => {
     assert.equal(errorCode(answer), 32)
   })
 
+  test('with HMAC-SHA256, oauth_body_hash is the SHA-256 of the body, not its SHA-1', async () => {
+    const sha256App = await makeApp(server.domain, { signatureMethods: ['HMAC-SHA256'] })
+    const json = '{"a":"b"}'
+    await assertRefusedOnlyWhenBroken(
+      (variant) => {
+        const hash = createHash(variant === 'broken' ? 'sha1' : 'sha256').update(json).digest('base64')
+        const signed = signRequest({
+          consumer: { key: sha256App.consumerKey, secret: sha256App.consumerSecret },
+          url: rtUrl(),
+          oauth: { oauth_callback: 'oob', oauth_body_hash: hash },
+          signatureMethod: 'HMAC-SHA256',
+        })
+        return send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/json' }, body: json })
+      },
+      { status: 401, code: 32 },
+    )
+  })
+
   test('a malformed percent-escape in the query gets 400 code 215 (C2)', async () => {
-    const signed = signRequest({ consumer: consumer(), url: rtUrl(), oauth: { oauth_callback: 'oob' } })
-    assert.equal(errorCode(await send({ ...signed, url: `${rtUrl()}?x=%G0` })), 215)
+    await assertRefusedOnlyWhenBroken((variant) => {
+      const signed = signRequest({ consumer: consumer(), url: `${rtUrl()}?x=%20`, oauth: { oauth_callback: 'oob' } })
+      return send(variant === 'broken' ? { ...signed, url: `${rtUrl()}?x=%G0` } : signed)
+    }, { status: 400, code: 215 })
   })
 
   test('an empty POST with neither Content-Type nor Content-Length is fine', async () => {
@@ -201,6 +233,8 @@ describe('every signed request', () => {
     // 416 before 89 and 32.
     const suspended = await makeApp(server.domain)
     await updateApp(server.domain, suspended.id, { isSuspended: true })
+    // 135 before 416: a stale timestamp to a suspended app.
+    assert.equal(errorCode(await signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url: verifyUrl, timestamp: old })), 135)
     assert.equal(errorCode(await signedFetch({ consumer: { key: suspended.consumerKey, secret: 'wrong' }, token: unknownToken, method: 'GET', url: verifyUrl })), 416)
     // 89 before 32.
     assert.equal(errorCode(await signedFetch({ consumer: wrongSecret, token: unknownToken, method: 'GET', url: verifyUrl })), 89)

@@ -4,7 +4,7 @@ import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-to
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { makeRequestToken, newBrowser, signInAndAllow, visit, type Browser } from './helpers.ts'
+import { SESSION_COOKIE, makeRequestToken, newBrowser, signInAndAllow, visit, type Browser } from './helpers.ts'
 
 describe('GET /oauth/authenticate: sign in with Latchkey', () => {
   let t: TestApp
@@ -41,6 +41,18 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
     assert.equal(location.searchParams.get('next'), '/home')
     assert.equal(location.searchParams.get('oauth_token'), rt.token)
     assert.match(location.searchParams.get('oauth_verifier') ?? '', /^[A-Za-z0-9]{32}$/)
+    assert.ok(await approvedBy(rt.token, user))
+  })
+
+  test('a HEAD request approves nothing; the GET that follows does', async () => {
+    const { user, app, browser } = await returningPerson({ isSignInEnabled: true })
+    const rt = await makeRequestToken(t.domain, app)
+    const url = `/oauth/authenticate?oauth_token=${rt.token}`
+    const head = await t.app.inject({ method: 'HEAD', url, remoteAddress: browser.address, cookies: { [SESSION_COOKIE]: browser.cookie! } })
+    assert.equal(head.headers.location, undefined)
+    assert.equal(await approvedBy(rt.token, user), false)
+    const get = await visit(t.app, browser, url)
+    assert.equal(get.statusCode, 302)
     assert.ok(await approvedBy(rt.token, user))
   })
 

@@ -4,7 +4,7 @@ import type { DomainDeps } from '../../domain/deps.ts'
 import { exchangeVerifier } from '../../domain/oauth1/exchange-verifier.ts'
 import { invalidateAccessToken } from '../../domain/oauth1/invalidate-access-token.ts'
 import { issueRequestToken } from '../../domain/oauth1/request-token.ts'
-import { serializeForm } from '../../protocol/oauth1/form.ts'
+import { serializeForm } from '../../protocol/form.ts'
 import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 

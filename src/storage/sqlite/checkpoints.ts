@@ -50,7 +50,8 @@ parentPort.on('message', (message) => {
 `
 
 export interface Checkpoints {
-  stop(): void
+  /** Stops the timer and the worker; resolves once the worker has closed its connection and exited. */
+  stop(): Promise<void>
 }
 
 /** Checkpoints the WAL of the database at `path` in the background until stop(). */
@@ -100,7 +101,13 @@ export function checkpointInBackground(path: string): Checkpoints {
   return {
     stop() {
       clearInterval(timer)
-      worker?.postMessage('stop')
+      if (!worker || isFailed) return Promise.resolve()
+      // Whoever removes the database next (a test's temp folder) must not race the worker's close.
+      const exited = new Promise<void>((resolve) => worker!.once('exit', () => resolve()))
+      // Unreferenced while it runs (it must not keep a process alive); referenced while it is awaited.
+      worker.ref()
+      worker.postMessage('stop')
+      return exited
     },
   }
 }

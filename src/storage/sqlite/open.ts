@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely'
+import { Kysely, SqliteDialect, type Driver, type SqliteDatabase } from 'kysely'
 import type { Database } from '../sql/schema.ts'
-import { WAL_AUTOCHECKPOINT_PAGES, checkpointInBackground } from './checkpoints.ts'
+import { WAL_AUTOCHECKPOINT_PAGES, checkpointInBackground, type Checkpoints } from './checkpoints.ts'
 
 /** `sqlite:relative/path`, `sqlite:///abs/path`, `sqlite::memory:` or a plain path → a file path. */
 export function sqlitePath(url: string): string {
@@ -42,7 +42,37 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
   const checkpoints = journalMode === 'wal' ? checkpointInBackground(path) : undefined
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, () => checkpoints?.stop()) }) })
+  return new Kysely<Database>({ dialect: new CheckpointedSqliteDialect(withStatementCache(sqlite), checkpoints) })
+}
+
+/**
+ * SQLite whose destroy() also waits for the checkpoint worker to close its connection: Kysely's own
+ * driver closes the database without awaiting anything, and a worker still holding the file could
+ * write its -wal/-shm again while the caller removes the folder (ENOTEMPTY).
+ */
+class CheckpointedSqliteDialect extends SqliteDialect {
+  readonly #checkpoints: Checkpoints | undefined
+  constructor(database: SqliteDatabase, checkpoints: Checkpoints | undefined) {
+    super({ database })
+    this.#checkpoints = checkpoints
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver()
+    const checkpoints = this.#checkpoints
+    return new Proxy(driver, {
+      get(target, property) {
+        if (property === 'destroy') {
+          return async () => {
+            await checkpoints?.stop()
+            await target.destroy()
+          }
+        }
+        const value: unknown = Reflect.get(target, property, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  }
 }
 
 /** Distinct SQL texts kept prepared; the stores use a few dozen. */
@@ -54,13 +84,10 @@ const STATEMENT_CACHE_SIZE = 512
  * synchronously and one at a time (Kysely holds one connection behind a mutex), so sharing them is
  * safe; SQLite re-prepares a statement by itself after a schema change.
  */
-function withStatementCache(db: Sqlite.Database, onClose: () => void): SqliteDatabase {
+function withStatementCache(db: Sqlite.Database): SqliteDatabase {
   const statements = new Map<string, Sqlite.Statement>()
   return {
-    close: () => {
-      onClose()
-      db.close()
-    },
+    close: () => db.close(),
     prepare(sql) {
       const cached = statements.get(sql)
       if (cached) return cached

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { buildOAuthHeader, parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
+import { propertyRuns } from '../../helpers/property-runs.ts'
 
 const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
@@ -141,7 +142,7 @@ describe('buildOAuthHeader', () => {
       fc.property(pairs, realm, (params, realmValue) => {
         assert.deepEqual(parseOAuthHeader(buildOAuthHeader(params, realmValue)), params)
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     )
   })
 })

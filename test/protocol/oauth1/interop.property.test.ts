@@ -10,7 +10,7 @@ import oauthPkg from 'oauth'
 import OAuth1a from 'oauth-1.0a'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
-import { parseFormEncoded } from '../../../src/protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../../../src/protocol/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
 import {
   SIGNATURE_METHODS,
@@ -19,6 +19,7 @@ import {
   isSignatureMethod,
   verifySignature,
 } from '../../../src/protocol/oauth1/signature.ts'
+import { propertyRuns } from '../../helpers/property-runs.ts'
 
 type Pairs = Array<[string, string]>
 /** What the server receives: the Host header, the request-target, the Authorization header, the body. */
@@ -202,7 +203,7 @@ describe('requests signed by the oauth-1.0a library', () => {
         const secrets = { consumerSecret: c.consumer.secret, tokenSecret: c.token?.secret ?? '' }
         assertAcceptedUntilTampered(wire, secrets, c)
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     )
   })
 })
@@ -265,7 +266,7 @@ describe('requests signed by the oauth (node-oauth) library', () => {
         }
         assertAcceptedUntilTampered(wire, secrets, c)
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     )
   })
 })

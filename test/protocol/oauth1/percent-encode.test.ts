@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { percentDecode, percentEncode } from '../../../src/protocol/oauth1/percent-encode.ts'
+import { propertyRuns } from '../../helpers/property-runs.ts'
 
 const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
@@ -43,7 +44,7 @@ describe('percentEncode (RFC 5849 §3.6)', () => {
         assert.match(encoded, /^(?:[A-Za-z0-9\-._~]|%[0-9A-F]{2})*$/)
         assert.equal(percentDecode(encoded), value)
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     )
   })
 })

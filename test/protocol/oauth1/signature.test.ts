@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
-import { parseFormEncoded } from '../../../src/protocol/oauth1/form.ts'
+import { parseFormEncoded } from '../../../src/protocol/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
 import {
   SIGNATURE_METHODS,
@@ -213,6 +213,8 @@ describe('baseStringUri (RFC 5849 §3.4.1.2)', () => {
     assert.equal(uri('https', '[::1]:8443', '/x'), 'https://[::1]:8443/x')
     assert.equal(uri('https', '[FE80::1]:443', '/x'), 'https://[fe80::1]/x')
     assert.equal(uri('http', '[::1]', ''), 'http://[::1]/')
+    // The port is looked for after the bracket, even when the literal ends in a colon.
+    assert.equal(uri('http', '[::]:8080', '/'), 'http://[::]:8080/')
   })
 
   test('uses the path in its wire form, turning an empty path into / and dropping query and fragment', () => {
@@ -224,7 +226,7 @@ describe('baseStringUri (RFC 5849 §3.4.1.2)', () => {
 
   test('rejects a bad host or a port outside 1–65535 with 215', () => {
     const bad = ['', ':80', 'h:0', 'h:65536', 'h:123456', 'h:8o', 'h:-1', 'h:80:80']
-    bad.push('::1', '[::1', '[::1]x', 'a b', 'a/b', 'u@h')
+    bad.push('::1', '[::1', '[::1]x', 'a b', 'a/b', 'u@h', 'a[1.2.3.4]')
     for (const host of bad) {
       assert.throws(() => uri('http', host, '/'), is215, host)
     }
@@ -265,6 +267,27 @@ describe('normalizeParameters (RFC 5849 §3.4.1.3.2)', () => {
       ]),
       'a=1&a=2&a=a%20b&a=a%2Bb',
     )
+  })
+
+  test('the base string sorts the way normalizeParameters does, for a few pairs and for many', () => {
+    for (const count of [3, 16, 17, 40]) {
+      // Shuffled names (i × 7 mod a prime past 40), repeated names, values that encode.
+      const pairs = Array.from({ length: count }, (_, i): [string, string] => [`p${String(((i * 7) % 41) + 1).padStart(2, '0')}`, `${i}`])
+      pairs.push(['p01', '+'], ['p01', '%'], ['p01', 'a b'])
+      const expected = `POST&http%3A%2F%2Fh%2F&${encodeURIComponent(normalizeParameters(pairs))}`
+      assert.equal(buildBaseString('post', 'http://h/', pairs), expected, `${count} pairs`)
+      assert.deepEqual(normalizeParameters(pairs).split('&').slice(0, 4), ['p01=%25', 'p01=%2B', 'p01=0', 'p01=a%20b'])
+    }
+  })
+
+  test('the base string orders repeated names by encoded value too', () => {
+    const pairs: Array<[string, string]> = [
+      ['a', '2'],
+      ['a', '1'],
+      ['b', 'x'],
+      ['a', '3'],
+    ]
+    assert.equal(buildBaseString('GET', 'http://h/', pairs), 'GET&http%3A%2F%2Fh%2F&a%3D1%26a%3D2%26a%3D3%26b%3Dx')
   })
 
   test('gives an empty string for no parameters', () => {

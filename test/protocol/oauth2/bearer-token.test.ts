@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { canonicalBearerToken, parseBearerHeader } from '../../../src/protocol/oauth2/bearer-token.ts'
 import { newBearerTokenValue } from '../../../src/protocol/secrets.ts'
+import { propertyRuns } from '../../helpers/property-runs.ts'
 
 /** The plain implementation, without the shortcut for tokens already in canonical form: the oracle. */
 function referenceCanonical(value: string): string {
@@ -45,7 +46,7 @@ describe('canonicalBearerToken', () => {
       fc.property(fc.string({ unit, maxLength: 16 }), (value) => {
         assert.equal(canonicalBearerToken(value), referenceCanonical(value), value)
       }),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     )
   })
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -32,7 +32,8 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
   })
 
   test('a WAL of more than 1 MB is checkpointed into the database file in the background, well before the auto-checkpoint', async () => {
-    const path = join(dir, 'checkpoints.sqlite')
+    const folder = mkdtempSync(join(dir, 'wal-'))
+    const path = join(folder, 'checkpoints.sqlite')
     const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
     try {
       const detail = { note: 'x'.repeat(500) }
@@ -51,5 +52,10 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
     } finally {
       await runtime.close()
     }
+    // Once close() has resolved the worker has let go of the file too: the folder can be removed
+    // at once, and nothing writes into it again (the teardown race of issue 17: ENOTEMPTY).
+    rmSync(folder, { recursive: true })
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    assert.equal(existsSync(folder), false, existsSync(folder) ? readdirSync(folder).join(', ') : '')
   })
 })

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { ServiceError } from '../../../src/errors/service-error.ts'
-import { parseFormEncoded, serializeForm } from '../../../src/protocol/oauth1/form.ts'
+import { ServiceError } from '../../src/errors/service-error.ts'
+import { parseFormEncoded, serializeForm } from '../../src/protocol/form.ts'
+import { propertyRuns } from '../helpers/property-runs.ts'
 
 const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
@@ -82,7 +83,7 @@ describe('serializeForm', () => {
         // A pair whose name and value are both empty serializes to "=", which parses back as ['', ''].
         assert.deepEqual(parseFormEncoded(serializeForm(pairs)), pairs)
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     )
   })
 })

@@ -1,4 +1,4 @@
-import { percentDecode, percentEncode } from './percent-encode.ts'
+import { percentDecode, percentEncode } from './oauth1/percent-encode.ts'
 
 const FORM = { plusAsSpace: true } as const
 

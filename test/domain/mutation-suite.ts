@@ -1,0 +1,10 @@
+// Every domain-tier test in one process, for mutation testing (stryker.config.mjs): one Node start
+// per mutant instead of one per test file. npm test runs the files themselves.
+import './callback-url.test.ts'
+import './ids.test.ts'
+import './oauth1/authorization.test.ts'
+import './oauth1/exchange-verifier.test.ts'
+import './oauth1/verify-signed-request.test.ts'
+import './oauth2/bearer-token.test.ts'
+import './registry.test.ts'
+import './sign-in.test.ts'
