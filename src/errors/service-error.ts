@@ -10,16 +10,19 @@ export class ServiceError extends Error {
   readonly code: number
   readonly label: string | undefined
   readonly detail: string | undefined
+  /** The input field the error is about (a domain name such as `screenName`), when it is about one. */
+  readonly field: string | undefined
   /** Whether the message may reach the client; a 5xx never shows its own text. */
   readonly expose: boolean
 
-  constructor(def: ErrorDef, options: { message?: string; detail?: string; cause?: unknown } = {}) {
+  constructor(def: ErrorDef, options: { message?: string; detail?: string; field?: string; cause?: unknown } = {}) {
     super(options.message ?? def.message, { cause: options.cause })
     this.name = 'ServiceError'
     this.status = def.status
     this.code = def.code
     this.label = def.label
     this.detail = options.detail
+    this.field = options.field
     this.expose = def.status < 500
   }
 }
@@ -28,7 +31,7 @@ export class ServiceError extends Error {
 export function assertThat(
   condition: unknown,
   def: ErrorDef,
-  options?: { message?: string; detail?: string },
+  options?: { message?: string; detail?: string; field?: string },
 ): asserts condition {
   if (!condition) throw new ServiceError(def, options)
 }

@@ -4,6 +4,7 @@ import type { AuditStore, LimiterFactory, NonceStore, Stores } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
+import { createAdminStore } from './sql/admin-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -90,6 +91,7 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     accessTokens: guardStore(createAccessTokenStore(db, sealer), 'database'),
     bearerTokens: guardStore(createBearerTokenStore(db, sealer), 'database'),
     audit: guardStore(auditStore(db, units), 'database'),
+    admin: guardStore(createAdminStore(db, sealer), 'database'),
     async transaction(work) {
       try {
         return await units.run(work)

@@ -90,6 +90,10 @@ export const AUDIT_EVENTS = [
   'app.deleted',
   'master_key.rotated',
   'master_key.retired',
+  'admin_token.created',
+  'admin_token.revoked',
+  'user.updated',
+  'authorization.revoked',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

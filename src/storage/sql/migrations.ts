@@ -149,6 +149,19 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
+  // The admin API (issue 13): its bearer tokens, kept only as keyed hashes.
+  '005-admin-tokens': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('admin_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at_ms', 'bigint')
+        .execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -89,6 +89,15 @@ export interface AuditEventsTable {
   detail: string | null
 }
 
+export interface AdminTokensTable {
+  id: string
+  name: string
+  /** The token is shown once; it is found by this keyed hash. */
+  token_hash: string
+  created_at_ms: number
+  revoked_at_ms: number | null
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -96,4 +105,5 @@ export interface Database {
   access_tokens: AccessTokensTable
   bearer_tokens: BearerTokensTable
   audit_events: AuditEventsTable
+  admin_tokens: AdminTokensTable
 }
