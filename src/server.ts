@@ -8,6 +8,8 @@ import { checkServeRules } from './config/serve-rules.ts'
 import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
+import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
+import { isPostgresUrl } from './storage/urls.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -34,8 +36,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const https = config.tlsCert && config.tlsKey
     ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
     : undefined
+  const serveLock = lockIfAlone(config)
   const logger = createLogger({ dev: config.dev, level: config.logLevel })
-  const domain = await composeDomain(config)
+  const domain = await composeDomain(config).catch((error: unknown) => {
+    serveLock?.release()
+    throw error
+  })
   const app = await buildApp({
     domain,
     logger,
@@ -44,6 +50,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
       // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
       cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      hsts: config.hsts,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },
@@ -52,6 +59,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
     await domain.stores.close()
+    serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
@@ -65,6 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await admin?.close()
       await app.close()
       await domain.stores.close()
+      serveLock?.release()
       const code = (error as NodeJS.ErrnoException).code
       const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --admin-port or LATCHKEY_ADMIN_PORT)' : ''
       throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
@@ -80,6 +89,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       clearInterval(sweeper)
       await Promise.all([app.close(), admin?.close()])
       await domain.stores.close()
+      serveLock?.release()
     },
   }
 }
@@ -89,6 +99,22 @@ function baseUrl(app: FastifyInstance, configuredHost: string, isHttps: boolean)
   const port = typeof address === 'object' && address ? address.port : 0
   const host = configuredHost.includes(':') ? `[${configuredHost}]` : configuredHost
   return `${isHttps ? 'https' : 'http'}://${host}:${port}`
+}
+
+/**
+ * A server on SQLite without Redis keeps its nonces in its own memory: a second one on the same
+ * file would accept the first one's replays. The first takes the file's serve lock; the next one
+ * refuses to start, saying what to do instead. Several servers share nonces only through Redis.
+ */
+function lockIfAlone(config: Config): ServeLock | undefined {
+  if (isPostgresUrl(config.database) || config.redis) return undefined
+  const lock = takeServeLock(config.database)
+  if (!lock) {
+    throw new ConfigError(
+      `another latchkey server is running on ${config.database}: one server per SQLite file (for several instances use PostgreSQL and Redis: --database postgres://… --redis redis://…)`,
+    )
+  }
+  return lock
 }
 
 /** Request tokens expired for an hour are deleted every minute (until then the pages can still say "expired"). */

@@ -6,7 +6,7 @@ import { recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { formParams, param } from '../request-params.ts'
+import { bodyParams, formParams, param } from '../request-params.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 /**
@@ -19,7 +19,7 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
-  const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
+  const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
   await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
   const live = await deps.stores.bearerTokens.findLive(app.id)

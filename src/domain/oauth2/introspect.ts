@@ -1,7 +1,7 @@
 import { canonicalBearerToken } from '../../protocol/oauth2/bearer-token.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
-import { formParams, param } from '../request-params.ts'
+import { bodyParams, param } from '../request-params.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 export type IntrospectionAnswer =
@@ -22,9 +22,8 @@ export type IntrospectionAnswer =
  * Anything not live — unknown, invalidated, of a suspended or deleted app — is `{"active": false}`.
  */
 export async function introspectToken(deps: DomainDeps, input: SignedRequestInput): Promise<IntrospectionAnswer> {
-  const params = formParams(input)
   await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true, rateLimit: input.rateLimit })
-  const value = param(params, 'token')
+  const value = param(bodyParams(input), 'token')
   if (!value) return { active: false }
   const accessToken = await deps.stores.accessTokens.findByToken(value)
   if (accessToken && accessToken.revokedAtMs === null) {

@@ -8,7 +8,7 @@ import type { DomainDeps } from '../deps.ts'
 import type { SignedRequestInput } from '../oauth1/signed-request.ts'
 import { verifySignedRequest } from '../oauth1/verify-request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { formParams, param } from '../request-params.ts'
+import { bodyParams, formParams, param } from '../request-params.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 import { verifyBearer } from './verify-bearer.ts'
 
@@ -55,6 +55,6 @@ async function authenticateInvalidation(deps: DomainDeps, input: SignedRequestIn
   if (parseBearerHeader(input.authorization) !== undefined) {
     return { app: (await verifyBearer(deps, input.authorization, input.rateLimit)).app, userId: null, via: 'bearer' }
   }
-  const credentials = readClientCredentials(input.authorization, formParams(input))
+  const credentials = readClientCredentials(input.authorization, bodyParams(input))
   return { app: await authenticateClient(deps, credentials, { rateLimit: input.rateLimit }), userId: null, via: 'basic' }
 }
