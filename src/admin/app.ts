@@ -67,10 +67,17 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   })
   installAdminAuth(app, deps.domain)
 
+  await registerAdminRoutes(app)
+  return app
+}
+
+/** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
+async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: OPENAPI_INFO,
+      servers: [{ url: 'http://127.0.0.1:8081', description: 'npm start (development)' }],
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ adminToken: [] }],
       tags: [
@@ -85,5 +92,15 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   await app.register(appRoutes)
   await app.register(auditRoutes)
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  return app
+}
+
+/** The admin API's OpenAPI document, as GET /admin/v1/openapi.json serves it, without a database or a socket. */
+export async function renderAdminOpenApi(): Promise<object> {
+  const app = Fastify() as unknown as FastifyInstance
+  app.setValidatorCompiler(validators())
+  await registerAdminRoutes(app)
+  await app.ready()
+  const document = app.swagger()
+  await app.close()
+  return document
 }
