@@ -25,8 +25,8 @@ export interface HttpSettings {
   /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
   trustProxy: string[]
   https?: { cert: Buffer; key: Buffer }
-  /** Signs the consent pages' session cookies. */
-  cookieSecret: string
+  /** Signs the consent pages' session cookies; with several, the first signs and all are accepted (rotation). */
+  cookieSecret: string | string[]
   /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
   hsts?: string | undefined
 }

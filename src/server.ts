@@ -48,8 +48,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
-      // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
-      cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
@@ -99,6 +98,16 @@ function baseUrl(app: FastifyInstance, configuredHost: string, isHttps: boolean)
   const port = typeof address === 'object' && address ? address.port : 0
   const host = configuredHost.includes(':') ? `[${configuredHost}]` : configuredHost
   return `${isHttps ? 'https' : 'http'}://${host}:${port}`
+}
+
+/**
+ * What signs session cookies: the configured secret, or one derived from the master keyring (so
+ * every instance that shares the keys shares sessions). The first signs; the derived secret of
+ * versions before HKDF is still accepted, so sessions from before the upgrade keep working.
+ */
+function cookieSecrets(config: Config, domain: DomainDeps): string[] {
+  if (config.cookieSecret) return [config.cookieSecret]
+  return [domain.stores.deriveSecret('cookie-signing'), domain.stores.legacyDerivedSecret('cookie')]
 }
 
 /**

@@ -68,8 +68,8 @@ function fromServiceError(error: ServiceError): Problem {
     const type = error.status === 503 ? PROBLEM_TYPES.unavailable : PROBLEM_TYPES.internal
     return new ProblemError(error.status, type, error.status === 503 ? 'Over capacity; try again shortly.' : 'Internal error.').problem
   }
-  const errors = error.field === undefined ? undefined : [{ in: 'body' as const, field: WIRE_FIELDS[error.field] ?? error.field, detail: error.message }]
-  return new ProblemError(error.status, TYPE_BY_STATUS[error.status] ?? PROBLEM_TYPES.badRequest, error.message, errors).problem
+  const errors = error.field === undefined ? undefined : [{ in: 'body' as const, field: WIRE_FIELDS[error.field] ?? error.field, detail: error.publicMessage }]
+  return new ProblemError(error.status, TYPE_BY_STATUS[error.status] ?? PROBLEM_TYPES.badRequest, error.publicMessage, errors).problem
 }
 
 export function installProblemErrors(app: FastifyInstance): void {

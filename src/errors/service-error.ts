@@ -12,8 +12,11 @@ export class ServiceError extends Error {
   readonly detail: string | undefined
   /** The input field the error is about (a domain name such as `screenName`), when it is about one. */
   readonly field: string | undefined
-  /** Whether the message may reach the client; a 5xx never shows its own text. */
-  readonly expose: boolean
+  /**
+   * The text a client may see: the message for a 4xx (the client's own mistake, worded for it);
+   * for a 5xx always the catalogue's generic text, whatever message was given where it was thrown.
+   */
+  readonly publicMessage: string
 
   constructor(def: ErrorDef, options: { message?: string; detail?: string; field?: string; cause?: unknown } = {}) {
     super(options.message ?? def.message, { cause: options.cause })
@@ -23,7 +26,7 @@ export class ServiceError extends Error {
     this.label = def.label
     this.detail = options.detail
     this.field = options.field
-    this.expose = def.status < 500
+    this.publicMessage = def.status < 500 ? this.message : def.message
   }
 }
 

@@ -101,7 +101,8 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     },
     nonces,
     limiters,
-    deriveSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
+    deriveSecret: (purpose) => sealer.derive(purpose),
+    legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {
       try {
         await sql`select 1`.execute(db)

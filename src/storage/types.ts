@@ -210,8 +210,13 @@ export interface Stores {
   transaction<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
   nonces: NonceStore
   limiters: LimiterFactory
-  /** A secret for `purpose` derived from the master keyring: the same on every instance that shares it. */
+  /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
+  /**
+   * The secret that versions before HKDF derived for `purpose` (a lookup hash of a label): still
+   * accepted, never issued, so sessions signed before the upgrade keep working until they expire.
+   */
+  legacyDerivedSecret(purpose: string): string
   /** Resolves when the database answers. */
   ping(): Promise<void>
   close(): Promise<void>
