@@ -2,6 +2,7 @@ import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createIdGenerator } from './domain/ids.ts'
+import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { openStores } from './storage/open-stores.ts'
 import { ConfigError } from './config/load.ts'
@@ -28,7 +29,7 @@ export function domainSettings(config: Config): DomainSettings {
 /** Stores → domain services: the limiters are made once here and shared by every request. */
 export function createDomainDeps(stores: Stores, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
   return {
-    stores,
+    stores: withPreviousConsumerKeys(stores, clock),
     clock,
     newId: createIdGenerator(clock),
     settings,
