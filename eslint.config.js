@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint'
 /** Deepest folder level below src/<folder>/ we generate rules for (src/storage/sql/x.ts is level 1). */
 const MAX_DEPTH = 3
 
-const FASTIFY = { regex: '^(fastify|fastify-plugin|@fastify/.*)$', message: 'Only src/http, src/pages, src/app.ts and src/server.ts may import Fastify.' }
+const FASTIFY = { regex: '^(fastify|fastify-plugin|@fastify/.*)$', message: 'Only src/http, src/pages, src/admin, src/app.ts and src/server.ts may import Fastify.' }
 
 /**
  * A pattern that matches a relative import, written from a file `depth` folders below src/<folder>/,
@@ -73,7 +73,7 @@ export default [
   // Fastify stays at the HTTP edge.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/http/**', 'src/pages/**', 'src/app.ts', 'src/server.ts'],
+    ignores: ['src/http/**', 'src/pages/**', 'src/admin/**', 'src/app.ts', 'src/server.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [FASTIFY] }] },
   },
 

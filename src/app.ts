@@ -12,6 +12,7 @@ import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
+import { openApiRoutes } from './http/routes/openapi.ts'
 import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
 import { pagesPlugin } from './pages/plugin.ts'
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAddressLimits(app, deps.domain.limiters)
 
   await app.register(healthRoutes(deps.domain.runtime))
+  await app.register(openApiRoutes())
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))

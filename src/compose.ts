@@ -2,6 +2,7 @@ import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createIdGenerator } from './domain/ids.ts'
+import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { ConfigError } from './config/load.ts'
 import { KeyringError, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from './storage/index.ts'
@@ -25,7 +26,7 @@ export function domainSettings(config: Config): DomainSettings {
 /** Stores → domain services: the limiters are made once here and shared by every request. */
 export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
   return {
-    stores,
+    stores: withPreviousConsumerKeys(stores, clock),
     runtime,
     clock,
     newId: createIdGenerator(clock),

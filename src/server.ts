@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
+import { buildAdminApp } from './admin/app.ts'
 import { buildApp } from './app.ts'
 import { composeDomain } from './compose.ts'
 import { ConfigError } from './config/load.ts'
@@ -15,6 +16,8 @@ export interface RunningServer {
   domain: DomainDeps
   /** The base URL the server answers on, e.g. http://127.0.0.1:8080. */
   url: string
+  /** The admin API's base URL, when its listener is on (--admin-port). */
+  adminUrl: string | undefined
   /** Stops accepting, drains in-flight requests, closes the database. */
   close(): Promise<void>
 }
@@ -60,21 +63,41 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
   }
-  const address = app.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.port
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  let admin: FastifyInstance | undefined
+  if (config.adminPort !== undefined) {
+    try {
+      admin = await buildAdminApp({ domain, logger, ...(https ? { https } : {}) })
+      await admin.listen({ host: config.adminHost, port: config.adminPort })
+    } catch (error) {
+      await admin?.close()
+      await app.close()
+      await domain.runtime.close()
+      serveLock?.release()
+      const code = (error as NodeJS.ErrnoException).code
+      const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --admin-port or LATCHKEY_ADMIN_PORT)' : ''
+      throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
+    }
+  }
   const sweeper = sweepExpiredRequestTokens(domain, logger)
   return {
     app,
     domain,
-    url: `${https ? 'https' : 'http'}://${host}:${port}`,
+    url: baseUrl(app, config.host, !!https),
+    adminUrl: admin && baseUrl(admin, config.adminHost, !!https),
     async close() {
       clearInterval(sweeper)
-      await app.close()
+      await Promise.all([app.close(), admin?.close()])
       await domain.runtime.close()
       serveLock?.release()
     },
   }
+}
+
+function baseUrl(app: FastifyInstance, configuredHost: string, isHttps: boolean): string {
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const host = configuredHost.includes(':') ? `[${configuredHost}]` : configuredHost
+  return `${isHttps ? 'https' : 'http'}://${host}:${port}`
 }
 
 /**

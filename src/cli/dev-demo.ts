@@ -1,5 +1,6 @@
 import { randomAlphanumeric } from '../protocol/secrets.ts'
 import type { DomainDeps } from '../domain/deps.ts'
+import { createAdminToken } from '../domain/admin/admin-tokens.ts'
 import { createApp } from '../domain/registry/apps.ts'
 import { issueOwnerToken } from '../domain/registry/owner-token.ts'
 import { createUser } from '../domain/registry/users.ts'
@@ -11,11 +12,13 @@ export interface DemoCredentials {
   consumerSecret: string
   accessToken: string
   accessTokenSecret: string
+  /** A token of the admin API, named `development`. */
+  adminToken: string
 }
 
 /**
  * On the very first start of the development server (no users yet), a demo user and a demo app,
- * so a newcomer can try the flow at once. Returns undefined when the database already has users.
+ * and a development admin token, so a newcomer can try the flow and the admin API at once. Returns undefined when the database already has users.
  */
 export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoCredentials | undefined> {
   if ((await deps.stores.users.list()).length > 0) return undefined
@@ -30,6 +33,7 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
     isSignInEnabled: true,
   })
   const { token } = await issueOwnerToken(deps, app.id)
+  const admin = await createAdminToken(deps, 'development')
   return {
     screenName: user.screenName,
     password,
@@ -37,5 +41,6 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
     consumerSecret: app.consumerSecret,
     accessToken: token.token,
     accessTokenSecret: token.secret,
+    adminToken: admin.token,
   }
 }

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { StorageUnavailableError } from '../storage/index.ts'
+import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
 import { keysCommand } from './commands/keys.ts'
@@ -18,7 +19,7 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
-  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand()]) program.addCommand(command)
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand()]) program.addCommand(command)
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())
   return program
 }

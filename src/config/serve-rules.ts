@@ -18,6 +18,7 @@ export function checkServeRules(config: Config): void {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError('invalid setting tlsCert/tlsKey: give both --tls-cert and --tls-key, or neither')
   }
+  checkAdminListener(config)
   if (config.dev) {
     if (!isLoopbackHost(config.host) && !config.tlsCert) {
       throw new ConfigError(`invalid setting host (${config.host}): development mode serves plain HTTP on a loopback address only`)
@@ -50,4 +51,15 @@ function checkSharedState(config: Config): void {
       'invalid setting redis: PostgreSQL without --redis keeps nonces and rate limits in this process only; give --redis, or --single-instance if this is the only Latchkey process',
     )
   }
+}
+
+/**
+ * The admin API hands out credentials: off a loopback address it speaks TLS itself, in every mode
+ * (a trusted proxy is not enough: nothing says the admin port is behind it).
+ */
+function checkAdminListener(config: Config): void {
+  if (config.adminPort === undefined || isLoopbackHost(config.adminHost) || config.tlsCert) return
+  throw new ConfigError(
+    `invalid setting adminHost (${config.adminHost}): the admin API off a loopback address requires TLS: give --tls-cert and --tls-key, or --admin-host 127.0.0.1`,
+  )
 }

@@ -75,6 +75,21 @@ export const SETTINGS = {
     devDefault: 8080,
     description: 'Port to listen on (0 picks a free one).',
   }),
+  adminHost: setting({
+    flag: '--admin-host <address>',
+    env: 'LATCHKEY_ADMIN_HOST',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'Address the admin API listens on. Other than a loopback address, production requires --tls-cert/--tls-key.',
+  }),
+  adminPort: setting({
+    flag: '--admin-port <number>',
+    env: 'LATCHKEY_ADMIN_PORT',
+    schema: port.optional(),
+    default: undefined,
+    devDefault: 8081,
+    description: 'Port of the admin API (0 picks a free one); in production it is off unless given.',
+  }),
   database: setting({
     flag: '--database <url>',
     env: 'LATCHKEY_DATABASE_URL',

@@ -53,6 +53,7 @@ export const E = {
   headersTooLarge: { status: 431, code: 1005, message: 'Request headers too large.' },
   urlTooLong: { status: 414, code: 1006, message: 'Request URL too long.' },
   requestTimeout: { status: 408, code: 1007, message: 'Request took too long to arrive.' },
+  alreadyExists: { status: 409, code: 1008, message: 'A record with this name already exists.' },
   // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
   requestTokenMissing: {
     status: 400,

@@ -17,6 +17,8 @@ export class ServiceError extends Error {
   readonly code: number
   readonly label: string | undefined
   readonly detail: string | undefined
+  /** The input field the error is about (a domain name such as `screenName`), when it is about one. */
+  readonly field: string | undefined
   /**
    * The text a client may see: the message for a 4xx (the client's own mistake, worded for it);
    * for a 5xx always the catalogue's generic text, whatever message was given where it was thrown.
@@ -29,13 +31,14 @@ export class ServiceError extends Error {
    */
   rateLimit: RateLimitState | undefined
 
-  constructor(def: ErrorDef, options: { message?: string; detail?: string; cause?: unknown; rateLimit?: RateLimitState } = {}) {
+  constructor(def: ErrorDef, options: { message?: string; detail?: string; field?: string; cause?: unknown; rateLimit?: RateLimitState } = {}) {
     super(options.message ?? def.message, { cause: options.cause })
     this.name = 'ServiceError'
     this.status = def.status
     this.code = def.code
     this.label = def.label
     this.detail = options.detail
+    this.field = options.field
     this.publicMessage = def.status < 500 ? this.message : def.message
     this.rateLimit = options.rateLimit
   }
@@ -45,7 +48,7 @@ export class ServiceError extends Error {
 export function assertThat(
   condition: unknown,
   def: ErrorDef,
-  options?: { message?: string; detail?: string },
+  options?: { message?: string; detail?: string; field?: string },
 ): asserts condition {
   if (!condition) throw new ServiceError(def, options)
 }

@@ -10,6 +10,7 @@ export { KeyringError, newKeyring, resolveKeyringSource, serializeKeyring, write
 export { StorageUnavailableError } from './errors.ts'
 export type { Storage, StorageRuntime, Stores } from './types.ts'
 export type { AppRecord, UserRecord } from './records.ts'
+export type { AdminTokenRecord } from './admin-types.ts'
 
 /** Applies the pending migrations to the database at this URL; answers the names of those applied. */
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {

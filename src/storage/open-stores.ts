@@ -5,6 +5,7 @@ import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
+import { createAdminStore } from './sql/admin-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -95,6 +96,7 @@ export function createSqlStorage(db: Kysely<Database>, sealer: Sealer, shared?: 
     bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
     audit: outer(auditStore(db, units), 'stores.audit'),
     credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
+    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
     async transaction(work) {
       try {
         return await units.run(work)

@@ -14,6 +14,8 @@ export interface UserRecord {
   name: string
   passwordHash: string
   createdAtMs: number
+  /** Disabled: cannot sign in, and their access tokens get 401 code 89 while it lasts. */
+  isDisabled?: boolean
 }
 
 export interface AppRecord {
@@ -90,6 +92,10 @@ export const AUDIT_EVENTS = [
   'app.deleted',
   'master_key.rotated',
   'master_key.retired',
+  'admin_token.created',
+  'admin_token.revoked',
+  'user.updated',
+  'authorization.revoked',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

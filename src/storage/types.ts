@@ -7,6 +7,7 @@ import type {
   RequestTokenRecord,
   UserRecord,
 } from './records.ts'
+import type { AdminStore } from './admin-types.ts'
 
 /**
  * The store interfaces the domain depends on. Each method states its contract; every adapter
@@ -202,6 +203,8 @@ export interface Stores {
   audit: AuditStore
   credentials: CredentialLookup
   nonces: NonceStore
+  /** Admin tokens and the admin API's paginated lists (admin-types.ts). */
+  admin: AdminStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the

@@ -110,3 +110,23 @@ describe('settings of shared state', () => {
     assert.equal(loadConfig({ env: {} }).redisKeyPrefix, 'latchkey:')
   })
 })
+
+describe('checkServeRules: the admin listener', () => {
+  const production = { tlsCert: '/c.pem', tlsKey: '/k.pem' }
+
+  test('refuses an admin API off loopback without TLS, in one line naming the setting', () => {
+    assertRefused({ trustProxy: '10.0.0.1', adminPort: 9000, adminHost: '0.0.0.0' }, /adminHost .*TLS/)
+    assertRefused({ dev: true, adminHost: '192.0.2.10' }, /adminHost/)
+  })
+
+  test('allows it on loopback without TLS, and off loopback with TLS', () => {
+    assert.doesNotThrow(() => checkServeRules(config({ trustProxy: '10.0.0.1', adminPort: 9000 })))
+    assert.doesNotThrow(() => checkServeRules(config({ ...production, adminPort: 9000, adminHost: '0.0.0.0' })))
+  })
+
+  test('production has no admin listener unless a port is given; development opens 8081', () => {
+    assert.equal(config({}).adminPort, undefined)
+    assert.equal(config({ dev: true }).adminPort, 8081)
+    assert.equal(config({ dev: true }).adminHost, '127.0.0.1')
+  })
+})

@@ -6,10 +6,13 @@ import { TEST_MASTER_KEY } from './keys.ts'
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const CLI_ARGS = ['--import', 'tsx', 'src/cli/main.ts']
 
-/** The parent's environment without any LATCHKEY_* setting, plus the test master key and `extra`. */
+/**
+ * The parent's environment without any LATCHKEY_* setting, plus the test master key and `extra`. The
+ * admin API gets a free port: tests run in parallel, and --dev would otherwise take 8081 in each.
+ */
 export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('LATCHKEY_')))
-  return { ...env, NO_COLOR: '1', LATCHKEY_MASTER_KEY: TEST_MASTER_KEY, ...extra }
+  return { ...env, NO_COLOR: '1', LATCHKEY_MASTER_KEY: TEST_MASTER_KEY, LATCHKEY_ADMIN_PORT: '0', ...extra }
 }
 
 export interface CliResult {

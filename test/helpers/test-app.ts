@@ -125,7 +125,7 @@ export async function startTestServer(options: Parameters<typeof buildTestApp>[0
 }
 
 /** Rows in a table, read straight from the database (SQLite file or PostgreSQL schema): proof that an error wrote nothing. */
-export async function countRows(dbPath: string, table: 'request_tokens' | 'access_tokens' | 'bearer_tokens' | 'users' | 'apps'): Promise<number> {
+export async function countRows(dbPath: string, table: 'request_tokens' | 'access_tokens' | 'bearer_tokens' | 'users' | 'apps' | 'audit_events' | 'admin_tokens'): Promise<number> {
   if (isPostgresUrl(dbPath)) {
     const rows = await runSql<{ n: number }>(dbPath, `select count(*)::int as n from ${table}`)
     return rows[0]?.n ?? 0

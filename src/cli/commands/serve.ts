@@ -34,8 +34,9 @@ export function serveCommand(): Command {
     stopOnSignal(() => server.close())
     if (config.dev) {
       const demo = await seedDemo(server.domain, server.url)
-      if (demo) printDemo(server.url, demo)
+      if (demo) printDemo(server.url, demo, server.adminUrl)
     }
+    if (server.adminUrl) process.stdout.write(`Admin API is listening on ${server.adminUrl}\n`)
     process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
   })
   return serve
@@ -100,7 +101,7 @@ async function serveWorker(config: Config): Promise<void> {
   reportListening(running.server.url)
 }
 
-function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object): void {
+function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object, adminUrl?: string): void {
   process.stdout.write(
     [
       '',
@@ -112,6 +113,8 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & obj
       `  owner token secret  ${demo.accessTokenSecret}`,
       `  callbacks           http://127.0.0.1:3000/callback, http://localhost:3000/callback, or oob (PIN)`,
       `  try it              POST ${url}/oauth/request_token signed with the consumer key and secret`,
+      `  admin token         ${demo.adminToken}`,
+      ...(adminUrl ? [`  admin API           curl -H 'Authorization: Bearer ${demo.adminToken}' ${adminUrl}/admin/v1/apps`] : []),
       '',
     ].join('\n'),
   )

@@ -126,7 +126,7 @@ async function lookUpCredentials(
     const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const record = found.token
     // A token whose owner is gone acts for no one.
-    const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined
+    const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
     const token = { record, owner: found.owner, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === found.app?.id }
     return { app: found.app, token }
   }

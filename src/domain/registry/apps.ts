@@ -11,7 +11,7 @@ import {
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
-import { changeWithAudit } from '../audit.ts'
+import { changeWithAudit, recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -38,29 +38,30 @@ function validateSettings(input: AppSettings): AppPatch {
   const patch: AppPatch = {}
   if (input.name !== undefined) {
     const name = input.name.trim()
-    assertThat(name.length >= 1 && name.length <= 64, E.invalidParameter, { message: 'app name must be 1 to 64 characters' })
+    assertThat(name.length >= 1 && name.length <= 64, E.invalidParameter, { message: 'app name must be 1 to 64 characters', field: 'name' })
     patch.name = name
   }
   if (input.description !== undefined) {
-    assertThat(input.description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters' })
+    assertThat(input.description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters', field: 'description' })
     patch.description = input.description
   }
   if (input.website !== undefined) {
     assertThat(input.website === '' || /^https?:\/\/[^\s]+$/i.test(input.website), E.invalidParameter, {
       message: 'website must be an http:// or https:// URL',
+      field: 'website',
     })
     patch.website = input.website
   }
   if (input.callbackUrls !== undefined) {
-    assertThat(input.callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs' })
-    patch.callbackUrls = input.callbackUrls.map((url) => validateRegisteredCallback(url))
+    assertThat(input.callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs', field: 'callbackUrls' })
+    patch.callbackUrls = input.callbackUrls.map((url) => asField('callbackUrls', () => validateRegisteredCallback(url)))
   }
-  if (input.accessLevel !== undefined) patch.accessLevel = oneOf(input.accessLevel, ACCESS_LEVELS, 'access level') as AccessLevel
-  if (input.type !== undefined) patch.type = oneOf(input.type, APP_TYPES, 'app type') as AppType
+  if (input.accessLevel !== undefined) patch.accessLevel = oneOf(input.accessLevel, ACCESS_LEVELS, 'access level', 'accessLevel') as AccessLevel
+  if (input.type !== undefined) patch.type = oneOf(input.type, APP_TYPES, 'app type', 'type') as AppType
   if (input.signatureMethods !== undefined) {
-    assertThat(input.signatureMethods.length > 0, E.invalidParameter, { message: 'at least one signature method' })
+    assertThat(input.signatureMethods.length > 0, E.invalidParameter, { message: 'at least one signature method', field: 'signatureMethods' })
     patch.signatureMethods = [
-      ...new Set(input.signatureMethods.map((m) => oneOf(m.toUpperCase(), SIGNATURE_METHOD_NAMES, 'signature method'))),
+      ...new Set(input.signatureMethods.map((m) => oneOf(m.toUpperCase(), SIGNATURE_METHOD_NAMES, 'signature method', 'signatureMethods'))),
     ] as SignatureMethodName[]
   }
   if (input.isSignInEnabled !== undefined) patch.isSignInEnabled = input.isSignInEnabled
@@ -69,18 +70,46 @@ function validateSettings(input: AppSettings): AppPatch {
   return patch
 }
 
-function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
+function oneOf<T extends string>(value: string, allowed: readonly T[], what: string, field: string): T {
   assertThat((allowed as readonly string[]).includes(value), E.invalidParameter, {
     message: `${what} must be one of ${allowed.join(', ')}`,
+    field,
   })
   return value as T
 }
 
+/** Runs a check of one field, naming the field in the error it throws. */
+function asField<T>(field: string, check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof ServiceError && error.field === undefined) {
+      throw new ServiceError({ status: error.status, code: error.code, message: error.message }, { message: error.message, field, cause: error })
+    }
+    throw error
+  }
+}
+
+/** An owner has at most one app of a name (compared without regard to case). */
+async function assertNameFree(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name: string, exceptAppId?: string): Promise<void> {
+  const apps = await deps.stores.admin.appsPage({ ownerId, limit: 10_000 })
+  const clash = apps.find((a) => a.id !== exceptAppId && a.name.toLowerCase() === name.toLowerCase())
+  assertThat(!clash, E.alreadyExists, { message: `the owner already has an app named ${name}`, field: 'name' })
+}
+
 /** Registers an app owned by an existing user; new consumer key and secret. */
-export async function createApp(deps: RegistryDeps, input: AppSettings & { name: string; ownerScreenName: string }): Promise<AppRecord> {
-  const owner = await deps.stores.users.findByScreenName(input.ownerScreenName)
-  assertThat(owner, E.invalidParameter, { message: `no user with screen name ${input.ownerScreenName}` })
+export async function createApp(
+  deps: RegistryDeps,
+  input: AppSettings & { name: string } & ({ ownerScreenName: string } | { ownerId: string }),
+): Promise<AppRecord> {
+  const owner =
+    'ownerId' in input ? await deps.stores.users.findById(input.ownerId) : await deps.stores.users.findByScreenName(input.ownerScreenName)
+  assertThat(owner, E.invalidParameter, {
+    message: 'ownerId' in input ? `no user with id ${input.ownerId}` : `no user with screen name ${input.ownerScreenName}`,
+    field: 'owner',
+  })
   const patch = validateSettings(input)
+  await assertNameFree(deps, owner.id, patch.name ?? input.name)
   const nowMs = deps.clock.nowMs()
   for (let attempt = 0; attempt < 3; attempt++) {
     const app: AppRecord = {
@@ -122,6 +151,7 @@ export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Pr
 export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings): Promise<AppRecord> {
   const app = await findApp(deps, ref)
   const patch = validateSettings(input)
+  if (patch.name !== undefined) await assertNameFree(deps, app.ownerId, patch.name, app.id)
   const detail = { fields: Object.keys(patch), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
   const updated = await changeWithAudit(deps, async (tx, audit) => {
     const changed = await tx.apps.update(app.id, patch, deps.clock.nowMs())
@@ -132,15 +162,40 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   return updated
 }
 
-/** New consumer key and secret; every credential issued under the old pair stops working at once. */
-export async function rotateAppKeys(deps: RegistryDeps, ref: string): Promise<AppRecord> {
+/** The longest grace period of a rotated-out key pair: 7 days. */
+export const MAX_KEY_GRACE_SECONDS = 7 * 24 * 3600
+
+export interface KeyRotationOptions {
+  /** The old key pair keeps working this long (1 s to 7 days); without it, it stops at once. */
+  graceSeconds?: number
+  /** Also revoke every request, access and bearer token issued to the app (default: true). */
+  revokeTokens?: boolean
+}
+
+/**
+ * New consumer key and secret. The old pair stops working at once, or at the end of the grace
+ * period; an older pair still in its grace period stops at once. Tokens issued to the app are
+ * revoked unless revokeTokens is false.
+ */
+export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: KeyRotationOptions = {}): Promise<AppRecord> {
+  const { graceSeconds, revokeTokens = true } = options
+  if (graceSeconds !== undefined) {
+    assertThat(Number.isInteger(graceSeconds) && graceSeconds >= 1 && graceSeconds <= MAX_KEY_GRACE_SECONDS, E.invalidParameter, {
+      message: `grace must be a whole number of seconds from 1 to ${MAX_KEY_GRACE_SECONDS} (7 days)`,
+      field: 'graceSeconds',
+    })
+  }
   const app = await findApp(deps, ref)
-  const rotated = await changeWithAudit(deps, async (tx, audit) => {
-    const changed = await tx.apps.rotateKeys(app.id, newConsumerKeys(), deps.clock.nowMs())
-    if (changed) await audit({ event: 'app.keys_rotated', appId: app.id, userId: app.ownerId })
-    return changed
+  const nowMs = deps.clock.nowMs()
+  const rotated = await deps.stores.admin.rotateKeys(app.id, {
+    keys: newConsumerKeys(),
+    ...(graceSeconds === undefined ? {} : { previousValidUntilMs: nowMs + graceSeconds * 1000 }),
+    revokeTokens,
+    nowMs,
   })
   if (!rotated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
+  const detail = { revoke_tokens: revokeTokens, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
+  await recordAudit(deps, { event: 'app.keys_rotated', appId: app.id, userId: app.ownerId, detail })
   return rotated
 }
 

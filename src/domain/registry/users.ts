@@ -17,13 +17,10 @@ export interface NewUser {
 export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'newId'>, input: NewUser): Promise<UserRecord> {
   assertThat(SCREEN_NAME.test(input.screenName), E.invalidParameter, {
     message: 'screen name must be 1 to 15 letters, digits or underscores',
+    field: 'screenName',
   })
-  assertThat(input.password.length >= 8 && input.password.length <= 1024, E.invalidParameter, {
-    message: 'password must be 8 to 1024 characters',
-  })
-  const name = (input.name ?? input.screenName).trim()
-  assertThat(name.length >= 1 && name.length <= 50, E.invalidParameter, { message: 'name must be 1 to 50 characters' })
-  const passwordHash = await hashPassword(input.password)
+  const name = validName(input.name ?? input.screenName)
+  const passwordHash = await hashPassword(validPassword(input.password))
   // A false from create is a taken screen name, or (rarely) an id another process just took.
   for (let attempt = 0; attempt < 3; attempt++) {
     const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name, passwordHash, createdAtMs: deps.clock.nowMs() }
@@ -34,7 +31,21 @@ export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'ne
     })
     if (created) return user
     const taken = await deps.stores.users.findByScreenName(input.screenName)
-    assertThat(!taken, E.invalidParameter, { message: `screen name ${input.screenName} is already taken` })
+    assertThat(!taken, E.alreadyExists, { message: `screen name ${input.screenName} is already taken`, field: 'screenName' })
   }
   throw new Error('createUser: could not find a free user id')
+}
+
+export function validPassword(password: string): string {
+  assertThat(password.length >= 8 && password.length <= 1024, E.invalidParameter, {
+    message: 'password must be 8 to 1024 characters',
+    field: 'password',
+  })
+  return password
+}
+
+export function validName(text: string): string {
+  const name = text.trim()
+  assertThat(name.length >= 1 && name.length <= 50, E.invalidParameter, { message: 'name must be 1 to 50 characters', field: 'name' })
+  return name
 }

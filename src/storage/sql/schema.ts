@@ -13,6 +13,8 @@ export interface UsersTable {
   name: string
   password_hash: string
   created_at_ms: number
+  /** When the person was disabled (admin API); null while they are not. */
+  disabled_at_ms: number | null
 }
 
 export interface AppsTable {
@@ -89,6 +91,26 @@ export interface AuditEventsTable {
   detail: string | null
 }
 
+export interface AdminTokensTable {
+  id: string
+  name: string
+  /** The token is shown once; it is found by this keyed hash. */
+  token_hash: string
+  created_at_ms: number
+  revoked_at_ms: number | null
+}
+
+/** One app's rotated-out key pair during its grace period. */
+export interface PreviousConsumerKeysTable {
+  app_id: string
+  /** Sealed. */
+  consumer_key: string
+  consumer_key_hash: string
+  /** Sealed. */
+  consumer_secret: string
+  expires_at_ms: number
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -96,4 +118,6 @@ export interface Database {
   access_tokens: AccessTokensTable
   bearer_tokens: BearerTokensTable
   audit_events: AuditEventsTable
+  admin_tokens: AdminTokensTable
+  previous_consumer_keys: PreviousConsumerKeysTable
 }

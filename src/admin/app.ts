@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { DomainDeps } from '../domain/deps.ts'
+import { BOUNDS, clientErrorHandler } from '../http/bounds.ts'
+import { requestPath } from '../http/request-url.ts'
+import { installAdminAuth } from './auth.ts'
+import { installProblemErrors } from './errors.ts'
+import { appRoutes } from './routes/apps.ts'
+import { auditRoutes } from './routes/audit.ts'
+import { userRoutes } from './routes/users.ts'
+
+export interface AdminAppDeps {
+  domain: DomainDeps
+  logger: Logger
+  https?: { cert: Buffer; key: Buffer }
+}
+
+/** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
+const ADMIN_BODY_BYTES = 64 * 1024
+
+/**
+ * Two validators: bodies are taken exactly as sent (a "5" is not a number, an unknown field is
+ * refused, never dropped); the query string and path are text, so their numbers are read from it.
+ */
+function validators() {
+  const base = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const
+  const body = addFormats.default(new Ajv({ ...base, coerceTypes: false }))
+  const text = addFormats.default(new Ajv({ ...base, coerceTypes: true }))
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema)
+}
+
+export const OPENAPI_INFO = {
+  title: 'Latchkey admin API',
+  version: '1',
+  description:
+    'Everything the `latchkey` CLI does, over HTTP on the admin listener. Every request needs `Authorization: Bearer <admin token>` (`latchkey admin-token create`). Errors are RFC 9457 problem documents.',
+}
+
+/** The admin listener's service: a Fastify instance of its own, never the public one's routes. */
+export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ listener: 'admin' }),
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: ADMIN_BODY_BYTES,
+    requestTimeout: BOUNDS.requestTimeoutMs,
+    connectionTimeout: BOUNDS.requestTimeoutMs,
+    keepAliveTimeout: BOUNDS.keepAliveTimeoutMs,
+    http: { maxHeaderSize: BOUNDS.headerBytes },
+    clientErrorHandler,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ...(deps.https ? { https: { ...deps.https, maxHeaderSize: BOUNDS.headerBytes } } : {}),
+  }) as unknown as FastifyInstance
+  app.setValidatorCompiler(validators())
+  installProblemErrors(app)
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('cache-control', 'no-store')
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    // The path only: a query string may hold a screen name someone is looking for.
+    request.log.info({ method: request.method, path: requestPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'admin request')
+  })
+  installAdminAuth(app, deps.domain)
+
+  await registerAdminRoutes(app)
+  return app
+}
+
+/** Operations whose body may be left out (their route turns no body into `{}`). */
+const OPTIONAL_BODIES = new Set(['rotateKeys'])
+
+/** @fastify/swagger marks every request body required; these are not. */
+function markOptionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const methods of Object.values(document.paths ?? {}) as Array<Record<string, { operationId?: string; requestBody?: { required?: boolean } }>>) {
+    for (const operation of Object.values(methods)) {
+      if (operation.requestBody && OPTIONAL_BODIES.has(operation.operationId ?? '')) operation.requestBody.required = false
+    }
+  }
+  return document
+}
+
+/** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
+async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: OPENAPI_INFO,
+      servers: [{ url: 'http://127.0.0.1:8081', description: 'npm start (development)' }],
+      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
+      security: [{ adminToken: [] }],
+      tags: [
+        { name: 'users', description: 'People who can sign in and authorize apps' },
+        { name: 'apps', description: 'Registered applications and their credentials' },
+        { name: 'authorizations', description: 'Which apps a person has authorized' },
+        { name: 'audit', description: 'The audit trail' },
+      ],
+    },
+    transformObject: (documents) => ('openapiObject' in documents ? markOptionalBodies(documents.openapiObject) : documents.swaggerObject),
+  })
+  await app.register(userRoutes)
+  await app.register(appRoutes)
+  await app.register(auditRoutes)
+  app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+/** The admin API's OpenAPI document, as GET /admin/v1/openapi.json serves it, without a database or a socket. */
+export async function renderAdminOpenApi(): Promise<object> {
+  const app = Fastify() as unknown as FastifyInstance
+  app.setValidatorCompiler(validators())
+  await registerAdminRoutes(app)
+  await app.ready()
+  const document = app.swagger()
+  await app.close()
+  return document
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { actingAs } from './actor.ts'
+import { PROBLEM_TYPES, ProblemError } from './problem.ts'
+import { findLiveAdminToken } from '../domain/admin/admin-tokens.ts'
+import type { DomainDeps } from '../domain/deps.ts'
+import { setLimitHeaders } from '../http/plugins/rate-limit.ts'
+import type { AdminTokenRecord } from '../storage/admin-types.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The admin token of this request (set by the auth hook). */
+    adminToken: AdminTokenRecord
+    /** The domain acting as that token: its audit rows name it. */
+    adminDomain: DomainDeps
+  }
+}
+
+/** Admin calls per token per rate-limit window: generous, since admin tools page through lists. */
+export const ADMIN_CALLS_PER_WINDOW = 6000
+
+const BEARER = /^Bearer +(\S+) *$/i
+
+/**
+ * Every admin request presents a live admin token (looked up on each request, so a revocation is
+ * seen at once by every instance) and counts against that token's limit.
+ */
+export function installAdminAuth(app: FastifyInstance, domain: DomainDeps): void {
+  const limiter = domain.runtime.limiters.create('admin', ADMIN_CALLS_PER_WINDOW, domain.settings.rateLimitWindowSeconds)
+  app.decorateRequest('adminToken', null as unknown as AdminTokenRecord)
+  app.decorateRequest('adminDomain', null as unknown as DomainDeps)
+  app.addHook('onRequest', async (request, reply) => {
+    const token = await authenticate(domain, request)
+    const state = await limiter.hit(token.id)
+    setLimitHeaders(reply, state)
+    if (!state.isAllowed) throw new ProblemError(429, PROBLEM_TYPES.rateLimited, 'This admin token has made too many calls; see x-rate-limit-reset.')
+    request.adminToken = token
+    request.adminDomain = actingAs(domain, token.id)
+  })
+}
+
+async function authenticate(domain: DomainDeps, request: FastifyRequest): Promise<AdminTokenRecord> {
+  const presented = BEARER.exec(request.headers.authorization ?? '')?.[1]
+  if (presented === undefined) throw new ProblemError(401, PROBLEM_TYPES.unauthorized, 'Give an admin token: Authorization: Bearer <token>.')
+  const token = await findLiveAdminToken(domain, presented)
+  if (!token) throw new ProblemError(401, PROBLEM_TYPES.unauthorized, 'The admin token is unknown or revoked.')
+  return token
+}

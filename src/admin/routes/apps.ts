@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify'
+import { revokeBearerToken } from '../../domain/admin/people.ts'
+import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
+import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
+import { decodeCursor, page } from '../pagination.ts'
+import { APP, APP_PATCH, APP_WITH_SECRET, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
+import { appView } from '../views.ts'
+
+interface AppBody {
+  name?: string
+  callbacks?: string[]
+  type?: string
+  sign_in?: boolean
+  access_level?: string
+  description?: string
+  website?: string
+  resource_server?: boolean
+  signature_methods?: string[]
+  suspended?: boolean
+}
+
+/** `write` is the admin API's short name for the read-write level. */
+const accessLevel = (level: string | undefined) => (level === 'write' ? 'read-write' : level)
+
+function settingsOf(body: AppBody): AppSettings {
+  return {
+    name: body.name,
+    callbackUrls: body.callbacks,
+    type: body.type,
+    isSignInEnabled: body.sign_in,
+    accessLevel: accessLevel(body.access_level),
+    description: body.description,
+    website: body.website,
+    isResourceServer: body.resource_server,
+    signatureMethods: body.signature_methods,
+    isSuspended: body.suspended,
+  }
+}
+
+const ID_KEY = /^\d{1,20}$/
+const appParams = params('app_id')
+
+export async function appRoutes(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: AppBody & { name: string; owner: string } }>(
+    '/admin/v1/apps',
+    {
+      schema: {
+        operationId: 'createApp',
+        tags: ['apps'],
+        summary: 'Register an app; the answer holds its consumer secret, shown this once',
+        body: NEW_APP,
+        response: responses({ 201: json('The new app, with its consumer key and secret.', APP_WITH_SECRET) }, 400, 409),
+      },
+    },
+    async (request, reply) => {
+      const created = await createApp(request.adminDomain, { ...settingsOf(request.body), name: request.body.name, ownerId: request.body.owner })
+      return reply.code(201).send(appView(created, { withSecret: true }))
+    },
+  )
+
+  app.get<{ Querystring: { owner?: string; cursor?: string; limit: number } }>(
+    '/admin/v1/apps',
+    {
+      schema: {
+        operationId: 'listApps',
+        tags: ['apps'],
+        summary: 'List apps in id order (never their secrets)',
+        querystring: listQuery({ owner: ID }),
+        response: responses({ 200: json('A page of apps.', listOf(APP)) }, 400),
+      },
+    },
+    async (request) => {
+      const { owner, cursor, limit } = request.query
+      const afterId = decodeCursor(cursor, ID_KEY)
+      const rows = await request.adminDomain.stores.admin.appsPage({ limit: limit + 1, afterId, ownerId: owner })
+      return page(rows, limit, (a) => a.id, (a) => appView(a, { withSecret: false }))
+    },
+  )
+
+  app.get<{ Params: { app_id: string } }>(
+    '/admin/v1/apps/:app_id',
+    { schema: { operationId: 'getApp', tags: ['apps'], summary: 'One app (never its secret)', params: appParams, response: responses({ 200: json('The app.', APP) }, 400, 404) } },
+    async (request) => appView(await findApp(request.adminDomain, request.params.app_id), { withSecret: false }),
+  )
+
+  app.patch<{ Params: { app_id: string }; Body: AppBody }>(
+    '/admin/v1/apps/:app_id',
+    {
+      schema: {
+        operationId: 'updateApp',
+        tags: ['apps'],
+        summary: "Change an app's settings, or suspend it",
+        params: appParams,
+        body: APP_PATCH,
+        response: responses({ 200: json('The app as changed.', APP) }, 400, 404, 409),
+      },
+    },
+    async (request) => appView(await updateApp(request.adminDomain, request.params.app_id, settingsOf(request.body)), { withSecret: false }),
+  )
+
+  app.delete<{ Params: { app_id: string } }>(
+    '/admin/v1/apps/:app_id',
+    { schema: { operationId: 'deleteApp', tags: ['apps'], summary: 'Delete an app: every credential of it stops working at once', params: appParams, response: responses(noContent, 400, 404) } },
+    async (request, reply) => {
+      await deleteApp(request.adminDomain, request.params.app_id)
+      return reply.code(204).send()
+    },
+  )
+
+  app.post<{ Params: { app_id: string }; Body: { grace_seconds?: number; revoke_tokens?: boolean } }>(
+    '/admin/v1/apps/:app_id/rotate-keys',
+    {
+      schema: {
+        operationId: 'rotateKeys',
+        tags: ['apps'],
+        summary: 'New consumer key and secret; the old pair stops at once or after grace_seconds',
+        params: appParams,
+        body: ROTATION,
+        response: responses({ 200: json('The new key pair, shown this once.', ROTATED) }, 400, 404),
+      },
+      // The body is optional: no body is an empty one (no grace period, tokens kept).
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
+    },
+    async (request) => {
+      const { grace_seconds: graceSeconds, revoke_tokens: revokeTokens = false } = request.body
+      const rotated = await rotateAppKeys(request.adminDomain, request.params.app_id, { revokeTokens, ...(graceSeconds === undefined ? {} : { graceSeconds }) })
+      return {
+        consumer_key: rotated.consumerKey,
+        consumer_secret: rotated.consumerSecret,
+        previous_key_expires_at: graceSeconds === undefined ? null : new Date(rotated.updatedAtMs + graceSeconds * 1000).toISOString(),
+      }
+    },
+  )
+
+  app.post<{ Params: { app_id: string } }>(
+    '/admin/v1/apps/:app_id/owner-token',
+    {
+      schema: {
+        operationId: 'issueOwnerToken',
+        tags: ['apps'],
+        summary: "The owner's own access token for the app (the same one again while it lives)",
+        params: appParams,
+        response: responses({ 200: json("The owner's access token.", OWNER_TOKEN) }, 400, 404),
+      },
+    },
+    async (request) => {
+      const { owner, token } = await issueOwnerToken(request.adminDomain, request.params.app_id)
+      return { oauth_token: token.token, oauth_token_secret: token.secret, user_id: owner.id, screen_name: owner.screenName }
+    },
+  )
+
+  app.delete<{ Params: { app_id: string } }>(
+    '/admin/v1/apps/:app_id/bearer-token',
+    {
+      schema: {
+        operationId: 'revokeBearerToken',
+        tags: ['apps'],
+        summary: "Invalidate the app's outstanding bearer token",
+        params: appParams,
+        response: responses(noContent, 400, 404),
+      },
+    },
+    async (request, reply) => {
+      await revokeBearerToken(request.adminDomain, request.params.app_id)
+      return reply.code(204).send()
+    },
+  )
+}

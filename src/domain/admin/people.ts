@@ -1,0 +1,55 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import type { UserRecord } from '../../storage/records.ts'
+import { recordAudit } from '../audit.ts'
+import type { DomainDeps } from '../deps.ts'
+import { hashPassword } from '../passwords.ts'
+import { findApp } from '../registry/apps.ts'
+import { validName, validPassword } from '../registry/users.ts'
+
+type Deps = Pick<DomainDeps, 'stores' | 'clock'>
+
+export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Promise<UserRecord> {
+  const user = await deps.stores.users.findById(id)
+  if (!user) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
+  return user
+}
+
+/**
+ * A new display name or password, by the same rules as at registration, or disabled / enabled again:
+ * a disabled person cannot sign in and their access tokens get 401 code 89 until enabled again.
+ */
+export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean }): Promise<UserRecord> {
+  const user = await findUser(deps, id)
+  const patch = {
+    ...(input.disabled === undefined || input.disabled === !!user.isDisabled ? {} : { disabledAtMs: input.disabled ? deps.clock.nowMs() : null }),
+    ...(input.name === undefined ? {} : { name: validName(input.name) }),
+    ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
+  }
+  const updated = await deps.stores.admin.updateUser(id, patch)
+  if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
+  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }) } })
+  return updated
+}
+
+/**
+ * Withdraws a person's consent to an app: every access token they hold of it is revoked, so from the
+ * next request on each gets 401 code 89, on every instance (tokens are looked up per request).
+ */
+export async function revokeAuthorization(deps: Deps, userId: string, appId: string): Promise<void> {
+  await findUser(deps, userId)
+  const app = await findApp(deps, appId)
+  const revoked = await deps.stores.admin.revokeAuthorization(userId, app.id, deps.clock.nowMs())
+  if (revoked === 0) throw new ServiceError(E.notFound, { message: `user ${userId} has not authorized app ${app.id}` })
+  await recordAudit(deps, { event: 'authorization.revoked', appId: app.id, userId, detail: { tokens: revoked } })
+}
+
+/** Invalidates the app's outstanding bearer token, as POST /oauth2/invalidate_token would. */
+export async function revokeBearerToken(deps: Deps, appRef: string): Promise<void> {
+  const app = await findApp(deps, appRef)
+  const live = await deps.stores.bearerTokens.findLive(app.id)
+  if (!live || !(await deps.stores.bearerTokens.revoke(live.token, deps.clock.nowMs()))) {
+    throw new ServiceError(E.notFound, { message: `app ${app.id} has no outstanding bearer token` })
+  }
+  await recordAudit(deps, { event: 'bearer_token.invalidated', appId: app.id, detail: { via: 'admin' } })
+}

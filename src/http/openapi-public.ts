@@ -1,0 +1,220 @@
+import { E, type ErrorDef } from '../errors/catalogue.ts'
+
+/**
+ * The OpenAPI 3.1 document of the public endpoints (GET /openapi.json; docs/openapi-public.json).
+ * The public routes read their raw bodies (an OAuth signature covers the exact encoding), so they
+ * have no JSON schemas to build it from: it is written here, from the error catalogue, and a test
+ * checks that it names every route the public service has.
+ */
+
+const TWITTER_ERRORS = {
+  type: 'object',
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'integer' }, message: { type: 'string' }, label: { type: 'string' } },
+      },
+    },
+  },
+} as const
+
+/** Answers with the Twitter-shaped error body, one per status, listing the codes it may hold. */
+function errors(...defs: ErrorDef[]): Record<string, object> {
+  const byStatus = new Map<number, ErrorDef[]>()
+  for (const def of [...defs, E.rateLimitExceeded, E.overCapacity]) byStatus.set(def.status, [...(byStatus.get(def.status) ?? []), def])
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((d) => `code ${d.code}: ${d.message}`).join('; '),
+        content: { 'application/json': { schema: TWITTER_ERRORS } },
+      },
+    ]),
+  )
+}
+
+const form = (properties: Record<string, object>, required: string[]) => ({
+  'application/x-www-form-urlencoded': { schema: { type: 'object', required, properties } },
+})
+const text = { type: 'string' } as const
+const oauth1 = [{ oauth1: [] }]
+const SIGNED_ERRORS = [E.badAuthenticationData, E.couldNotAuthenticate, E.timestampOutOfBounds, E.invalidOrExpiredToken, E.suspendedApplication, E.sslRequired]
+
+const healthAnswer = (status: string) => ({
+  description: `The service ${status === 'ok' ? 'runs' : 'and its database answer'}.`,
+  content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: status } } } } },
+})
+
+const consentPage = (flow: string) => ({
+  get: {
+    operationId: `${flow}Page`,
+    tags: ['consent'],
+    summary: `The consent page (${flow}): a person signs in and allows or denies the app`,
+    parameters: [
+      { name: 'oauth_token', in: 'query', required: true, schema: text },
+      { name: 'force_login', in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } },
+      { name: 'screen_name', in: 'query', schema: text },
+    ],
+    responses: {
+      '200': { description: 'The page.', content: { 'text/html': { schema: text } } },
+      '302': { description: 'authenticate only: the person already allowed the app; back to its callback.' },
+      '400': { description: 'A page that explains what is wrong with the link.', content: { 'text/html': { schema: text } } },
+    },
+  },
+  post: {
+    operationId: `${flow}Decision`,
+    tags: ['consent'],
+    summary: 'The consent form: sign in, allow or deny',
+    requestBody: { required: true, content: form({ oauth_token: text, session_username_or_email: text, session_password: text, decision: text }, ['oauth_token']) },
+    responses: {
+      '200': { description: 'The PIN page (oob) or the page again.', content: { 'text/html': { schema: text } } },
+      '302': { description: "To the app's callback with oauth_token and oauth_verifier (or denied)." },
+      '4XX': { description: 'A page that says what went wrong.', content: { 'text/html': { schema: text } } },
+    },
+  },
+})
+
+/** The four paths Twitter documents for it; each needs an operationId of its own. */
+const invalidateAccessToken = (operationId: string) => ({
+  post: {
+    operationId,
+    tags: ['oauth1'],
+    summary: 'Invalidate the access token the request is signed with',
+    security: oauth1,
+    responses: {
+      '200': { description: 'Invalidated.', content: { 'application/json': { schema: { type: 'object', required: ['access_token'], properties: { access_token: text } } } } },
+      ...errors(...SIGNED_ERRORS),
+    },
+  },
+})
+
+export function publicOpenApi(): object {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Latchkey public API',
+      version: '1',
+      description:
+        "Twitter-compatible OAuth 1.0a (three-legged and PIN) and app-only OAuth 2.0 bearer tokens. Errors are Twitter's: `{\"errors\":[{\"code\":N,\"message\":\"…\"}]}` (docs/errors.md lists every code).",
+    },
+    servers: [{ url: 'http://127.0.0.1:8080', description: 'npm start (development)' }],
+    components: {
+      securitySchemes: {
+        oauth1: { type: 'http', scheme: 'OAuth', description: 'An OAuth 1.0a signed Authorization header (RFC 5849).' },
+        basic: { type: 'http', scheme: 'basic', description: 'The consumer key and secret, percent-encoded, as Basic credentials.' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An app-only bearer token from POST /oauth2/token.' },
+      },
+    },
+    tags: [
+      { name: 'oauth1', description: 'OAuth 1.0a tokens' },
+      { name: 'consent', description: 'The pages a person sees' },
+      { name: 'oauth2', description: 'App-only bearer tokens' },
+      { name: 'account', description: 'Signed calls an app makes' },
+      { name: 'health', description: 'For load balancers' },
+    ],
+    paths: {
+      '/oauth/request_token': {
+        post: {
+          operationId: 'requestToken',
+          tags: ['oauth1'],
+          summary: 'A request token, signed with the consumer key (oauth_callback in the signed parameters)',
+          security: oauth1,
+          parameters: [{ name: 'x_auth_access_type', in: 'query', schema: { type: 'string', enum: ['read', 'write'] } }],
+          responses: {
+            '200': { description: 'The request token.', content: form({ oauth_token: text, oauth_token_secret: text, oauth_callback_confirmed: { const: 'true' } }, ['oauth_token', 'oauth_token_secret', 'oauth_callback_confirmed']) },
+            ...errors(...SIGNED_ERRORS, E.callbackNotApproved, E.desktopOnlyOob),
+          },
+        },
+      },
+      '/oauth/authorize': consentPage('authorize'),
+      '/oauth/authenticate': consentPage('authenticate'),
+      '/oauth/access_token': {
+        post: {
+          operationId: 'accessToken',
+          tags: ['oauth1'],
+          summary: 'Exchange an authorized request token and its verifier for an access token',
+          security: oauth1,
+          responses: {
+            '200': { description: 'The access token.', content: form({ oauth_token: text, oauth_token_secret: text, user_id: text, screen_name: text }, ['oauth_token', 'oauth_token_secret', 'user_id', 'screen_name']) },
+            ...errors(...SIGNED_ERRORS),
+          },
+        },
+      },
+      '/1.1/oauth/invalidate_token': invalidateAccessToken('invalidateAccessToken'),
+      '/1.1/oauth/invalidate_token.json': invalidateAccessToken('invalidateAccessTokenJson'),
+      '/oauth/invalidate_token': invalidateAccessToken('invalidateAccessTokenShort'),
+      '/oauth/invalidate_token.json': invalidateAccessToken('invalidateAccessTokenShortJson'),
+      '/oauth2/token': {
+        post: {
+          operationId: 'bearerToken',
+          tags: ['oauth2'],
+          summary: "An app-only bearer token for the app's Basic credentials (the same one while it lives)",
+          security: [{ basic: [] }],
+          requestBody: { required: true, content: form({ grant_type: { const: 'client_credentials' } }, ['grant_type']) },
+          responses: {
+            '200': { description: 'The bearer token.', content: { 'application/json': { schema: { type: 'object', required: ['token_type', 'access_token'], properties: { token_type: { const: 'bearer' }, access_token: text } } } } },
+            ...errors(E.unableToVerifyCredentials, E.missingGrantType, E.suspendedApplication, E.sslRequired),
+          },
+        },
+      },
+      '/oauth2/invalidate_token': {
+        post: {
+          operationId: 'invalidateBearerToken',
+          tags: ['oauth2'],
+          summary: "Invalidate the app's bearer token (signed by the owner, or with Basic or Bearer)",
+          security: [...oauth1, { basic: [] }, { bearer: [] }],
+          requestBody: { content: form({ access_token: text }, ['access_token']) },
+          responses: {
+            '200': { description: 'Invalidated.', content: { 'application/json': { schema: { type: 'object', required: ['access_token'], properties: { access_token: text } } } } },
+            ...errors(E.unableToVerifyCredentials, E.credentialsDoNotAllowResource, ...SIGNED_ERRORS),
+          },
+        },
+      },
+      '/oauth2/introspect': {
+        post: {
+          operationId: 'introspect',
+          tags: ['oauth2'],
+          summary: 'RFC 7662 introspection, for apps registered as resource servers',
+          security: [{ basic: [] }],
+          requestBody: { required: true, content: form({ token: text, token_type_hint: text }, ['token']) },
+          responses: {
+            '200': { description: '`active` and, when active, what the token is.', content: { 'application/json': { schema: { type: 'object', required: ['active'], properties: { active: { type: 'boolean' } } } } } },
+            ...errors(E.unableToVerifyCredentials, E.credentialsDoNotAllowResource, E.sslRequired),
+          },
+        },
+      },
+      '/1.1/account/verify_credentials.json': {
+        get: {
+          operationId: 'verifyCredentials',
+          tags: ['account'],
+          summary: 'Who the access token acts for',
+          security: oauth1,
+          responses: {
+            '200': { description: 'The user, Twitter-shaped.', content: { 'application/json': { schema: { type: 'object', required: ['id', 'id_str', 'screen_name', 'name'], properties: { id: { type: 'integer' }, id_str: text, screen_name: text, name: text } } } } },
+            ...errors(...SIGNED_ERRORS),
+          },
+        },
+      },
+      '/1.1/application/rate_limit_status.json': {
+        get: {
+          operationId: 'rateLimitStatus',
+          tags: ['account'],
+          summary: "The caller's limits and what is left of them",
+          security: [...oauth1, { bearer: [] }],
+          parameters: [{ name: 'resources', in: 'query', schema: text }],
+          responses: {
+            '200': { description: 'Limits by family and resource.', content: { 'application/json': { schema: { type: 'object', required: ['resources'], properties: { resources: { type: 'object' } } } } } },
+            ...errors(...SIGNED_ERRORS, E.unableToVerifyCredentials),
+          },
+        },
+      },
+      '/healthz': { get: { operationId: 'liveness', tags: ['health'], summary: 'The process answers', responses: { '200': healthAnswer('ok') } } },
+      '/readyz': { get: { operationId: 'readiness', tags: ['health'], summary: 'The database answers', responses: { '200': healthAnswer('ready'), ...errors() } } },
+      '/openapi.json': { get: { operationId: 'openapi', tags: ['health'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+    },
+  }
+}

@@ -1,0 +1,72 @@
+// Issue 13: every admin request needs a live admin token; the two listeners never answer each other's paths.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { runCli } from '../helpers/cli.ts'
+
+function assertUnauthorized(answer: { status: number; headers: Headers; json: { type: string; status: number } }): void {
+  assert.equal(answer.status, 401)
+  assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer\b/)
+  assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+  assert.equal(answer.json.status, 401)
+  assert.equal(answer.json.type, 'urn:latchkey:problem:unauthorized')
+}
+
+describe('admin API authentication', () => {
+  let server: AdminTestServer
+  before(async () => {
+    server = await startAdminTestServer()
+  })
+  after(() => server.close())
+
+  test('no token, a malformed header, a wrong token: 401 with WWW-Authenticate: Bearer', async () => {
+    assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth: null }))
+    assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth: `Basic ${server.token}` }))
+    assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth: `Bearer ${server.token.slice(0, -1)}x` }))
+    assertUnauthorized(await server.admin('GET', '/admin/v1/openapi.json', undefined, { auth: 'Bearer lkadm_' }))
+    assertUnauthorized(await server.admin('POST', '/admin/v1/users', { screen_name: 'nobody', password: 'long enough' }, { auth: null }))
+  })
+
+  test('a token made and revoked with the CLI works until it is revoked, then fails at once', async () => {
+    const env = { LATCHKEY_DATABASE_URL: server.dbPath }
+    const created = await runCli(['admin-token', 'create', '--name', 'portal', '--json'], env)
+    assert.equal(created.code, 0, created.stderr)
+    const issued = JSON.parse(created.stdout) as { id: string; name: string; token: string }
+    assert.deepEqual(Object.keys(issued).sort(), ['id', 'name', 'token'])
+    assert.equal(issued.name, 'portal')
+    const ok = await server.admin('GET', '/admin/v1/users', undefined, { auth: `Bearer ${issued.token}` })
+    assert.equal(ok.status, 200)
+
+    const listed = await runCli(['admin-token', 'list', '--json'], env)
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.ok(!listed.stdout.includes(issued.token), 'the list never shows a token')
+    assert.ok((JSON.parse(listed.stdout) as Array<{ id: string }>).some((t) => t.id === issued.id))
+
+    const revoked = await runCli(['admin-token', 'revoke', issued.id], env)
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth: `Bearer ${issued.token}` }))
+    assert.equal((await server.admin('GET', '/admin/v1/users')).status, 200, 'other tokens go on working')
+
+    const again = await runCli(['admin-token', 'revoke', issued.id], env)
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, /no live admin token/)
+  })
+
+  test('each answer carries the token\'s rate-limit headers, counting down', async () => {
+    const first = await server.admin('GET', '/admin/v1/users')
+    const second = await server.admin('GET', '/admin/v1/apps')
+    assert.equal(first.headers.get('x-rate-limit-limit'), second.headers.get('x-rate-limit-limit'))
+    assert.ok(Number(first.headers.get('x-rate-limit-limit')) >= 1000)
+    assert.equal(Number(second.headers.get('x-rate-limit-remaining')), Number(first.headers.get('x-rate-limit-remaining')) - 1)
+    assert.ok(Number(second.headers.get('x-rate-limit-reset')) > Date.now() / 1000)
+  })
+
+  test('the public port answers 404 for admin paths, and the admin port 404 for the OAuth endpoints', async () => {
+    const onPublic = await fetch(`${server.url}/admin/v1/users`, { headers: { authorization: `Bearer ${server.token}` } })
+    assert.equal(onPublic.status, 404)
+    const onAdmin = await server.admin('POST', '/oauth/request_token')
+    assert.equal(onAdmin.status, 404)
+    assert.equal(onAdmin.json.type, 'urn:latchkey:problem:not-found')
+    assert.equal((await server.admin('GET', '/oauth/authorize?oauth_token=x')).status, 404)
+  })
+})

@@ -1,0 +1,150 @@
+// Issue 13: users, apps, owner tokens, bearer tokens and the audit trail over the admin API.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { countRows } from '../helpers/test-app.ts'
+
+describe('admin API resources', () => {
+  let server: AdminTestServer
+  before(async () => {
+    server = await startAdminTestServer()
+  })
+  after(() => server.close())
+
+  const newUser = async (screenName: string) => {
+    const answer = await server.admin('POST', '/admin/v1/users', { screen_name: screenName, password: 'correct horse', name: `Name of ${screenName}` })
+    assert.equal(answer.status, 201, answer.text)
+    return answer.json as { user_id: string; screen_name: string; name: string; created_at: string; disabled: boolean }
+  }
+  const newApp = async (owner: string, name: string, extra: Record<string, unknown> = {}) => {
+    const answer = await server.admin('POST', '/admin/v1/apps', {
+      name,
+      owner,
+      callbacks: ['https://client.example/cb'],
+      type: 'web',
+      sign_in: false,
+      access_level: 'write',
+      ...extra,
+    })
+    assert.equal(answer.status, 201, answer.text)
+    return answer.json as Record<string, unknown> & { app_id: string; consumer_key: string; consumer_secret: string }
+  }
+
+  test('users: create, get, find by screen name, rename, change password; a taken screen name is 409', async () => {
+    const ada = await newUser('ada')
+    assert.deepEqual(Object.keys(ada).sort(), ['created_at', 'disabled', 'name', 'screen_name', 'user_id'])
+    assert.equal(ada.disabled, false)
+    assert.equal(ada.screen_name, 'ada')
+    assert.equal((await server.admin('GET', `/admin/v1/users/${ada.user_id}`)).json.name, 'Name of ada')
+    const found = await server.admin('GET', '/admin/v1/users?screen_name=ADA')
+    assert.deepEqual(found.json, { data: [ada], next_cursor: null })
+
+    const taken = await server.admin('POST', '/admin/v1/users', { screen_name: 'Ada', password: 'another one' })
+    assert.equal(taken.status, 409)
+    assert.equal(taken.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+    assert.deepEqual(taken.json.errors.map((e: { field: string }) => e.field), ['screen_name'])
+
+    const renamed = await server.admin('PATCH', `/admin/v1/users/${ada.user_id}`, { name: 'Ada Lovelace', password: 'analytical engine' })
+    assert.equal(renamed.status, 200, renamed.text)
+    assert.equal(renamed.json.name, 'Ada Lovelace')
+    assert.ok(!renamed.text.includes('analytical'), 'a password is never in an answer')
+    assert.equal((await server.admin('GET', '/admin/v1/users/999999')).status, 404)
+  })
+
+  test('apps: create with the secret once, get and list without it, update, suspend, delete', async () => {
+    const owner = await newUser('grace')
+    const created = await newApp(owner.user_id, 'Compiler', { description: 'A-0', website: 'https://example.com', signature_methods: ['HMAC-SHA256'] })
+    assert.equal(created.owner, owner.user_id)
+    assert.equal(created.access_level, 'read-write')
+    assert.deepEqual(created.callbacks, ['https://client.example/cb'])
+    assert.match(created.consumer_secret, /^[A-Za-z0-9]{50}$/)
+
+    const fetched = await server.admin('GET', `/admin/v1/apps/${created.app_id}`)
+    assert.equal(fetched.status, 200)
+    assert.equal(fetched.json.consumer_key, created.consumer_key)
+    assert.ok(!fetched.text.includes(created.consumer_secret), 'GET never shows the secret')
+    const listed = await server.admin('GET', `/admin/v1/apps?owner=${owner.user_id}`)
+    assert.deepEqual(listed.json.data.map((a: { app_id: string }) => a.app_id), [created.app_id])
+    assert.ok(!listed.text.includes(created.consumer_secret))
+
+    const duplicate = await server.admin('POST', '/admin/v1/apps', { name: 'compiler', owner: owner.user_id, callbacks: [], type: 'desktop', sign_in: false, access_level: 'read' })
+    assert.equal(duplicate.status, 409)
+
+    const patched = await server.admin('PATCH', `/admin/v1/apps/${created.app_id}`, { name: 'Compiler 2', suspended: true, callbacks: ['myapp://done'] })
+    assert.equal(patched.status, 200, patched.text)
+    assert.equal(patched.json.name, 'Compiler 2')
+    assert.equal(patched.json.suspended, true)
+    assert.deepEqual(patched.json.callbacks, ['myapp://done'])
+
+    const suspendedOwnerToken = await server.admin('POST', `/admin/v1/apps/${created.app_id}/owner-token`)
+    assert.equal(suspendedOwnerToken.status, 400)
+    await server.admin('PATCH', `/admin/v1/apps/${created.app_id}`, { suspended: false })
+    const ownerToken = await server.admin('POST', `/admin/v1/apps/${created.app_id}/owner-token`)
+    assert.equal(ownerToken.status, 200, ownerToken.text)
+    assert.equal(ownerToken.json.user_id, owner.user_id)
+    assert.equal(ownerToken.json.screen_name, 'grace')
+    assert.match(ownerToken.json.oauth_token, new RegExp(`^${owner.user_id}-`))
+
+    assert.equal((await server.admin('DELETE', `/admin/v1/apps/${created.app_id}`)).status, 204)
+    assert.equal((await server.admin('GET', `/admin/v1/apps/${created.app_id}`)).status, 404)
+    assert.equal((await server.admin('DELETE', `/admin/v1/apps/${created.app_id}`)).status, 404)
+  })
+
+  test('bearer token: DELETE invalidates the outstanding one (the app\'s Basic credentials then get a new one)', async () => {
+    const owner = await newUser('hopper')
+    const app = await newApp(owner.user_id, 'Cobol')
+    const basic = `Basic ${Buffer.from(`${app.consumer_key}:${app.consumer_secret}`).toString('base64')}`
+    const issue = () =>
+      fetch(`${server.url}/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+        body: 'grant_type=client_credentials',
+      }).then((r) => r.json() as Promise<{ access_token: string }>)
+    const first = await issue()
+    assert.equal((await issue()).access_token, first.access_token, 'the same token while it lives')
+    assert.equal((await server.admin('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)).status, 204)
+    assert.notEqual((await issue()).access_token, first.access_token)
+    const none = await server.admin('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)
+    assert.equal(none.status, 204, 'the new one is outstanding now')
+    assert.equal((await server.admin('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)).status, 404)
+  })
+
+  test('pages: at most limit rows, a cursor that resumes after the last, and rows inserted meanwhile neither repeat nor hide one', async () => {
+    for (const name of ['p1', 'p2', 'p3']) await newUser(name)
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const answer = await server.admin('GET', `/admin/v1/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      assert.equal(answer.status, 200, answer.text)
+      assert.ok(answer.json.data.length <= 2)
+      seen.push(...answer.json.data.map((u: { user_id: string }) => u.user_id))
+      cursor = answer.json.next_cursor
+      if (pages++ === 0) await newUser('p4')
+    } while (cursor)
+    assert.equal(new Set(seen).size, seen.length, 'no row twice')
+    assert.equal(seen.length, await countRows(server.dbPath, 'users'), 'every row once, the one inserted meanwhile too')
+    assert.deepEqual([...seen].sort(), seen, 'in id order')
+  })
+
+  test('audit: the admin API\'s changes are in the trail with the admin token as actor, newest first, filtered and paged', async () => {
+    const owner = await newUser('lamport')
+    const app = await newApp(owner.user_id, 'Paxos')
+    await server.admin('PATCH', `/admin/v1/apps/${app.app_id}`, { description: 'consensus' })
+    const trail = await server.admin('GET', `/admin/v1/audit?app_id=${app.app_id}`)
+    assert.equal(trail.status, 200, trail.text)
+    assert.deepEqual(trail.json.data.map((e: { event: string }) => e.event), ['app.updated', 'app.created'])
+    for (const event of trail.json.data) assert.equal(event.detail.actor, `admin_token:${server.tokenId}`)
+    const created = await server.admin('GET', `/admin/v1/audit?user_id=${owner.user_id}&event=user.created`)
+    assert.deepEqual(created.json.data.map((e: { event: string }) => e.event), ['user.created'])
+
+    const first = await server.admin('GET', '/admin/v1/audit?limit=1')
+    const second = await server.admin('GET', `/admin/v1/audit?limit=1&cursor=${first.json.next_cursor}`)
+    assert.equal(second.json.data.length, 1)
+    assert.notDeepEqual(second.json.data[0], first.json.data[0])
+    assert.ok(second.json.data[0].at <= first.json.data[0].at)
+    const future = await server.admin('GET', `/admin/v1/audit?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)
+    assert.deepEqual(future.json, { data: [], next_cursor: null })
+    assert.ok(!JSON.stringify((await server.admin('GET', '/admin/v1/audit?limit=200')).json).includes(app.consumer_secret))
+  })
+})

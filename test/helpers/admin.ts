@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify'
+import pino from 'pino'
+import { buildAdminApp } from '../../src/admin/app.ts'
+import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
+import { startTestServer, type TestServer } from './test-app.ts'
+
+export interface AdminTestServer extends TestServer {
+  /** http://127.0.0.1:PORT of the admin listener. */
+  adminUrl: string
+  adminApp: FastifyInstance
+  /** A live admin token and its id. */
+  token: string
+  tokenId: string
+  /** A JSON call to the admin API with the token (or `auth` instead); the answer's status, headers and parsed body. */
+  admin(method: string, path: string, body?: unknown, options?: { auth?: string | null; rawBody?: string; contentType?: string }): Promise<AdminAnswer>
+}
+
+export interface AdminAnswer {
+  status: number
+  headers: Headers
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever the document holds
+  json: any
+  text: string
+}
+
+/** The public service and the admin listener over the same fresh storage, both on real loopback sockets. */
+export async function startAdminTestServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<AdminTestServer> {
+  const server = await startTestServer(options)
+  const adminApp = await buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+  await adminApp.listen({ host: '127.0.0.1', port: 0 })
+  const address = adminApp.server.address()
+  const adminUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  const { record, token } = await createAdminToken(server.domain, 'tests')
+  const admin: AdminTestServer['admin'] = async (method, path, body, callOptions = {}) => {
+    const headers: Record<string, string> = {}
+    const auth = callOptions.auth === undefined ? `Bearer ${token}` : callOptions.auth
+    if (auth !== null) headers.authorization = auth
+    const payload = callOptions.rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
+    if (payload !== undefined) headers['content-type'] = callOptions.contentType ?? 'application/json'
+    const response = await fetch(`${adminUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) })
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, json, text }
+  }
+  return {
+    ...server,
+    adminUrl,
+    adminApp,
+    token,
+    tokenId: record.id,
+    admin,
+    async close() {
+      await adminApp.close()
+      await server.close()
+    },
+  }
+}
