@@ -15,6 +15,7 @@ import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
 import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
+import { installHttpMetrics, metricsRoute } from './http/plugins/metrics.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
 export interface HttpSettings {
@@ -30,13 +31,22 @@ export interface HttpSettings {
   hsts?: string | undefined
 }
 
+/** The metrics the app records and, with --metrics-public, serves on GET /metrics. */
+export interface AppMetrics {
+  httpRequest(route: string, method: string, status: number, seconds: number): void
+  /** Set with --metrics-public: this process's (or, with workers, every worker's) metrics. */
+  publicScrape?: (() => Promise<string>) | undefined
+}
+
 export interface AppDeps {
   domain: DomainDeps
   http: HttpSettings
   logger: Logger
+  metrics?: AppMetrics
 }
 
-const HEALTH_PATHS = new Set(['/healthz', '/readyz'])
+/** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
+const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
 
 /** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -82,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const isHttps = connectionOf(request).protocol === 'https'
     if (isHttps && deps.http.hsts && !deps.http.dev) reply.header('strict-transport-security', deps.http.hsts)
     if ((request.raw.url ?? '').length > BOUNDS.urlLength) throw new ServiceError(E.urlTooLong)
-    if (!deps.http.dev && !isHttps && !HEALTH_PATHS.has(requestPath(request))) {
+    if (!deps.http.dev && !isHttps && !PLAIN_HTTP_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }
     refuseCredentialsInUrl(requestPath(request), request.raw.url ?? '')
@@ -94,9 +104,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
-  installAddressLimits(app, deps.domain.limiters)
+  if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)
+  installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 
   await app.register(healthRoutes(deps.domain.stores))
+  if (deps.metrics?.publicScrape) await app.register(metricsRoute(deps.metrics.publicScrape))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))

@@ -7,12 +7,17 @@ import { checkServeRules } from './config/serve-rules.ts'
 import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
+import { isClusterWorker } from './cluster.ts'
+import { systemClock } from './domain/clock.ts'
+import { createObservability, type Observability } from './observability/setup.ts'
 import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 
 export interface RunningServer {
   app: FastifyInstance
   domain: DomainDeps
+  /** The metrics and their scrape, for the admin listener's GET /metrics. */
+  observability: Observability
   /** The base URL the server answers on, e.g. http://127.0.0.1:8080. */
   url: string
   /** Stops accepting, drains in-flight requests, closes the database. */
@@ -35,13 +40,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined
   const serveLock = lockIfAlone(config)
   const logger = createLogger({ dev: config.dev, level: config.logLevel })
-  const domain = await composeDomain(config).catch((error: unknown) => {
+  const observability = createObservability(config, { isClusterWorker: isClusterWorker() })
+  const domain = await composeDomain(config, systemClock, observability.observed).catch((error: unknown) => {
     serveLock?.release()
     throw error
   })
   const app = await buildApp({
     domain,
     logger,
+    metrics: observability.app,
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
@@ -67,6 +74,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return {
     app,
     domain,
+    observability,
     url: `${https ? 'https' : 'http'}://${host}:${port}`,
     async close() {
       clearInterval(sweeper)

@@ -1,5 +1,6 @@
 import type { Limiter, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
+import type { DomainObserver } from './observe.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -22,4 +23,6 @@ export interface DomainDeps {
     /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
     endpoints: ReadonlyMap<string, Limiter>
   }
+  /** Told of outcomes (verifications, tokens, limits, sign-ins) for the metrics; none in the CLI. */
+  observe?: DomainObserver
 }

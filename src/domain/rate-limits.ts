@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/service-error.ts'
 import type { LimitState } from '../storage/types.ts'
 import { budgetAddress } from './client-address.ts'
 import type { DomainDeps } from './deps.ts'
+import { limitedSubjectOf } from './observe.ts'
 
 /**
  * A call to count against an endpoint's limit. The HTTP layer makes one per request; `report`
@@ -26,7 +27,7 @@ export const limitSubject = {
  * stranger holding an app's public consumer key cannot spend that app's limit.
  */
 export async function countCall(
-  deps: Pick<DomainDeps, 'limiters'>,
+  deps: Pick<DomainDeps, 'limiters' | 'observe'>,
   call: CountedCall | undefined,
   subject: string,
   overLimit: ErrorDef = E.rateLimitExceeded,
@@ -36,6 +37,7 @@ export async function countCall(
   if (!limiter) return NOTHING_TO_REFUND
   const state = await limiter.hit(subject)
   call.report?.(state)
+  if (!state.isAllowed) deps.observe?.rateLimited(call.resource, limitedSubjectOf(subject))
   if (!state.isAllowed) throw new ServiceError(overLimit, { detail: `rate limit of ${call.resource}` })
   return () => limiter.refund(subject)
 }

@@ -18,6 +18,7 @@ export function signedRequestInput(request: FastifyRequest, reply: FastifyReply,
     body: Buffer.isBuffer(request.body) ? request.body : undefined,
     isSecure: connection.protocol === 'https',
     rateLimit: countedCall(request, reply),
+    endpoint: request.routeOptions.url,
     clientAddress: connection.ip,
   }
 }

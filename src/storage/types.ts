@@ -188,6 +188,13 @@ export interface LimiterFactory {
  */
 export type TransactionStores = Pick<Stores, 'users' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
 
+/** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
+export interface DependencyStates {
+  database: 'up' | 'down'
+  redis: 'up' | 'down' | 'not_configured'
+  master_key: 'loaded' | 'unusable'
+}
+
 export interface Stores {
   users: UserStore
   apps: AppStore
@@ -216,5 +223,7 @@ export interface Stores {
   legacyDerivedSecret(purpose: string): string
   /** Resolves when the database answers. */
   ping(): Promise<void>
+  /** Each dependency's state, for /readyz: asked all at once, each within a short timeout. */
+  checkDependencies(): Promise<DependencyStates>
   close(): Promise<void>
 }

@@ -21,5 +21,6 @@ export async function invalidateAccessToken(deps: DomainDeps, input: SignedReque
     address: input.clientAddress,
     detail: { access_level: token.accessLevel },
   })
+  deps.observe?.tokenInvalidated('access_token', 'invalidate_token')
   return { accessToken: token.token }
 }

@@ -40,6 +40,7 @@ export async function issueRequestToken(deps: DomainDeps, input: SignedRequestIn
       detail: { callback: callbackOrigin(callback), access_level: accessLevel },
     })
   })
+  deps.observe?.tokenIssued('request_token')
   return record
 }
 

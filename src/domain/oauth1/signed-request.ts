@@ -27,6 +27,8 @@ export interface SignedRequestInput {
   isSecure: boolean
   /** The endpoint limit this call counts against once its caller is authenticated. */
   rateLimit?: CountedCall
+  /** The route pattern that received the request (e.g. /oauth/request_token), for the metrics; never the raw path. */
+  endpoint?: string
   /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
   clientAddress?: string
 }

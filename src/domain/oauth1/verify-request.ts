@@ -4,6 +4,7 @@ import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import type { OAuth1VerificationResult } from '../observe.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
 import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
 
@@ -48,13 +49,15 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  * in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
   input: SignedRequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
-  const request = parseSignedRequest(input, options.required)
+  const observed = (result: OAuth1VerificationResult) => deps.observe?.oauth1Verification(input.endpoint ?? 'library', result)
+  const request = parseOrObserve(input, options.required, observed)
   const nowMs = deps.clock.nowMs()
   const skewSeconds = deps.settings.timestampSkewSeconds
+  if (request.timestampSeconds !== undefined) deps.observe?.clockSkew(Math.abs(request.timestampSeconds - nowMs / 1000))
 
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
@@ -67,6 +70,7 @@ export async function verifySignedRequest<K extends TokenKind>(
     [!app || !isSignatureValid, E.couldNotAuthenticate],
   ])
   if (failure) {
+    observed(observedFailure(isTimely, app, token.isValid, isMethodAllowed(request, app, input.isSecure)))
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
@@ -86,10 +90,31 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
   if (!isFresh) {
     await refund()
+    observed('nonce_reused')
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
   }
+  observed('ok')
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner } as unknown as VerifiedRequest<K>
+}
+
+/** A request that does not parse is `malformed` to the observer; its error goes on to the client. */
+function parseOrObserve(input: SignedRequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
+  try {
+    return parseSignedRequest(input, required)
+  } catch (error) {
+    observed('malformed')
+    throw error
+  }
+}
+
+/** The root cause of a refusal, for the operator: an unknown consumer first (its token cannot be its own). */
+function observedFailure(isTimely: boolean, app: AppRecord | undefined, isTokenValid: boolean, isMethodOk: boolean): OAuth1VerificationResult {
+  if (!isTimely) return 'timestamp_out_of_bounds'
+  if (!app) return 'unknown_consumer'
+  if (app.isSuspended) return 'suspended'
+  if (!isTokenValid) return 'invalid_token'
+  return isMethodOk ? 'bad_signature' : 'method_not_allowed'
 }
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
@@ -143,10 +168,15 @@ async function lookUpToken(
 function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string, isSecure: boolean): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
   const matches = verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
-  const isMethodAllowed =
+  return matches && isMethodAllowed(request, app, isSecure) && request.bodyHashMatches !== false
+}
+
+/** The app allows the request's signature method (PLAINTEXT only over TLS). */
+function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): boolean {
+  return (
     isSignatureMethod(request.signatureMethod) &&
     app !== undefined &&
     app.signatureMethods.includes(request.signatureMethod) &&
     (request.signatureMethod !== 'PLAINTEXT' || isSecure)
-  return matches && isMethodAllowed && request.bodyHashMatches !== false
+  )
 }

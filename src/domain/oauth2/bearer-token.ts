@@ -26,16 +26,19 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   if (live) {
     // A repeat (nearly every call): the token exists, so its audit row is the only write.
     await recordAudit(deps, handOut(app.id, input, true))
+    deps.observe?.tokenIssued('bearer_token')
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
-  return deps.stores.transaction(async (tx) => {
+  const issued = await deps.stores.transaction(async (tx) => {
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
     await recordAudit({ stores: tx, clock: deps.clock }, handOut(app.id, input, token.token !== candidate.token))
     return token
   })
+  deps.observe?.tokenIssued('bearer_token')
+  return issued
 }
 
 /** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */

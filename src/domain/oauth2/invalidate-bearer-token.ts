@@ -33,6 +33,7 @@ export async function invalidateBearerToken(deps: DomainDeps, input: SignedReque
     throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no such live bearer token for this app' })
   }
   await recordAudit(deps, { event: 'bearer_token.invalidated', appId: app.id, userId, address: input.clientAddress, detail: { via } })
+  deps.observe?.tokenInvalidated('bearer_token', 'invalidate_token')
   return { accessToken: canonical }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
+import type { DomainObserver } from '../../domain/observe.ts'
 import { limitSubject, type CountedCall } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -39,7 +40,7 @@ export function countedCall(request: FastifyRequest, reply: FastifyReply): Count
  * not to be a failure, so parallel failures from one address can never pass the limit together
  * (a check before and a count after would let a whole burst through the check).
  */
-export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters']): void {
+export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters'], observe?: DomainObserver): void {
   const reservations = new WeakMap<FastifyRequest, { limiter: Limiter; key: string; state: LimitState }>()
   app.addHook('onRequest', async (request, reply) => {
     const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
@@ -49,6 +50,7 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
     const state = await limiter.hit(key)
     if (!rateLimitByAddress) reservations.set(request, { limiter, key, state })
     if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
+    if (!state.isAllowed) observe?.rateLimited(resource!, 'address')
     if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
   })
   app.addHook('onSend', async (request, reply, payload) => {
