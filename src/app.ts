@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)
   installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 
-  await app.register(healthRoutes(deps.domain.stores))
+  await app.register(healthRoutes(deps.domain.runtime))
   if (deps.metrics?.publicScrape) await app.register(metricsRoute(deps.metrics.publicScrape))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))

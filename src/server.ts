@@ -61,7 +61,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    await domain.stores.close()
+    await domain.runtime.close()
     serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
@@ -79,7 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async close() {
       clearInterval(sweeper)
       await app.close()
-      await domain.stores.close()
+      await domain.runtime.close()
       serveLock?.release()
     },
   }
@@ -92,7 +92,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
  */
 function cookieSecrets(config: Config, domain: DomainDeps): string[] {
   if (config.cookieSecret) return [config.cookieSecret]
-  return [domain.stores.deriveSecret('cookie-signing'), domain.stores.legacyDerivedSecret('cookie')]
+  return [domain.runtime.deriveSecret('cookie-signing'), domain.runtime.legacyDerivedSecret('cookie')]
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Limiter, LimiterFactory, Stores, TransactionStores } from '../storage/types.ts'
+import type { Limiter, LimiterFactory, Storage, TransactionStores } from '../storage/types.ts'
 import type { StorageBackend } from './metrics.ts'
 
 /**
@@ -13,32 +13,28 @@ export interface StoreBackends {
   shared: 'redis' | 'memory'
 }
 
-const DATABASE_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit'] as const
+/** The database's stores, as the outer stores and a unit of work's stores both have them. */
+const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit'] as const
 
 /**
- * The same stores, every call going through `instrument`. The stores are plain objects of methods,
- * so each is wrapped method by method; a unit of work's stores are wrapped as it starts.
+ * The same storage, every store call (and every limiter call) going through `instrument`. The
+ * stores are plain objects of methods, so each is wrapped method by method; a unit of work's
+ * stores are wrapped as it starts.
  */
-export function instrumentStores(stores: Stores, backends: StoreBackends, instrument: StorageInstrument): Stores {
-  const wrapped: Stores = { ...stores }
-  for (const name of DATABASE_STORES) (wrapped as unknown as Record<string, object>)[name] = wrapStore(stores[name], name, backends.database, instrument)
-  wrapped.transaction = (work) =>
-    instrument(backends.database, 'transaction', () => stores.transaction((tx) => work(wrapTransactionStores(tx, backends.database, instrument))))
-  if (backends.shared === 'redis') {
-    wrapped.nonces = wrapStore(stores.nonces, 'nonces', 'redis', instrument)
-    wrapped.limiters = wrapLimiters(stores.limiters, instrument)
-  }
-  return wrapped
+export function instrumentStorage({ stores, runtime }: Storage, backends: StoreBackends, instrument: StorageInstrument): Storage {
+  const database = backends.database
+  const wrapped = { ...stores, ...wrapUnitStores(stores, database, instrument) }
+  wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
+  wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
+  if (backends.shared !== 'redis') return { stores: wrapped, runtime }
+  wrapped.nonces = wrapStore(stores.nonces, 'nonces', 'redis', instrument)
+  return { stores: wrapped, runtime: { ...runtime, limiters: wrapLimiters(runtime.limiters, instrument) } }
 }
 
-function wrapTransactionStores(tx: TransactionStores, backend: StorageBackend, instrument: StorageInstrument): TransactionStores {
-  return {
-    users: wrapStore(tx.users, 'users', backend, instrument),
-    requestTokens: wrapStore(tx.requestTokens, 'requestTokens', backend, instrument),
-    accessTokens: wrapStore(tx.accessTokens, 'accessTokens', backend, instrument),
-    bearerTokens: wrapStore(tx.bearerTokens, 'bearerTokens', backend, instrument),
-    audit: wrapStore(tx.audit, 'audit', backend, instrument),
-  }
+function wrapUnitStores(tx: TransactionStores, backend: StorageBackend, instrument: StorageInstrument): TransactionStores {
+  const wrapped = {} as Record<string, object>
+  for (const name of UNIT_STORES) wrapped[name] = wrapStore(tx[name], name, backend, instrument)
+  return wrapped as unknown as TransactionStores
 }
 
 function wrapLimiters(factory: LimiterFactory, instrument: StorageInstrument): LimiterFactory {

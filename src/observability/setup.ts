@@ -1,10 +1,10 @@
 import type { AppMetrics } from '../app.ts'
 import type { Observed } from '../compose.ts'
 import type { Config } from '../config/settings.ts'
-import type { Stores } from '../storage/types.ts'
+import type { Storage } from '../storage/types.ts'
 import { isPostgresUrl } from '../storage/urls.ts'
 import { workerScrape } from './cluster-metrics.ts'
-import { instrumentStores, type StorageInstrument } from './instrument-stores.ts'
+import { instrumentStorage, type StorageInstrument } from './instrument-stores.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
 
 /** What the server wires in: the domain's observer and store wrapper, the app's metrics, the scrape. */
@@ -33,11 +33,11 @@ export function createObservability(config: Config, options: { isClusterWorker: 
     metrics,
     observed: {
       observer: metrics.observer,
-      instrument(stores: Stores) {
-        const nonces = stores.nonces as Partial<{ size(): number; capacity: number }>
+      instrument(storage: Storage) {
+        const nonces = storage.stores.nonces as Partial<{ size(): number; capacity: number }>
         if (typeof nonces.size === 'function' && typeof nonces.capacity === 'number') metrics.watchNonceStore({ size: nonces.size, capacity: nonces.capacity })
         const backends = { database: isPostgresUrl(config.database) ? 'postgres' : 'sqlite', shared: config.redis ? 'redis' : 'memory' } as const
-        return instrumentStores(stores, backends, instrument)
+        return instrumentStorage(storage, backends, instrument)
       },
     },
     app: { httpRequest: metrics.httpRequest, ...(config.metricsPublic ? { publicScrape: scrape } : {}) },

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { DomainDeps } from '../../src/domain/deps.ts'
-import type { SignedRequestInput } from '../../src/domain/oauth1/signed-request.ts'
-import { verifySignedRequest, type TokenKind } from '../../src/domain/oauth1/verify-request.ts'
+import type { RequestInput } from '../../src/domain/request.ts'
+import { verifySignedRequest, type TokenKind } from '../../src/domain/oauth1/verify-signed-request.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
@@ -495,7 +495,7 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
 })
 
 /** The framework-free request the verifier reads, built from a request signed for the test server. */
-function inputOf(signed: SignedHttpRequest): SignedRequestInput {
+function inputOf(signed: SignedHttpRequest): RequestInput {
   const url = new URL(signed.url)
   return {
     method: signed.method,

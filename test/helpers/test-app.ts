@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config/load.ts'
 import type { SettingName } from '../../src/config/settings.ts'
 import { createObservability, type Observability } from '../../src/observability/setup.ts'
 import type { Observed } from '../../src/compose.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql } from './backends.ts'
 import { testKeyring } from './keys.ts'
@@ -66,7 +66,7 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  */
 export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()
-  const stores = await openStores({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error
@@ -74,7 +74,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
   )
   const clock = options.clock ?? { nowMs: () => Date.now() }
   const domain: DomainDeps = createDomainDeps(
-    options.observed ? options.observed.instrument(stores) : stores,
+    options.observed ? options.observed.instrument({ stores, runtime }) : { stores, runtime },
     testDomainSettings(options.settings),
     clock,
     options.observed?.observer,
@@ -84,7 +84,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
     dbPath: storage.dbPath,
     ...(storage.redis ? { redis: storage.redis } : {}),
     async close() {
-      await stores.close()
+      await runtime.close()
       await storage.remove()
     },
   }

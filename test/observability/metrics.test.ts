@@ -107,7 +107,7 @@ describe('GET /metrics (--metrics-public)', () => {
 
     const storage = (backend: string, operation: string, text: string) => histogram(text, 'latchkey_storage_operation_duration_seconds', { backend, operation }).count
     const database = process.env.LATCHKEY_TEST_DATABASE_URL ? 'postgres' : 'sqlite'
-    const lookUps = (text: string) => storage(database, 'apps.findByConsumerKeyWithAccessToken', text)
+    const lookUps = (text: string) => storage(database, 'credentials.findConsumerWithAccessToken', text)
     assert.equal(lookUps(afterwards.text) - lookUps(before.text), 5, 'the one statement of each signed request with an access token is timed')
     if (TEST_REDIS_URL) {
       const remembered = (text: string) => storage('redis', 'nonces.remember', text)

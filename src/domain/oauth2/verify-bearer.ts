@@ -22,7 +22,7 @@ export async function verifyBearer(
     throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
   }
   // The app comes in the same query as the token.
-  const found = await deps.stores.bearerTokens.findByTokenWithApp(canonicalBearerToken(presented))
+  const found = await deps.stores.credentials.findBearerTokenWithApp(canonicalBearerToken(presented))
   // A suspended app's token is an invalid token to the observer (the app's state is in its own audit trail).
   const isLive = found !== undefined && found.token.revokedAtMs === null && found.app !== undefined && !found.app.isSuspended
   observed(isLive ? 'ok' : 'invalid_token')

@@ -6,7 +6,8 @@ import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } fro
 import type { DomainDeps } from '../deps.ts'
 import type { OAuth1VerificationResult } from '../observe.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
+import type { RequestInput } from '../request.ts'
+import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
 
 /**
  * Which token a request must be signed with: none (request_token), a request token, an access
@@ -50,7 +51,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
-  input: SignedRequestInput,
+  input: RequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
   const observed = (result: OAuth1VerificationResult) => deps.observe?.oauth1Verification(input.endpoint ?? 'library', result)
@@ -99,7 +100,7 @@ export async function verifySignedRequest<K extends TokenKind>(
 }
 
 /** A request that does not parse is `malformed` to the observer; its error goes on to the client. */
-function parseOrObserve(input: SignedRequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
+function parseOrObserve(input: RequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
   try {
     return parseSignedRequest(input, required)
   } catch (error) {
@@ -134,7 +135,7 @@ async function lookUpCredentials(
   nowMs: number,
 ): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
-    const found = await deps.stores.apps.findByConsumerKeyWithAccessToken(consumerKey, value)
+    const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined
