@@ -16,6 +16,8 @@ import { oauth2Routes } from './http/routes/oauth2.ts'
 import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
 import { installHttpMetrics, metricsRoute } from './http/plugins/metrics.ts'
+import { installTracing } from './http/plugins/tracing.ts'
+import type { RequestTracing } from './observability/tracing.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
 export interface HttpSettings {
@@ -43,6 +45,8 @@ export interface AppDeps {
   http: HttpSettings
   logger: Logger
   metrics?: AppMetrics
+  /** Set when an OTLP endpoint is: a server span per request. */
+  tracing?: RequestTracing | undefined
 }
 
 /** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
@@ -69,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false } } : {}),
   }) as unknown as FastifyInstance
   app.server.headersTimeout = BOUNDS.headersTimeoutMs
+  if (deps.tracing) installTracing(app, deps.tracing)
 
   const routes = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {

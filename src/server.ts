@@ -40,7 +40,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined
   const serveLock = lockIfAlone(config)
   const logger = createLogger({ dev: config.dev, level: config.logLevel })
-  const observability = createObservability(config, { isClusterWorker: isClusterWorker() })
+  // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
+  const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
+  const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
   const domain = await composeDomain(config, systemClock, observability.observed).catch((error: unknown) => {
     serveLock?.release()
     throw error
@@ -49,6 +51,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     domain,
     logger,
     metrics: observability.app,
+    tracing,
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
@@ -79,6 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async close() {
       clearInterval(sweeper)
       await app.close()
+      await tracing?.shutdown()
       await domain.runtime.close()
       serveLock?.release()
     },

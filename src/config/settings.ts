@@ -188,11 +188,12 @@ export const SETTINGS = {
   }),
   otelEndpoint: setting({
     flag: '--otel-endpoint <url>',
-    env: 'LATCHKEY_OTEL_ENDPOINT',
+    // OpenTelemetry's own variable, so a deployment set up for OpenTelemetry needs nothing more.
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     schema: httpUrl.optional(),
     default: undefined,
     description:
-      'OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318) to send traces to; OTEL_EXPORTER_OTLP_ENDPOINT works too. Unset: no tracing at all.',
+      'OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318): traces go to its /v1/traces. Unset: no tracing, and no tracing code loaded. OTEL_SERVICE_NAME (default latchkey) and OTEL_RESOURCE_ATTRIBUTES are honoured.',
   }),
   requestTokenTtlSeconds: setting({
     flag: '--request-token-ttl <seconds>',

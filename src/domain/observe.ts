@@ -37,6 +37,13 @@ export interface DomainObserver {
   /** `resource` is the rate-limit table's resource (e.g. /oauth/request_token). */
   rateLimited(resource: string, subject: LimitedSubject): void
   signIn(result: SignInResult): void
+  /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
+  step?<T>(name: string, work: () => T): T
+}
+
+/** `work`, as a traced step when the observer traces. */
+export function observedStep<T>(observe: DomainObserver | undefined, name: string, work: () => T): T {
+  return observe?.step ? observe.step(name, work) : work()
 }
 
 /** The subject kind of a limitSubject key (`app:…`, `user:…`, `addr:…`). */

@@ -6,6 +6,7 @@ import { isPostgresUrl } from '../storage/urls.ts'
 import { workerScrape } from './cluster-metrics.ts'
 import { instrumentStorage, type StorageInstrument } from './instrument-stores.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
+import type { Tracing } from './tracing.ts'
 
 /** What the server wires in: the domain's observer and store wrapper, the app's metrics, the scrape. */
 export interface Observability {
@@ -16,7 +17,7 @@ export interface Observability {
   scrape(): Promise<string>
 }
 
-export function createObservability(config: Config, options: { isClusterWorker: boolean; storageInstrument?: StorageInstrument }): Observability {
+export function createObservability(config: Config, options: { isClusterWorker: boolean; tracing?: Tracing | undefined }): Observability {
   const metrics = createMetrics()
   const timed: StorageInstrument = async (backend, operation, call) => {
     const startedAt = performance.now()
@@ -26,13 +27,13 @@ export function createObservability(config: Config, options: { isClusterWorker: 
       metrics.storageOperation(backend, operation, (performance.now() - startedAt) / 1000)
     }
   }
-  const outer = options.storageInstrument
+  const outer = options.tracing?.storageInstrument
   const instrument: StorageInstrument = outer ? (backend, operation, call) => outer(backend, operation, () => timed(backend, operation, call)) : timed
   const scrape = options.isClusterWorker ? workerScrape(metrics.registry) : () => metrics.scrape()
   return {
     metrics,
     observed: {
-      observer: metrics.observer,
+      observer: options.tracing ? { ...metrics.observer, step: options.tracing.step } : metrics.observer,
       instrument(storage: Storage) {
         const nonces = storage.stores.nonces as Partial<{ size(): number; capacity: number }>
         if (typeof nonces.size === 'function' && typeof nonces.capacity === 'number') metrics.watchNonceStore({ size: nonces.size, capacity: nonces.capacity })

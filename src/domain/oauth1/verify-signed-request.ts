@@ -4,7 +4,7 @@ import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
-import type { OAuth1VerificationResult } from '../observe.ts'
+import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
@@ -62,7 +62,7 @@ export async function verifySignedRequest<K extends TokenKind>(
 
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
-  const isSignatureValid = checkSignature(request, app, token.secret, input.isSecure)
+  const isSignatureValid = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret, input.isSecure))
 
   const failure = firstFailure([
     [!isTimely, E.timestampOutOfBounds],
