@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
+import { updateApp } from '../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { TEST_REDIS_URL } from '../helpers/backends.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
@@ -113,6 +114,38 @@ describe('GET /metrics (--metrics-public)', () => {
       const remembered = (text: string) => storage('redis', 'nonces.remember', text)
       assert.equal(remembered(afterwards.text) - remembered(before.text), 3, 'the nonce of each request that passed every other check (the replay too)')
     }
+  })
+
+  test('each kind of refusal is counted under its own result', async () => {
+    const app = await makeApp(server.domain, { signatureMethods: ['HMAC-SHA1'] })
+    const owner = (await issueOwnerToken(server.domain, app.id)).token
+    const suspended = await makeApp(server.domain)
+    await updateApp(server.domain, suspended.id, { isSuspended: true })
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const url = `${server.url}${VERIFY}`
+    const before = counterValues((await scrape(server)).families, 'latchkey_')
+
+    const refusals = [
+      signedFetch({ consumer, method: 'GET', url, version: '2.0' }),
+      signedFetch({ consumer: { key: 'nosuchconsumerkey000000000', secret: 'x' }, method: 'GET', url }),
+      signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url }),
+      signedFetch({ consumer, token: { key: '1-nosuchtoken', secret: 'x' }, method: 'GET', url }),
+      signedFetch({ consumer, token: { key: owner.token, secret: owner.secret }, method: 'GET', url, signatureMethod: 'HMAC-SHA256' }),
+      send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnosuchtoken' } }),
+    ]
+    for (const answer of await Promise.all(refusals)) assert.ok(answer.status >= 400 && answer.status < 500, `refused: ${answer.status} ${answer.text}`)
+
+    const moved = deltas(before, counterValues((await scrape(server)).families, 'latchkey_'))
+    const outcomes = Object.fromEntries(Object.entries(moved).filter(([key]) => !key.startsWith('latchkey_http_')))
+    const oauth1 = (result: string) => seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result })
+    assert.deepEqual(outcomes, {
+      [oauth1('malformed')]: 1,
+      [oauth1('unknown_consumer')]: 1,
+      [oauth1('suspended')]: 1,
+      [oauth1('invalid_token')]: 1,
+      [oauth1('method_not_allowed')]: 1,
+      [seriesKey('latchkey_bearer_verifications_total', { result: 'invalid_token' })]: 1,
+    })
   })
 
   test('no label holds a token, key, secret, user id, screen name or address', async () => {
