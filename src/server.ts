@@ -43,7 +43,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
   const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
   const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
-  const domain = await composeDomain(config, systemClock, observability.observed).catch((error: unknown) => {
+  const domain = await composeDomain(config, systemClock, observability.observed).catch(async (error: unknown) => {
+    await tracing?.shutdown()
     serveLock?.release()
     throw error
   })
@@ -65,6 +66,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
     await domain.runtime.close()
+    await tracing?.shutdown()
     serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
