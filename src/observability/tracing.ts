@@ -22,6 +22,8 @@ export interface RequestSpanStart {
   /** The route pattern, or undefined for a request that matched no route. */
   route: string | undefined
   scheme: 'http' | 'https'
+  /** 1.1 or 2 */
+  httpVersion: string
   headers: Headers
 }
 
@@ -61,7 +63,7 @@ export function startTracing(endpoint: string): Tracing {
     startRequest(start) {
       const parent = propagation.extract(ROOT_CONTEXT, start.headers)
       const route = start.route ?? 'unmatched'
-      const attributes: Attributes = { 'http.request.method': start.method, 'url.scheme': start.scheme }
+      const attributes: Attributes = { 'http.request.method': start.method, 'url.scheme': start.scheme, 'network.protocol.version': start.httpVersion }
       if (start.route) attributes['http.route'] = start.route
       const span = tracer.startSpan(`${start.method} ${route}`, { kind: SpanKind.SERVER, attributes }, parent)
       return { span, context: trace.setSpan(parent, span) }

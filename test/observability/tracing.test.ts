@@ -126,6 +126,8 @@ describe('OpenTelemetry traces', () => {
     assert.equal(requestSpan.parentSpanId, callerSpanId, 'a child of the caller\'s span')
     assert.equal(attribute(requestSpan, 'http.route'), '/1.1/account/verify_credentials.json')
     assert.equal(attribute(requestSpan, 'http.request.method'), 'GET')
+    assert.equal(attribute(requestSpan, 'url.scheme'), 'http')
+    assert.equal(attribute(requestSpan, 'network.protocol.version'), '1.1')
     assert.equal(attribute(requestSpan, 'http.response.status_code'), 200)
     assert.deepEqual([...new Set(receiver.serviceNames)], ['latchkey'])
 

@@ -14,6 +14,7 @@ export function installTracing(app: FastifyInstance, tracing: RequestTracing): v
       method: request.method,
       route: request.routeOptions.url,
       scheme: connectionOf(request).protocol === 'https' ? 'https' : 'http',
+      httpVersion: request.raw.httpVersion,
       headers: request.headers,
     })
     spans.set(request, requestSpan)
