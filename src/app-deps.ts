@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { DomainDeps } from './domain/deps.ts'
+import type { RequestTracing } from './observability/tracing.ts'
 
 // What the HTTP service is built from (app.ts), in a module of its own: the pages plugin reads it
 // too, and app.ts registers the pages plugin, so neither imports the other.
@@ -17,8 +18,18 @@ export interface HttpSettings {
   hsts?: string | undefined
 }
 
+/** The metrics the app records and, with --metrics-public, serves on GET /metrics. */
+export interface AppMetrics {
+  httpRequest(route: string, method: string, status: number, seconds: number): void
+  /** Set with --metrics-public: this process's (or, with workers, every worker's) metrics. */
+  publicScrape?: (() => Promise<string>) | undefined
+}
+
 export interface AppDeps {
   domain: DomainDeps
   http: HttpSettings
   logger: Logger
+  metrics?: AppMetrics
+  /** Set when an OTLP endpoint is: a server span per request. */
+  tracing?: RequestTracing | undefined
 }

@@ -15,11 +15,14 @@ import { oauth2Routes } from './http/routes/oauth2.ts'
 import { openApiRoutes } from './http/routes/openapi.ts'
 import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
+import { installHttpMetrics, metricsRoute } from './http/plugins/metrics.ts'
+import { installTracing } from './http/plugins/tracing.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
-export type { AppDeps, HttpSettings } from './app-deps.ts'
+export type { AppDeps, AppMetrics, HttpSettings } from './app-deps.ts'
 
-const HEALTH_PATHS = new Set(['/healthz', '/readyz'])
+/** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
+const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
 
 /** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -42,6 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false } } : {}),
   }) as unknown as FastifyInstance
   app.server.headersTimeout = BOUNDS.headersTimeoutMs
+  if (deps.tracing) installTracing(app, deps.tracing)
 
   const routes = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
@@ -65,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const isHttps = connectionOf(request).protocol === 'https'
     if (isHttps && deps.http.hsts && !deps.http.dev) reply.header('strict-transport-security', deps.http.hsts)
     if ((request.raw.url ?? '').length > BOUNDS.urlLength) throw new ServiceError(E.urlTooLong)
-    if (!deps.http.dev && !isHttps && !HEALTH_PATHS.has(requestPath(request))) {
+    if (!deps.http.dev && !isHttps && !PLAIN_HTTP_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }
     refuseCredentialsInUrl(requestPath(request), request.raw.url ?? '')
@@ -77,10 +81,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
-  installAddressLimits(app, deps.domain.limiters)
+  if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)
+  installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 
   await app.register(healthRoutes(deps.domain.runtime))
   await app.register(openApiRoutes())
+  if (deps.metrics?.publicScrape) await app.register(metricsRoute(deps.metrics.publicScrape))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))

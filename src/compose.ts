@@ -1,6 +1,7 @@
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
+import type { DomainObserver } from './domain/observe.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
@@ -24,8 +25,9 @@ export function domainSettings(config: Config): DomainSettings {
 }
 
 /** Stores → domain services: the limiters are made once here and shared by every request. */
-export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
+export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock, observe?: DomainObserver): DomainDeps {
   return {
+    ...(observe ? { observe } : {}),
     stores: withPreviousConsumerKeys(stores, clock),
     runtime,
     clock,
@@ -46,7 +48,7 @@ export function createDomainDeps({ stores, runtime }: Storage, settings: DomainS
  * The composition root shared by the server and the CLI: the same config gives the same stores
  * and the same domain services, so a change made with the CLI is what the server reads next.
  */
-export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
+export async function composeDomain(config: Config, clock: Clock = systemClock, observed?: Observed): Promise<DomainDeps> {
   const keyring = masterKeys(config)
   const storage = await openStorage({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
     (error: Error) => {
@@ -55,7 +57,13 @@ export async function composeDomain(config: Config, clock: Clock = systemClock):
       throw new ConfigError(`cannot open the ${where}: ${error.message}`)
     },
   )
-  return createDomainDeps(storage, domainSettings(config), clock)
+  return createDomainDeps(observed ? observed.instrument(storage) : storage, domainSettings(config), clock, observed?.observer)
+}
+
+/** The server's observability: every storage call measured, and the domain's events counted. */
+export interface Observed {
+  instrument(storage: Storage): Storage
+  observer: DomainObserver
 }
 
 /**

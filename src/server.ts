@@ -8,12 +8,17 @@ import { checkServeRules } from './config/serve-rules.ts'
 import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
+import { isClusterWorker } from './cluster.ts'
+import { systemClock } from './domain/clock.ts'
+import { createObservability, type Observability } from './observability/setup.ts'
 import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 
 export interface RunningServer {
   app: FastifyInstance
   domain: DomainDeps
+  /** The metrics and their scrape, for the admin listener's GET /metrics. */
+  observability: Observability
   /** The base URL the server answers on, e.g. http://127.0.0.1:8080. */
   url: string
   /** The admin API's base URL, when its listener is on (--admin-port). */
@@ -38,13 +43,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined
   const serveLock = lockIfAlone(config)
   const logger = createLogger({ dev: config.dev, level: config.logLevel })
-  const domain = await composeDomain(config).catch((error: unknown) => {
+  // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
+  const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
+  const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
+  const domain = await composeDomain(config, systemClock, observability.observed).catch(async (error: unknown) => {
+    await tracing?.shutdown()
     serveLock?.release()
     throw error
   })
   const app = await buildApp({
     domain,
     logger,
+    metrics: observability.app,
+    tracing,
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
@@ -58,6 +69,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
     await domain.runtime.close()
+    await tracing?.shutdown()
     serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
@@ -66,12 +78,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let admin: FastifyInstance | undefined
   if (config.adminPort !== undefined) {
     try {
-      admin = await buildAdminApp({ domain, logger, ...(https ? { https } : {}) })
+      admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}) })
       await admin.listen({ host: config.adminHost, port: config.adminPort })
     } catch (error) {
       await admin?.close()
       await app.close()
       await domain.runtime.close()
+      await tracing?.shutdown()
       serveLock?.release()
       const code = (error as NodeJS.ErrnoException).code
       const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --admin-port or LATCHKEY_ADMIN_PORT)' : ''
@@ -82,11 +95,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return {
     app,
     domain,
+    observability,
     url: baseUrl(app, config.host, !!https),
     adminUrl: admin && baseUrl(admin, config.adminHost, !!https),
     async close() {
       clearInterval(sweeper)
       await Promise.all([app.close(), admin?.close()])
+      await tracing?.shutdown()
       await domain.runtime.close()
       serveLock?.release()
     },

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { DomainDeps } from '../domain/deps.ts'
 import { BOUNDS, clientErrorHandler } from '../http/bounds.ts'
+import { metricsRoute } from '../http/plugins/metrics.ts'
 import { requestPath } from '../http/request-url.ts'
 import { installAdminAuth } from './auth.ts'
 import { installProblemErrors } from './errors.ts'
@@ -17,6 +18,8 @@ export interface AdminAppDeps {
   domain: DomainDeps
   logger: Logger
   https?: { cert: Buffer; key: Buffer }
+  /** The Prometheus scrape served at GET /metrics, behind the admin token like every admin route. */
+  scrape?: () => Promise<string>
 }
 
 /** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
@@ -68,6 +71,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   installAdminAuth(app, deps.domain)
 
   await registerAdminRoutes(app)
+  if (deps.scrape) await app.register(metricsRoute(deps.scrape))
   return app
 }
 

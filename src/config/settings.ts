@@ -193,6 +193,23 @@ export const SETTINGS = {
     default: 'info',
     description: 'Log level (logs are JSON in production, pretty in development).',
   }),
+  metricsPublic: setting({
+    flag: '--metrics-public',
+    env: 'LATCHKEY_METRICS_PUBLIC',
+    schema: bool,
+    default: false,
+    description:
+      'Also serve GET /metrics (Prometheus) on the public listener, to anyone who can reach it, over plain HTTP too (docs/metrics.md). Off: metrics only on the admin listener.',
+  }),
+  otelEndpoint: setting({
+    flag: '--otel-endpoint <url>',
+    // OpenTelemetry's own variable, so a deployment set up for OpenTelemetry needs nothing more.
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    schema: httpUrl.optional(),
+    default: undefined,
+    description:
+      'OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318): traces go to its /v1/traces. Unset: no tracing, and no tracing code loaded. OTEL_SERVICE_NAME (default latchkey) and OTEL_RESOURCE_ATTRIBUTES are honoured.',
+  }),
   requestTokenTtlSeconds: setting({
     flag: '--request-token-ttl <seconds>',
     env: 'LATCHKEY_REQUEST_TOKEN_TTL',

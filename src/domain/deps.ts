@@ -1,6 +1,7 @@
 import type { Limiter, StorageRuntime, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
+import type { DomainObserver } from './observe.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -24,4 +25,6 @@ export interface DomainDeps {
     /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
     endpoints: ReadonlyMap<RateLimitedResource, Limiter>
   }
+  /** Told of outcomes (verifications, tokens, limits, sign-ins) for the metrics; none in the CLI. */
+  observe?: DomainObserver
 }

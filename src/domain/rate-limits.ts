@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/service-error.ts'
 import type { LimitState } from '../storage/types.ts'
 import { budgetAddress } from './client-address.ts'
 import type { DomainDeps } from './deps.ts'
+import { limitedSubjectOf } from './observe.ts'
 import { rateLimitedEndpoint, type RateLimitedResource } from './rate-limit-table.ts'
 
 /** Whose budget a call spends: the app (app-only), the app and person (user context), or an address. */
@@ -37,13 +38,14 @@ const NOTHING_CHARGED: Charge = { limit: undefined, refund: async () => {} }
  * code 88, or the row's own error (the /oauth2/token pace rule's 403 code 99). Only verified
  * callers are charged, so a stranger holding an app's public consumer key cannot spend its budget.
  */
-export async function chargeCall(deps: Pick<DomainDeps, 'limiters'>, resource: RateLimitedResource, payer: Payer): Promise<Charge> {
+export async function chargeCall(deps: Pick<DomainDeps, 'limiters' | 'observe'>, resource: RateLimitedResource, payer: Payer): Promise<Charge> {
   const limiter = deps.limiters.endpoints.get(resource)
   if (!limiter) return NOTHING_CHARGED
   const endpoint = rateLimitedEndpoint(resource)
   const subject = endpoint.countedBy === 'caller' && payer.userId !== undefined ? limitSubject.user(payer.appId, payer.userId) : limitSubject.app(payer.appId)
   const state = await limiter.hit(subject)
   if (!state.isAllowed) {
+    deps.observe?.rateLimited(resource, limitedSubjectOf(subject))
     throw new ServiceError(endpoint.pace?.overLimit ?? E.rateLimitExceeded, { detail: `rate limit of ${resource}`, rateLimit: state })
   }
   return { limit: state, refund: () => limiter.refund(subject) }

@@ -19,6 +19,8 @@ export interface RequestInput {
   body: Buffer | string | undefined
   /** Whether the request reached the service over HTTPS (itself or at a trusted proxy). */
   isSecure: boolean
+  /** The route pattern that received the request (e.g. /oauth/request_token), for the metrics; never the raw path. */
+  endpoint?: string
   /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
   clientAddress?: string
 }

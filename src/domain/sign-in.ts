@@ -71,7 +71,7 @@ export function normalizeUsername(username: string): string {
  * refused even with the right password.
  */
 export async function signIn(
-  deps: Pick<DomainDeps, 'stores' | 'clock'> & { throttle: SignInThrottle },
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'> & { throttle: SignInThrottle },
   input: SignInInput,
 ): Promise<UserRecord> {
   const screenName = normalizeUsername(input.username)
@@ -79,6 +79,7 @@ export async function signIn(
   // Failures are audited without what was typed: people type their password into the username field.
   if (!(await deps.throttle.admit(keys))) {
     await recordAudit(deps, { event: 'sign_in.failed', appId: input.appId, address: input.address, detail: { reason: 'throttled' } })
+    deps.observe?.signIn('throttled')
     throw new ServiceError(E.signInThrottled)
   }
 
@@ -88,9 +89,11 @@ export async function signIn(
   if (!user || !isCorrect || user.isDisabled) {
     const failure = { userId: user?.id, appId: input.appId, address: input.address, detail: { reason: 'credentials' } }
     await recordAudit(deps, { event: 'sign_in.failed', ...failure })
+    deps.observe?.signIn('wrong_password')
     throw new ServiceError(E.signInFailed)
   }
   await deps.throttle.succeeded(keys)
   await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: input.appId, address: input.address })
+  deps.observe?.signIn('ok')
   return user
 }

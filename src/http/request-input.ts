@@ -16,6 +16,7 @@ export function requestInput(request: FastifyRequest, publicUrl: URL | undefined
     contentType: request.headers['content-type'],
     body: Buffer.isBuffer(request.body) ? request.body : undefined,
     isSecure: connection.protocol === 'https',
+    endpoint: request.routeOptions.url,
     clientAddress: connection.ip,
   }
 }

@@ -59,6 +59,22 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   return createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
 }
 
+/** A dependency that answers within this long is up: a load balancer's probe must not hang on a stuck one. */
+const READINESS_TIMEOUT_MS = 2000
+
+/** Whether `check` resolves within READINESS_TIMEOUT_MS. */
+async function answers(check: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS)
+  })
+  try {
+    return await Promise.race([check().then(() => true, () => false), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
 export function openDatabase(databaseUrl: string): Kysely<Database> {
   return isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl)
@@ -122,6 +138,18 @@ export function createSqlStorage(db: Kysely<Database>, sealer: Sealer, shared?: 
         } catch (error) {
           throw toStorageError(error, 'Redis')
         }
+      }
+    },
+    async checkDependencies() {
+      const [database, redis, masterKey] = await Promise.all([
+        answers(() => sql`select 1`.execute(db)),
+        shared ? answers(() => shared.redis.ping()) : undefined,
+        answers(async () => sealer.open(sealer.seal('readiness'))),
+      ])
+      return {
+        database: database ? 'up' : 'down',
+        redis: redis === undefined ? 'not_configured' : redis ? 'up' : 'down',
+        master_key: masterKey ? 'loaded' : 'unusable',
       }
     },
     async close() {

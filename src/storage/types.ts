@@ -193,6 +193,13 @@ export interface LimiterFactory {
 /** The database's stores as a unit of work sees them (Stores.transaction): all of them, bound to its transaction. */
 export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
 
+/** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
+export interface DependencyStates {
+  database: 'up' | 'down'
+  redis: 'up' | 'down' | 'not_configured'
+  master_key: 'loaded' | 'unusable'
+}
+
 /** The stores: what the use cases read and write, and nothing else (see StorageRuntime). */
 export interface Stores {
   users: UserStore
@@ -230,6 +237,8 @@ export interface StorageRuntime {
   legacyDerivedSecret(purpose: string): string
   /** Resolves when the database (and Redis, when used) answers. */
   ping(): Promise<void>
+  /** Each dependency's state, for /readyz: asked all at once, each within a short timeout. */
+  checkDependencies(): Promise<DependencyStates>
   /** Waits for the units of work handed over, then closes every connection. */
   close(): Promise<void>
 }

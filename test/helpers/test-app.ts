@@ -11,6 +11,8 @@ import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
 import { createDomainDeps, domainSettings } from '../../src/compose.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import type { SettingName } from '../../src/config/settings.ts'
+import { createObservability, type Observability } from '../../src/observability/setup.ts'
+import type { Observed } from '../../src/compose.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql } from './backends.ts'
@@ -65,7 +67,7 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
  * second pass of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
  */
-export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings } = {}): Promise<TestDomain> {
+export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()
   const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
     async (error: unknown) => {
@@ -74,7 +76,12 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
     },
   )
   const clock = options.clock ?? { nowMs: () => Date.now() }
-  const domain: DomainDeps = createDomainDeps({ stores, runtime }, testDomainSettings(options.settings), clock)
+  const domain: DomainDeps = createDomainDeps(
+    options.observed ? options.observed.instrument({ stores, runtime }) : { stores, runtime },
+    testDomainSettings(options.settings),
+    clock,
+    options.observed?.observer,
+  )
   return {
     domain,
     dbPath: storage.dbPath,
@@ -88,14 +95,18 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
 
 export interface TestApp extends TestDomain {
   app: FastifyInstance
+  /** With `metrics: true`: the metrics as `serve --metrics-public` wires them (GET /metrics on this app). */
+  observability?: Observability
 }
 
 /** The whole service, built as `serve` builds it, on fresh storage (see openTestDomain); not listening until you call listen. */
 export async function buildTestApp(
-  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings> } = {},
+  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings>; metrics?: boolean } = {},
 ): Promise<TestApp> {
-  const testDomain = await openTestDomain(options)
+  const observability = options.metrics ? testObservability() : undefined
+  const testDomain = await openTestDomain({ ...options, ...(observability ? { observed: observability.observed } : {}) })
   const app = await buildApp({
+    ...(observability ? { metrics: observability.app } : {}),
     domain: testDomain.domain,
     logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }),
     http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'test-cookie-secret-0123456789abcdef', ...options.http },
@@ -103,6 +114,7 @@ export async function buildTestApp(
   return {
     ...testDomain,
     app,
+    ...(observability ? { observability } : {}),
     async close() {
       await app.close()
       await testDomain.close()
@@ -122,6 +134,12 @@ export async function startTestServer(options: Parameters<typeof buildTestApp>[0
   const address = testApp.app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return { ...testApp, url: `http://127.0.0.1:${port}` }
+}
+
+/** Metrics as `serve --metrics-public` makes them, on this pass's backends. */
+function testObservability(): Observability {
+  const config = loadConfig({ env: {}, flags: { database: TEST_DATABASE_URL ?? 'test.sqlite', redis: TEST_REDIS_URL, metricsPublic: true } })
+  return createObservability(config, { isClusterWorker: false })
 }
 
 /** Rows in a table, read straight from the database (SQLite file or PostgreSQL schema): proof that an error wrote nothing. */

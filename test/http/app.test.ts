@@ -135,13 +135,20 @@ describe('the service in production mode behind a trusted proxy', () => {
 })
 
 describe('readiness', () => {
-  test('GET /readyz answers 503 code 130 when the database is gone, without details', async () => {
+  test('GET /readyz answers 503 code 130 when the database is gone, naming it, without details', async () => {
     const t = await buildTestApp()
     try {
       await t.domain.runtime.close()
       const res = await t.app.inject({ method: 'GET', url: '/readyz' })
       assert.equal(res.statusCode, 503)
       assert.deepEqual(errorOf(res.body), { code: 130, message: 'Over capacity' })
+      // Closing the stores closes Redis too (PostgreSQL pass); the keyring is still in memory.
+      const redis = process.env.LATCHKEY_TEST_REDIS_URL ? 'down' : 'not_configured'
+      assert.deepEqual(res.json(), {
+        status: 'not_ready',
+        dependencies: { database: 'down', redis, master_key: 'loaded' },
+        errors: [{ code: 130, message: 'Over capacity' }],
+      })
       const live = await t.app.inject({ method: 'GET', url: '/healthz' })
       assert.equal(live.statusCode, 200, 'the process itself is still alive')
     } finally {

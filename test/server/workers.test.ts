@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { get } from 'node:http'
 import { readdirSync, readFileSync } from 'node:fs'
 import { after, describe, test } from 'node:test'
 import { runCli } from '../helpers/cli.ts'
 import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, type TestRedisPrefix, type TestSchema } from '../helpers/backends.ts'
+import { parseScrape, seriesKey, counterValues } from '../helpers/prometheus-text.ts'
 import { startServe } from '../helpers/serve-process.ts'
 import { sparePort } from '../helpers/throwaway-services.ts'
 
@@ -22,6 +24,16 @@ function childrenOf(pid: number): number[] {
     }
   }
   return children
+}
+
+/** GET on a connection of its own (no keep-alive), so the kernel hands each one to the next worker. */
+function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      response.resume()
+      response.on('end', () => resolve(response.statusCode ?? 0))
+    }).on('error', reject)
+  })
 }
 
 async function waitFor(check: () => boolean, withinMs: number, what: string): Promise<void> {
@@ -46,6 +58,31 @@ describe('latchkey serve --workers', () => {
     after(async () => {
       await schema?.drop()
       await keys?.clean()
+    })
+
+    test('--metrics-public: one scrape returns every worker\'s counters, summed by the primary', async () => {
+      const metricsSchema = await createTestSchema()
+      const metricsKeys = createTestRedisPrefix()
+      const served = await startServe(
+        ['--dev', '--port', String(await sparePort()), '--workers', '2', '--metrics-public', '--database', metricsSchema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', metricsKeys.prefix],
+      )
+      try {
+        await waitFor(() => childrenOf(served.child.pid!).length === 2 && (served.output().match(/Server listening at/g)?.length ?? 0) === 2, 30_000, 'two listening workers')
+        const statuses = []
+        for (let i = 0; i < 20; i++) statuses.push(await getOnNewConnection(`${served.url}/healthz`))
+        assert.deepEqual(statuses, Array(20).fill(200))
+        // Each scrape lands on either worker; each answers the same total, the sum of both.
+        for (let i = 0; i < 4; i++) {
+          const response = await fetch(`${served.url}/metrics`, { headers: { connection: 'close' } })
+          assert.equal(response.status, 200)
+          const counters = counterValues(parseScrape(await response.text()), 'latchkey_http_requests_total')
+          assert.equal(counters.get(seriesKey('latchkey_http_requests_total', { route: '/healthz', method: 'GET', status: '200' })), 20)
+        }
+      } finally {
+        assert.equal(await served.stop(), 0, served.output())
+        await metricsSchema.drop()
+        await metricsKeys.clean()
+      }
     })
 
     test('N workers share the port; seeding and the banner happen once; a killed worker is replaced; SIGTERM drains all and exits 0', async () => {

@@ -119,7 +119,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     assert.equal(await eventually(() => s.nonces.remember('ck', 'after-hang', 300, NOW)), true)
   })
 
-  test('over HTTP an outage is 503 code 130, and /readyz says not ready', async (t) => {
+  test('over HTTP an outage is 503 code 130, and /readyz names the dependency that is down', async (t) => {
     if (skip || !storage || !postgres || !redis) return t.skip(skip)
     const domain = createDomainDeps(storage, testDomainSettings())
     const app = await buildApp({
@@ -128,13 +128,22 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
       http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'test-cookie-secret-0123456789abcdef' },
     })
     try {
-      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+      const ready = await app.inject({ method: 'GET', url: '/readyz' })
+      assert.equal(ready.statusCode, 200)
+      assert.deepEqual(ready.json(), { status: 'ready', dependencies: { database: 'up', redis: 'up', master_key: 'loaded' } })
       await redis.stop()
       const notReady = await app.inject({ method: 'GET', url: '/readyz' })
       assert.equal(notReady.statusCode, 503)
-      assert.equal(notReady.json().errors[0].code, 130)
+      assert.deepEqual(notReady.json(), {
+        status: 'not_ready',
+        dependencies: { database: 'up', redis: 'down', master_key: 'loaded' },
+        errors: [{ code: 130, message: 'Over capacity' }],
+      })
       await redis.start()
       await postgres.stop()
+      const databaseDown = await app.inject({ method: 'GET', url: '/readyz' })
+      assert.equal(databaseDown.statusCode, 503)
+      assert.deepEqual(databaseDown.json().dependencies, { database: 'down', redis: 'up', master_key: 'loaded' })
       const token = await app.inject({
         method: 'POST',
         url: '/oauth2/token',

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander'
 import { isClusterWorker, reportListening, runPrimary } from '../../cluster.ts'
+import { aggregateWorkerMetrics } from '../../observability/cluster-metrics.ts'
 import { composeDomain } from '../../compose.ts'
 import { checkServeRules } from '../../config/serve-rules.ts'
 import { SETTINGS, type Config, type SettingName } from '../../config/settings.ts'
@@ -65,6 +66,7 @@ function stopOnSignal(close: () => Promise<void>): void {
 async function servePrimary(config: Config): Promise<never> {
   checkServeRules(config)
   const domain = await composeDomain(config)
+  aggregateWorkerMetrics()
   let isDomainOpen = true
   const closeDomain = async () => {
     if (!isDomainOpen) return

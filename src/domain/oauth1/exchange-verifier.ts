@@ -40,7 +40,10 @@ async function redeem(deps: DomainDeps, input: RequestInput, requestToken: strin
     const accessToken = await handOutAccessToken(tx, deps.clock, grant, { via: 'exchange', address: input.clientAddress })
     return { outcome: 'exchanged' as const, accessToken, user }
   })
-  if (attempt.outcome === 'exchanged') return attempt
+  if (attempt.outcome === 'exchanged') {
+    deps.observe?.tokenIssued('access_token')
+    return attempt
+  }
   if (attempt.outcome === 'not-redeemable') throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token already exchanged, dead or expired' })
   throw new ServiceError(E.couldNotAuthenticate, { detail: `wrong or missing oauth_verifier (failure ${attempt.failures} of ${MAX_VERIFIER_FAILURES})` })
 }

@@ -31,5 +31,6 @@ async function revoke(deps: DomainDeps, input: RequestInput, app: AppRecord, tok
   })
   // A concurrent invalidation got there first: the token is dead either way, as the client asked.
   if (!revoked) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'already invalidated' })
+  deps.observe?.tokenInvalidated('access_token', 'invalidate_token')
   return { accessToken: token.token }
 }

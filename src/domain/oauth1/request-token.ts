@@ -45,6 +45,7 @@ async function issueFor(deps: DomainDeps, input: RequestInput, app: AppRecord, r
       detail: { callback: callbackOrigin(callback), access_level: accessLevel },
     })
   })
+  deps.observe?.tokenIssued('request_token')
   return record
 }
 

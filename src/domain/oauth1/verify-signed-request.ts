@@ -4,6 +4,7 @@ import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 import { chargeCall, type Charge } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
@@ -55,7 +56,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  * in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
   input: RequestInput,
   options: {
     tokenKind: K
@@ -64,13 +65,15 @@ export async function verifySignedRequest<K extends TokenKind>(
     required?: readonly string[]
   },
 ): Promise<VerifiedRequest<K>> {
-  const request = parseSignedRequest(input, options.required)
+  const observed = (result: OAuth1VerificationResult) => deps.observe?.oauth1Verification(input.endpoint ?? 'library', result)
+  const request = parseOrObserve(input, options.required, observed)
   const nowMs = deps.clock.nowMs()
   const skewSeconds = deps.settings.timestampSkewSeconds
+  if (request.timestampSeconds !== undefined) deps.observe?.clockSkew(Math.abs(request.timestampSeconds - nowMs / 1000))
 
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
-  const isSignatureValid = checkSignature(request, app, token.secret, input.isSecure)
+  const isSignatureValid = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret, input.isSecure))
 
   const failure = firstFailure([
     [!isTimely, E.timestampOutOfBounds],
@@ -79,6 +82,7 @@ export async function verifySignedRequest<K extends TokenKind>(
     [!app || !isSignatureValid, E.couldNotAuthenticate],
   ])
   if (failure) {
+    observed(observedFailure(isTimely, app, token.isValid, isMethodAllowed(request, app, input.isSecure)))
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
@@ -98,13 +102,33 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
   if (!isFresh) {
     await charge.refund()
+    observed('nonce_reused')
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
+  observed('ok')
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
 }
 
 const NOT_CHARGED: Charge = { limit: undefined, refund: async () => {} }
+/** A request that does not parse is `malformed` to the observer; its error goes on to the client. */
+function parseOrObserve(input: RequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
+  try {
+    return parseSignedRequest(input, required)
+  } catch (error) {
+    observed('malformed')
+    throw error
+  }
+}
+
+/** The root cause of a refusal, for the operator: an unknown consumer first (its token cannot be its own). */
+function observedFailure(isTimely: boolean, app: AppRecord | undefined, isTokenValid: boolean, isMethodOk: boolean): OAuth1VerificationResult {
+  if (!isTimely) return 'timestamp_out_of_bounds'
+  if (!app) return 'unknown_consumer'
+  if (app.isSuspended) return 'suspended'
+  if (!isTokenValid) return 'invalid_token'
+  return isMethodOk ? 'bad_signature' : 'method_not_allowed'
+}
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
   return checks.find(([failed]) => failed)?.[1]
@@ -157,10 +181,15 @@ async function lookUpToken(
 function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string, isSecure: boolean): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
   const matches = verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
-  const isMethodAllowed =
+  return matches && isMethodAllowed(request, app, isSecure) && request.bodyHashMatches !== false
+}
+
+/** The app allows the request's signature method (PLAINTEXT only over TLS). */
+function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): boolean {
+  return (
     isSignatureMethod(request.signatureMethod) &&
     app !== undefined &&
     app.signatureMethods.includes(request.signatureMethod) &&
     (request.signatureMethod !== 'PLAINTEXT' || isSecure)
-  return matches && isMethodAllowed && request.bodyHashMatches !== false
+  )
 }

@@ -31,16 +31,19 @@ async function liveOrNew(deps: DomainDeps, input: RequestInput, appId: string): 
   if (live) {
     // A repeat (nearly every call): the token exists, so its audit row is the only write.
     await recordAudit(deps, handOut(appId, input, true))
+    deps.observe?.tokenIssued('bearer_token')
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
-  return changeWithAudit(deps, async (tx, audit) => {
+  const issued = await changeWithAudit(deps, async (tx, audit) => {
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
     await audit(handOut(appId, input, token.token !== candidate.token))
     return token
   })
+  deps.observe?.tokenIssued('bearer_token')
+  return issued
 }
 
 /** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */

@@ -36,5 +36,6 @@ async function revoke(deps: DomainDeps, input: RequestInput, { app, userId, via 
     return true
   })
   if (!revoked) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no such live bearer token for this app' })
+  deps.observe?.tokenInvalidated('bearer_token', 'invalidate_token')
   return { accessToken: canonical }
 }

@@ -3,19 +3,27 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { canonicalBearerToken, parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import type { AppRecord, BearerTokenRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import type { BearerVerificationResult } from '../observe.ts'
 
 /**
  * Who is calling with `Authorization: Bearer`: the app of a live bearer token. An unknown or
  * invalidated token gets 401 code 89; the token of a suspended app 401 code 416.
  */
 export async function verifyBearer(
-  deps: Pick<DomainDeps, 'stores'>,
+  deps: Pick<DomainDeps, 'stores' | 'observe'>,
   authorization: string | undefined,
 ): Promise<{ app: AppRecord; token: BearerTokenRecord }> {
   const presented = parseBearerHeader(authorization)
-  if (presented === undefined) throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
+  const observed = (result: BearerVerificationResult) => deps.observe?.bearerVerification(result)
+  if (presented === undefined) {
+    observed('malformed')
+    throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
+  }
   // The app comes in the same query as the token.
   const found = await deps.stores.credentials.findBearerTokenWithApp(canonicalBearerToken(presented))
+  // A suspended app's token is an invalid token to the observer (the app's state is in its own audit trail).
+  const isLive = found !== undefined && found.token.revokedAtMs === null && found.app !== undefined && !found.app.isSuspended
+  observed(isLive ? 'ok' : 'invalid_token')
   if (!found || found.token.revokedAtMs !== null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token not live' })
   const { token, app } = found
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })

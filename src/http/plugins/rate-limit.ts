@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
+import type { DomainObserver } from '../../domain/observe.ts'
 import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
 import { limitSubject } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
@@ -37,7 +38,7 @@ export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | und
  * not to be a failure, so parallel failures from one address can never pass the limit together
  * (a check before and a count after would let a whole burst through the check).
  */
-export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters']): void {
+export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters'], observe?: DomainObserver): void {
   const reservations = new WeakMap<FastifyRequest, { limiter: Limiter; key: string; state: LimitState }>()
   app.addHook('onRequest', async (request, reply) => {
     const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
@@ -47,6 +48,7 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
     const state = await limiter.hit(key)
     if (!rateLimitByAddress) reservations.set(request, { limiter, key, state })
     if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
+    if (!state.isAllowed) observe?.rateLimited(resource!, 'address')
     if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
   })
   app.addHook('onSend', async (request, reply, payload) => {

@@ -12,7 +12,7 @@ const FULL_SWEEP_INTERVAL_MS = 1000
  * most once a second so that a store full of live nonces does not scan on every request. At
  * `capacity` live nonces it refuses (503) rather than forget a nonce still inside its window.
  */
-export function createMemoryNonceStore(options: { capacity?: number } = {}): NonceStore & { size(): number } {
+export function createMemoryNonceStore(options: { capacity?: number } = {}): NonceStore & { size(): number; capacity: number } {
   const capacity = options.capacity ?? 1_000_000
   const expiries = new Map<string, number>()
   let lastFullSweepMs = -Infinity
@@ -44,5 +44,6 @@ export function createMemoryNonceStore(options: { capacity?: number } = {}): Non
       return true
     },
     size: () => expiries.size,
+    capacity,
   }
 }

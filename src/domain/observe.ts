@@ -1,0 +1,54 @@
+/**
+ * What the domain tells whoever watches it (the metrics, in the server): outcomes, never values.
+ * Every argument is one of a few fixed words or a number; none is a token, key, id or address.
+ * The CLI and most tests pass no observer and pay nothing.
+ */
+export type OAuth1VerificationResult =
+  | 'ok'
+  | 'unknown_consumer'
+  | 'bad_signature'
+  | 'timestamp_out_of_bounds'
+  | 'nonce_reused'
+  | 'invalid_token'
+  | 'method_not_allowed'
+  | 'suspended'
+  | 'malformed'
+
+export type BearerVerificationResult = 'ok' | 'invalid_token' | 'malformed'
+
+export type IssuedTokenKind = 'request_token' | 'access_token' | 'bearer_token' | 'admin_token'
+
+/** Why a token stopped working: its holder asked (invalidate_token), or an administrator revoked it. */
+export type InvalidationReason = 'invalidate_token' | 'admin'
+
+/** Whose budget ran out: the app's, a person's within an app, a client address's, or the sign-in throttle. */
+export type LimitedSubject = 'app' | 'user' | 'address' | 'sign_in'
+
+export type SignInResult = 'ok' | 'wrong_password' | 'throttled'
+
+export interface DomainObserver {
+  /** `endpoint` is the route pattern of the request (a fixed set), or `library` for the resource-server verifier. */
+  oauth1Verification(endpoint: string, result: OAuth1VerificationResult): void
+  bearerVerification(result: BearerVerificationResult): void
+  /** |oauth_timestamp − now| in seconds, for accepted and refused requests alike. */
+  clockSkew(seconds: number): void
+  tokenIssued(kind: IssuedTokenKind): void
+  tokenInvalidated(kind: IssuedTokenKind, reason: InvalidationReason): void
+  /** `resource` is the rate-limit table's resource (e.g. /oauth/request_token). */
+  rateLimited(resource: string, subject: LimitedSubject): void
+  signIn(result: SignInResult): void
+  /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
+  step?<T>(name: string, work: () => T): T
+}
+
+/** `work`, as a traced step when the observer traces. */
+export function observedStep<T>(observe: DomainObserver | undefined, name: string, work: () => T): T {
+  return observe?.step ? observe.step(name, work) : work()
+}
+
+/** The subject kind of a limitSubject key (`app:…`, `user:…`, `addr:…`). */
+export function limitedSubjectOf(key: string): LimitedSubject {
+  if (key.startsWith('user:')) return 'user'
+  if (key.startsWith('addr:')) return 'address'
+  return 'app'
+}

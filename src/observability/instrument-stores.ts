@@ -1,0 +1,56 @@
+import type { Limiter, LimiterFactory, Storage, TransactionStores } from '../storage/types.ts'
+import type { StorageBackend } from './metrics.ts'
+
+/**
+ * Runs one storage call, measuring it (a histogram observation, and a span when tracing is on).
+ * `operation` is `store.method` (e.g. apps.findByConsumerKey): a fixed set, never a value.
+ */
+export type StorageInstrument = <T>(backend: StorageBackend, operation: string, call: () => Promise<T>) => Promise<T>
+
+export interface StoreBackends {
+  database: 'sqlite' | 'postgres'
+  /** Where nonces and limits live: Redis, or the process's memory (not measured: no I/O). */
+  shared: 'redis' | 'memory'
+}
+
+/** The database's stores, as the outer stores and a unit of work's stores both have them. */
+const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit'] as const
+
+/**
+ * The same storage, every store call (and every limiter call) going through `instrument`. The
+ * stores are plain objects of methods, so each is wrapped method by method; a unit of work's
+ * stores are wrapped as it starts.
+ */
+export function instrumentStorage({ stores, runtime }: Storage, backends: StoreBackends, instrument: StorageInstrument): Storage {
+  const database = backends.database
+  const wrapped = { ...stores, ...wrapUnitStores(stores, database, instrument) }
+  wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
+  wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
+  if (backends.shared !== 'redis') return { stores: wrapped, runtime }
+  wrapped.nonces = wrapStore(stores.nonces, 'nonces', 'redis', instrument)
+  return { stores: wrapped, runtime: { ...runtime, limiters: wrapLimiters(runtime.limiters, instrument) } }
+}
+
+function wrapUnitStores(tx: TransactionStores, backend: StorageBackend, instrument: StorageInstrument): TransactionStores {
+  const wrapped = {} as Record<string, object>
+  for (const name of UNIT_STORES) wrapped[name] = wrapStore(tx[name], name, backend, instrument)
+  return wrapped as unknown as TransactionStores
+}
+
+function wrapLimiters(factory: LimiterFactory, instrument: StorageInstrument): LimiterFactory {
+  return {
+    ...factory,
+    create: (name, limit, windowSeconds) => wrapStore<Limiter>(factory.create(name, limit, windowSeconds), 'limiter', 'redis', instrument),
+  }
+}
+
+/** Each method of `store` (all of them return promises) measured as `name.method`. */
+function wrapStore<S extends object>(store: S, name: string, backend: StorageBackend, instrument: StorageInstrument): S {
+  const wrapped: Record<string, unknown> = { ...(store as Record<string, unknown>) }
+  for (const [method, value] of Object.entries(store)) {
+    if (typeof value !== 'function') continue
+    const operation = `${name}.${method}`
+    wrapped[method] = (...args: unknown[]) => instrument(backend, operation, () => (value as (...a: unknown[]) => Promise<unknown>).apply(store, args))
+  }
+  return wrapped as S
+}

@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { DomainObserver } from '../domain/observe.ts'
+
+/**
+ * The service's Prometheus metrics, in a registry of their own (docs/metrics.md is their contract:
+ * names and labels do not change). Label values are fixed words, route patterns, rate-limit
+ * resources and status codes only: never a token, key, id, screen name, address or free text.
+ */
+
+export type StorageBackend = 'sqlite' | 'postgres' | 'redis'
+
+/** A read of the in-memory nonce store (absent with Redis: Redis is watched with Redis' own tools). */
+export interface NonceStoreGauge {
+  size(): number
+  capacity: number
+}
+
+// Latchkey answers in milliseconds: the buckets are finer than prom-client's defaults at the low end.
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
+const STORAGE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+// Around the default window of 300 s, so drift towards the limit shows before requests fail.
+const SKEW_BUCKETS = [1, 5, 15, 30, 60, 120, 180, 240, 270, 300, 600, 3600]
+
+export interface Metrics {
+  registry: Registry
+  /** The domain's events, counted. */
+  observer: DomainObserver
+  httpRequest(route: string, method: string, status: number, seconds: number): void
+  storageOperation(backend: StorageBackend, operation: string, seconds: number): void
+  /** Reports the memory nonce store's fill at each scrape. */
+  watchNonceStore(store: NonceStoreGauge): void
+  /** This process's metrics in the Prometheus text format. */
+  scrape(): Promise<string>
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] })
+
+  const httpRequests = counter('latchkey_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', ['route', 'method', 'status'])
+  const httpDuration = new Histogram({
+    name: 'latchkey_http_request_duration_seconds',
+    help: 'Time from the request arriving to the answer being sent, by route pattern and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [registry],
+  })
+  const oauth1 = counter('latchkey_oauth1_verifications_total', 'OAuth 1.0a signed requests checked, by endpoint and result.', ['endpoint', 'result'])
+  const bearer = counter('latchkey_bearer_verifications_total', 'Bearer tokens checked, by result.', ['result'])
+  const issued = counter('latchkey_tokens_issued_total', 'Tokens handed out, by kind.', ['kind'])
+  const invalidated = counter('latchkey_tokens_invalidated_total', 'Tokens invalidated, by kind and reason.', ['kind', 'reason'])
+  const rateLimited = counter('latchkey_rate_limited_total', 'Requests refused by a rate limit, by resource and whose budget ran out.', ['resource', 'subject'])
+  const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
+  const storage = new Histogram({
+    name: 'latchkey_storage_operation_duration_seconds',
+    help: 'Time of each storage call, by backend and operation (store.method).',
+    labelNames: ['backend', 'operation'] as const,
+    buckets: STORAGE_BUCKETS,
+    registers: [registry],
+  })
+  const skew = new Histogram({
+    name: 'latchkey_clock_skew_seconds',
+    help: 'Distance between oauth_timestamp and the server clock, for accepted and refused requests.',
+    buckets: SKEW_BUCKETS,
+    registers: [registry],
+  })
+  // Series whose label values are known in advance start at 0, so a rate() sees their first event.
+  for (const result of ['ok', 'invalid_token', 'malformed']) bearer.inc({ result }, 0)
+  for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
+  for (const result of ['ok', 'wrong_password', 'throttled']) signIns.inc({ result }, 0)
+
+  const observer: DomainObserver = {
+    oauth1Verification: (endpoint, result) => oauth1.inc({ endpoint, result }),
+    bearerVerification: (result) => bearer.inc({ result }),
+    clockSkew: (seconds) => skew.observe(seconds),
+    tokenIssued: (kind) => issued.inc({ kind }),
+    tokenInvalidated: (kind, reason) => invalidated.inc({ kind, reason }),
+    rateLimited: (resource, subject) => rateLimited.inc({ resource, subject }),
+    signIn(result) {
+      signIns.inc({ result })
+      if (result === 'throttled') rateLimited.inc({ resource: 'sign_in', subject: 'sign_in' })
+    },
+  }
+
+  return {
+    registry,
+    observer,
+    httpRequest(route, method, status, seconds) {
+      httpRequests.inc({ route, method, status: String(status) })
+      httpDuration.observe({ route, method }, seconds)
+    },
+    storageOperation: (backend, operation, seconds) => storage.observe({ backend, operation }, seconds),
+    watchNonceStore(store) {
+      new Gauge({
+        name: 'latchkey_nonce_store_entries',
+        help: 'Nonces held by the in-memory nonce store (expired ones included until swept).',
+        registers: [registry],
+        collect() {
+          this.set(store.size())
+        },
+      })
+      new Gauge({ name: 'latchkey_nonce_store_capacity', help: 'Nonces the in-memory nonce store holds before it refuses (503).', registers: [registry] }).set(
+        store.capacity,
+      )
+    },
+    scrape: () => registry.metrics(),
+  }
+}

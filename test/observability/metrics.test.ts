@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { after, before, describe, test } from 'node:test'
+import { updateApp } from '../../src/domain/registry/apps.ts'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import { TEST_REDIS_URL } from '../helpers/backends.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { counterValues, deltas, histogramSeries, parseScrape, seriesKey, type MetricFamily } from '../helpers/prometheus-text.ts'
+import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { csrfOf, makeRequestToken } from '../pages/helpers.ts'
+
+const VERIFY = '/1.1/account/verify_credentials.json'
+const RATE_LIMIT_STATUS = '/1.1/application/rate_limit_status.json'
+
+async function scrape(server: TestServer): Promise<{ text: string; families: Map<string, MetricFamily> }> {
+  const response = await fetch(`${server.url}/metrics`)
+  assert.equal(response.status, 200)
+  assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
+  const text = await response.text()
+  return { text, families: parseScrape(text) }
+}
+
+/** A histogram series' count and sum (0 when it has no observations yet). */
+function histogram(text: string, name: string, labels: Record<string, string> = {}): { count: number; sum: number } {
+  const series = histogramSeries(text)
+  return { count: series.get(seriesKey(`${name}_count`, labels)) ?? 0, sum: series.get(seriesKey(`${name}_sum`, labels)) ?? 0 }
+}
+
+describe('GET /metrics (--metrics-public)', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer({ metrics: true, settings: { rateLimits: { '/application/rate_limit_status': 1 } } })
+  })
+  after(() => server.close())
+
+  test('a scripted sequence moves each counter by exactly the expected amount, and the text parses', async () => {
+    const app = await makeApp(server.domain)
+    const { token } = await issueOwnerToken(server.domain, app.id)
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const owner = { key: token.token, secret: token.secret }
+    const rt = await makeRequestToken(server.domain, app)
+    const before = await scrape(server)
+
+    // OAuth 1.0a: a good request, a bad signature, the good one replayed, a stale timestamp.
+    const good = signRequest({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
+    assert.equal((await send(good)).status, 200)
+    const forged = await signedFetch({ consumer: { ...consumer, secret: 'not-the-secret' }, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
+    assert.equal(forged.status, 401)
+    assert.equal((await send(good)).status, 401, 'the replay is refused')
+    const stale = await signedFetch({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}`, timestamp: Math.floor(Date.now() / 1000) - 3600 })
+    assert.equal(stale.status, 401)
+
+    // App-only: a bearer token issued, two calls with it, the second past the limit of 1 (429).
+    const basic = `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`
+    const issued = await send({
+      method: 'POST',
+      url: `${server.url}/oauth2/token`,
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    })
+    assert.equal(issued.status, 200)
+    const bearer = { authorization: `Bearer ${issued.json.access_token}` }
+    assert.equal((await send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 200)
+    assert.equal((await send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 429)
+
+    // The owner's access token invalidated.
+    const invalidated = await signedFetch({ consumer, token: owner, method: 'POST', url: `${server.url}/1.1/oauth/invalidate_token` })
+    assert.equal(invalidated.status, 200)
+
+    // A wrong password on the consent page.
+    const page = await fetch(`${server.url}/oauth/authorize?oauth_token=${rt.token}`)
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+    const { user } = await makeUser(server.domain)
+    const signIn = await fetch(`${server.url}/oauth/authorize`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf_token: csrfOf(await page.text()), oauth_token: rt.token, action: 'allow', username: user.screenName, password: 'wrong' }).toString(),
+    })
+    assert.equal(signIn.status, 401)
+
+    const afterwards = await scrape(server)
+    const moved = deltas(counterValues(before.families, 'latchkey_'), counterValues(afterwards.families, 'latchkey_'))
+    const outcomes = Object.fromEntries(Object.entries(moved).filter(([key]) => !key.startsWith('latchkey_http_')))
+    assert.deepEqual(outcomes, {
+      [seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result: 'ok' })]: 1,
+      [seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result: 'bad_signature' })]: 1,
+      [seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result: 'nonce_reused' })]: 1,
+      [seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result: 'timestamp_out_of_bounds' })]: 1,
+      [seriesKey('latchkey_oauth1_verifications_total', { endpoint: '/1.1/oauth/invalidate_token', result: 'ok' })]: 1,
+      [seriesKey('latchkey_bearer_verifications_total', { result: 'ok' })]: 2,
+      [seriesKey('latchkey_tokens_issued_total', { kind: 'bearer_token' })]: 1,
+      [seriesKey('latchkey_tokens_invalidated_total', { kind: 'access_token', reason: 'invalidate_token' })]: 1,
+      [seriesKey('latchkey_rate_limited_total', { resource: '/application/rate_limit_status', subject: 'app' })]: 1,
+      [seriesKey('latchkey_sign_in_attempts_total', { result: 'wrong_password' })]: 1,
+    })
+    assert.equal(moved[seriesKey('latchkey_http_requests_total', { route: VERIFY, method: 'GET', status: '200' })], 1)
+    assert.equal(moved[seriesKey('latchkey_http_requests_total', { route: VERIFY, method: 'GET', status: '401' })], 3)
+    assert.equal(moved[seriesKey('latchkey_http_requests_total', { route: RATE_LIMIT_STATUS, method: 'GET', status: '429' })], 1)
+    assert.equal(moved[seriesKey('latchkey_http_requests_total', { route: '/metrics', method: 'GET', status: '200' })], 1, 'the first scrape')
+
+    const duration = (text: string) => histogram(text, 'latchkey_http_request_duration_seconds', { route: VERIFY, method: 'GET' })
+    assert.equal(duration(afterwards.text).count - duration(before.text).count, 4)
+    const skewBefore = histogram(before.text, 'latchkey_clock_skew_seconds')
+    const skewAfter = histogram(afterwards.text, 'latchkey_clock_skew_seconds')
+    assert.equal(skewAfter.count - skewBefore.count, 5, 'every signed request with a timestamp, refused or not')
+    assert.ok(skewAfter.sum - skewBefore.sum >= 3600, 'the stale timestamp is an hour away')
+
+    const storage = (backend: string, operation: string, text: string) => histogram(text, 'latchkey_storage_operation_duration_seconds', { backend, operation }).count
+    const database = process.env.LATCHKEY_TEST_DATABASE_URL ? 'postgres' : 'sqlite'
+    const lookUps = (text: string) => storage(database, 'credentials.findConsumerWithAccessToken', text)
+    assert.equal(lookUps(afterwards.text) - lookUps(before.text), 5, 'the one statement of each signed request with an access token is timed')
+    if (TEST_REDIS_URL) {
+      const remembered = (text: string) => storage('redis', 'nonces.remember', text)
+      assert.equal(remembered(afterwards.text) - remembered(before.text), 3, 'the nonce of each request that passed every other check (the replay too)')
+    }
+  })
+
+  test('each kind of refusal is counted under its own result', async () => {
+    const app = await makeApp(server.domain, { signatureMethods: ['HMAC-SHA1'] })
+    const owner = (await issueOwnerToken(server.domain, app.id)).token
+    const suspended = await makeApp(server.domain)
+    await updateApp(server.domain, suspended.id, { isSuspended: true })
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const url = `${server.url}${VERIFY}`
+    const before = counterValues((await scrape(server)).families, 'latchkey_')
+
+    const refusals = [
+      signedFetch({ consumer, method: 'GET', url, version: '2.0' }),
+      signedFetch({ consumer: { key: 'nosuchconsumerkey000000000', secret: 'x' }, method: 'GET', url }),
+      signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url }),
+      signedFetch({ consumer, token: { key: '1-nosuchtoken', secret: 'x' }, method: 'GET', url }),
+      signedFetch({ consumer, token: { key: owner.token, secret: owner.secret }, method: 'GET', url, signatureMethod: 'HMAC-SHA256' }),
+      send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnosuchtoken' } }),
+    ]
+    for (const answer of await Promise.all(refusals)) assert.ok(answer.status >= 400 && answer.status < 500, `refused: ${answer.status} ${answer.text}`)
+
+    const moved = deltas(before, counterValues((await scrape(server)).families, 'latchkey_'))
+    const outcomes = Object.fromEntries(Object.entries(moved).filter(([key]) => !key.startsWith('latchkey_http_')))
+    const oauth1 = (result: string) => seriesKey('latchkey_oauth1_verifications_total', { endpoint: VERIFY, result })
+    assert.deepEqual(outcomes, {
+      [oauth1('malformed')]: 1,
+      [oauth1('unknown_consumer')]: 1,
+      [oauth1('suspended')]: 1,
+      [oauth1('invalid_token')]: 1,
+      [oauth1('method_not_allowed')]: 1,
+      [seriesKey('latchkey_bearer_verifications_total', { result: 'invalid_token' })]: 1,
+    })
+  })
+
+  test('no label holds a token, key, secret, user id, screen name or address', async () => {
+    const app = await makeApp(server.domain)
+    const { token, owner } = await issueOwnerToken(server.domain, app.id)
+    const answer = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}${VERIFY}?x=1` })
+    assert.equal(answer.status, 200)
+    await send({ method: 'GET', url: `${server.url}/no/such/${app.consumerKey}` })
+    const { text } = await scrape(server)
+    for (const value of [app.consumerKey, app.consumerSecret, token.token, token.secret, owner.id, owner.screenName, '127.0.0.1', 'x=1', '/no/such']) {
+      assert.ok(!text.includes(value), `${value} is not in the scrape`)
+    }
+    assert.match(text, /latchkey_http_requests_total\{route="unmatched",method="GET",status="404"\} \d+/)
+  })
+
+  test('every metric docs/metrics.md lists is in a scrape, and each has the documented labels', async () => {
+    const docs = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8')
+    // The reference table: | `name` | type | `label`, `label` | meaning |
+    const rows = [...docs.matchAll(/^\| `((?:latchkey|process|nodejs)_[a-z_]+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|$/gm)]
+    assert.ok(rows.length >= 12, `docs/metrics.md lists the metrics (${rows.length} rows found)`)
+    const { text, families } = await scrape(server)
+    for (const [, name, type, labelCell, meaning] of rows) {
+      if (TEST_REDIS_URL && meaning!.includes('without Redis')) continue
+      const family = families.get(name!)
+      assert.ok(family, `${name} is in the scrape`)
+      assert.equal(family.type, type!.toUpperCase(), `${name} is a ${type}`)
+      const documented = [...labelCell!.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort()
+      const series = family.type === 'HISTOGRAM' ? [...histogramSeries(text).keys()].filter((key) => key.startsWith(`${name}_count{`)) : family.metrics.map((m) => seriesKey(name!, m.labels))
+      for (const key of series) {
+        const labels = [...key.matchAll(/(\w+)="/g)].map((m) => m[1]).sort()
+        assert.deepEqual(labels, documented, `${key} has the labels ${documented.join(', ')}`)
+      }
+    }
+  })
+})
+
+describe('GET /metrics without --metrics-public', () => {
+  test('the public listener does not serve it', async () => {
+    const server = await startTestServer()
+    try {
+      const answer = await send({ method: 'GET', url: `${server.url}/metrics` })
+      assert.equal(answer.status, 404)
+      assert.equal(answer.json.errors[0].code, 34)
+    } finally {
+      await server.close()
+    }
+  })
+})
