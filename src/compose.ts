@@ -47,9 +47,16 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
  * The composition root shared by the server and the CLI: the same config gives the same stores
  * and the same domain services, so a change made with the CLI is what the server reads next.
  */
-export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
+export async function composeDomain(config: Config, clock: Clock = systemClock, options: { verifiesRequests?: boolean } = {}): Promise<DomainDeps> {
   const keyring = masterKeys(config)
-  const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
+  const stores = await openStores({
+    databaseUrl: config.database,
+    redisUrl: config.redis,
+    redisKeyPrefix: config.redisKeyPrefix,
+    keyring,
+    nonceCapacity: config.nonceCapacity,
+    settleNonceEpoch: options.verifiesRequests !== false,
+  }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
       const where = config.redis ? `database ${redact(config.database)} or redis ${redact(config.redis)}` : `database ${redact(config.database)}`

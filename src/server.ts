@@ -7,6 +7,7 @@ import { checkServeRules } from './config/serve-rules.ts'
 import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
+import { startProcessStats } from './process-stats.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -31,7 +32,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const https = config.tlsCert && config.tlsKey
     ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
     : undefined
-  const logger = createLogger({ dev: config.dev, level: config.logLevel })
+  const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes })
   const domain = await composeDomain(config)
   const app = await buildApp({
     domain,
@@ -57,12 +58,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const sweeper = sweepExpiredRequestTokens(domain, logger)
+  const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
   return {
     app,
     domain,
     url: `${https ? 'https' : 'http'}://${host}:${port}`,
     async close() {
       clearInterval(sweeper)
+      stopStats()
       await app.close()
       await domain.stores.close()
     },

@@ -30,6 +30,13 @@ export interface StorageOptions {
   redisKeyPrefix?: string | undefined
   /** The master keys that seal secrets at rest. */
   keyring: KeyringSource
+  /** How many nonces the in-memory store holds (without Redis); DEFAULT_NONCE_CAPACITY when unset. */
+  nonceCapacity?: number | undefined
+  /**
+   * Whether to wait (up to a second) until the nonce store's epoch is in a past second before
+   * resolving: what anything that verifies signed requests needs (default); the CLI does not.
+   */
+  settleNonceEpoch?: boolean
 }
 
 /**
@@ -54,7 +61,16 @@ export async function openStores(options: StorageOptions): Promise<Stores> {
   const sealer = createSealer(watchKeyring(options.keyring))
   // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
   await resealAll(db, sealer, { onlyUnsealed: true })
-  return createSqlStores(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
+  const stores = createSqlStores(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined, {
+    nonceCapacity: options.nonceCapacity,
+  })
+  try {
+    if (options.settleNonceEpoch !== false) await stores.nonces.settleEpoch()
+  } catch (error) {
+    await stores.close()
+    throw error
+  }
+  return stores
 }
 
 /** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
@@ -72,8 +88,15 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
 }
 
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
-export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: { redis: Redis; keyPrefix: string }): Stores {
-  const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
+export function createSqlStores(
+  db: Kysely<Database>,
+  sealer: Sealer,
+  shared?: { redis: Redis; keyPrefix: string },
+  options: { nonceCapacity?: number | undefined } = {},
+): Stores {
+  const nonces: NonceStore = shared
+    ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`)
+    : createMemoryNonceStore(options.nonceCapacity === undefined ? {} : { capacity: options.nonceCapacity })
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
   const units = createTransactionRunner(db, (conn) => ({

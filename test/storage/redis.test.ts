@@ -17,8 +17,15 @@ import {
 import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
+import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
-const NOW = 1_750_000_000_000
+
+const STAMP = Math.floor(Date.now() / 1000) + 2
+/** A use stamped two seconds ahead (after any epoch a restart just set), its expiry and now: remember's arguments. */
+const stampedNow = (consumerKey: string, nonce: string) => {
+  const use = nonceUse(consumerKey, nonce, { timestampSeconds: STAMP })
+  return [use, expiryOf(use), Date.now()] as const
+}
 
 /**
  * The whole contract with nonces and limiters in Redis (SQLite for the rest, so that this file
@@ -61,8 +68,8 @@ if (SHARED_BACKENDS_SKIP) {
       const [a, b] = await Promise.all([openRedis(redisUrl), openRedis(redisUrl)])
       try {
         const [noncesA, noncesB] = [createRedisNonceStore(a, keys.prefix), createRedisNonceStore(b, keys.prefix)]
-        assert.equal(await noncesA.remember('ck', 'n', 300, NOW), true)
-        assert.equal(await noncesB.remember('ck', 'n', 300, NOW), false)
+        assert.equal(await noncesA.remember(...stampedNow('ck', 'n')), 'fresh')
+        assert.equal(await noncesB.remember(...stampedNow('ck', 'n')), 'replayed')
         const limitA = createRedisLimiterFactory(a, keys.prefix).create('shared', 3, 900)
         const limitB = createRedisLimiterFactory(b, keys.prefix).create('shared', 3, 900)
         const states = [await limitA.hit('k'), await limitB.hit('k'), await limitA.hit('k'), await limitB.hit('k')]
@@ -78,8 +85,8 @@ if (SHARED_BACKENDS_SKIP) {
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
-        const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember('ck', 'same', 300, NOW)))
-        assert.equal(answers.filter(Boolean).length, 1)
+        const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember(...stampedNow('ck', 'same'))))
+        assert.equal(answers.filter((answer) => answer === 'fresh').length, 1)
       } finally {
         await closeRedis(redis)
       }
@@ -90,9 +97,9 @@ if (SHARED_BACKENDS_SKIP) {
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
-        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), true)
-        assert.equal(await nonces.remember('a', 'b:c', 300, NOW), true)
-        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), false)
+        assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'fresh')
+        assert.equal(await nonces.remember(...stampedNow('a', 'b:c')), 'fresh')
+        assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'replayed')
       } finally {
         await closeRedis(redis)
       }
@@ -102,7 +109,7 @@ if (SHARED_BACKENDS_SKIP) {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)
       try {
-        await createRedisNonceStore(redis, keys.prefix).remember('ck', 'ttl', 120, Date.now())
+        await createRedisNonceStore(redis, keys.prefix).remember(...stampedNow('ck', 'ttl'))
         await createRedisLimiterFactory(redis, keys.prefix).create('ttl', 5, 60).hit('k')
         const stored = await listRedisKeys(redisUrl, keys.prefix)
         assert.equal(stored.length, 2)

@@ -79,13 +79,19 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
   const refund = await countCall(deps, input.rateLimit, isUserContext ? limitSubject.user(app!.id, userId) : limitSubject.app(app!.id))
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
-  // A request stays timely until its timestamp + skew (up to 2 × skew from now when it was stamped
-  // ahead of us); its nonce is remembered until then, plus a margin for instances whose clocks
-  // differ a little. A client with a good clock so costs one window of skew, not two.
-  const rememberSeconds = request.timestampSeconds! + skewSeconds - nowMs / 1000 + NONCE_CLOCK_MARGIN_SECONDS
-  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
-  if (!isFresh) {
+  // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
+  // margin for instances whose clocks differ a little.
+  const expiresAtMs = (request.timestampSeconds! + skewSeconds + NONCE_CLOCK_MARGIN_SECONDS) * 1000
+  const use = { consumerKey: request.consumerKey, token: request.token, nonce: request.nonce, timestampSeconds: request.timestampSeconds! }
+  const verdict = await deps.stores.nonces.remember(use, expiresAtMs, nowMs).catch(async (error: unknown) => {
     await refund()
+    throw error
+  })
+  if (verdict !== 'fresh') {
+    await refund()
+    // Signed before the store's epoch (a restart, a Redis that lost its keys): it may be a replay
+    // of a request the store has forgotten, so it is refused as untimely.
+    if (verdict === 'before-epoch') throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)' })
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
   }
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
