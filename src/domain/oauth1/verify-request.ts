@@ -36,7 +36,7 @@ interface TokenLookup {
 // and the decision is taken at the end, so answers reveal nothing by timing (oauthlib's dummies).
 const DUMMY_SECRET_LENGTH = 50
 
-/** How much the clocks of two instances sharing one nonce store may differ. */
+/** How much the clocks of two instances sharing one nonce store may differ (at most the skew itself). */
 const NONCE_CLOCK_MARGIN_SECONDS = 30
 const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
@@ -81,7 +81,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
   // margin for instances whose clocks differ a little.
-  const expiresAtMs = (request.timestampSeconds! + skewSeconds + NONCE_CLOCK_MARGIN_SECONDS) * 1000
+  const expiresAtMs = (request.timestampSeconds! + skewSeconds + Math.min(NONCE_CLOCK_MARGIN_SECONDS, skewSeconds)) * 1000
   const use = { consumerKey: request.consumerKey, token: request.token, nonce: request.nonce, timestampSeconds: request.timestampSeconds! }
   const verdict = await deps.stores.nonces.remember(use, expiresAtMs, nowMs).catch(async (error: unknown) => {
     await refund()
