@@ -4,7 +4,8 @@ import type { Logger } from 'pino'
 import type { DomainDeps } from './domain/deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
-import { BOUNDS, clientErrorHandler } from './http/bounds.ts'
+import { BOUNDS, clientErrorHandler, refuseBadHost } from './http/bounds.ts'
+import { refuseCredentialsInUrl } from './http/credentials-in-url.ts'
 import { installJsonErrors } from './http/plugins/error-handler.ts'
 import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
@@ -23,8 +24,10 @@ export interface HttpSettings {
   /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
   trustProxy: string[]
   https?: { cert: Buffer; key: Buffer }
-  /** Signs the consent pages' session cookies. */
-  cookieSecret: string
+  /** Signs the consent pages' session cookies; with several, the first signs and all are accepted (rotation). */
+  cookieSecret: string | string[]
+  /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
+  hsts?: string | undefined
 }
 
 export interface AppDeps {
@@ -48,11 +51,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     connectionTimeout: BOUNDS.requestTimeoutMs,
     keepAliveTimeout: BOUNDS.keepAliveTimeoutMs,
     // Node checks the timeouts every connectionsCheckingInterval (30 s by default): check each second.
-    http: { maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000 },
+    // Node's own answer to a missing Host is a bare 400 with no body: ours (refuseBadHost) has the JSON body.
+    http: { maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false },
     clientErrorHandler,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000 } } : {}),
+    ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false } } : {}),
   }) as unknown as FastifyInstance
   app.server.headersTimeout = BOUNDS.headersTimeoutMs
 
@@ -72,12 +76,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
   app.addHook('onRequest', async (request, reply) => {
+    refuseBadHost(request, reply)
     // Clients correct their clock from the Date header (Node sets it); nothing here is cacheable.
     reply.header('cache-control', 'no-store')
+    const isHttps = connectionOf(request).protocol === 'https'
+    if (isHttps && deps.http.hsts && !deps.http.dev) reply.header('strict-transport-security', deps.http.hsts)
     if ((request.raw.url ?? '').length > BOUNDS.urlLength) throw new ServiceError(E.urlTooLong)
-    if (!deps.http.dev && connectionOf(request).protocol !== 'https' && !HEALTH_PATHS.has(requestPath(request))) {
+    if (!deps.http.dev && !isHttps && !HEALTH_PATHS.has(requestPath(request))) {
       throw new ServiceError(E.sslRequired)
     }
+    refuseCredentialsInUrl(requestPath(request), request.raw.url ?? '')
   })
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -88,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installAddressLimits(app, deps.domain.limiters)
 
-  await app.register(healthRoutes(deps.domain.stores))
+  await app.register(healthRoutes(deps.domain.runtime))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))

@@ -3,10 +3,8 @@ import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
-import { openStores } from './storage/open-stores.ts'
 import { ConfigError } from './config/load.ts'
-import { KeyringError, resolveKeyringSource, type KeyringSource } from './storage/sealing/keyring.ts'
-import type { Stores } from './storage/types.ts'
+import { KeyringError, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from './storage/index.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -26,9 +24,10 @@ export function domainSettings(config: Config): DomainSettings {
 }
 
 /** Stores → domain services: the limiters are made once here and shared by every request. */
-export function createDomainDeps(stores: Stores, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
+export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
   return {
     stores,
+    runtime,
     clock,
     newId: createIdGenerator(clock),
     settings,
@@ -36,7 +35,7 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
       endpoints: new Map(
         [...settings.rateLimits].map(([resource, limit]) => [
           resource,
-          stores.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
+          runtime.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
         ]),
       ),
     },
@@ -49,7 +48,7 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
  */
 export async function composeDomain(config: Config, clock: Clock = systemClock, options: { verifiesRequests?: boolean } = {}): Promise<DomainDeps> {
   const keyring = masterKeys(config)
-  const stores = await openStores({
+  const storage = await openStorage({
     databaseUrl: config.database,
     redisUrl: config.redis,
     redisKeyPrefix: config.redisKeyPrefix,
@@ -63,7 +62,7 @@ export async function composeDomain(config: Config, clock: Clock = systemClock, 
       throw new ConfigError(`cannot open the ${where}: ${error.message}`)
     },
   )
-  return createDomainDeps(stores, domainSettings(config), clock)
+  return createDomainDeps(storage, domainSettings(config), clock)
 }
 
 /**

@@ -8,6 +8,8 @@ import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
 import { startProcessStats } from './process-stats.ts'
+import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
+import { isPostgresUrl } from './storage/urls.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -32,16 +34,20 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const https = config.tlsCert && config.tlsKey
     ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
     : undefined
+  const serveLock = lockIfAlone(config)
   const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes })
-  const domain = await composeDomain(config)
+  const domain = await composeDomain(config).catch((error: unknown) => {
+    serveLock?.release()
+    throw error
+  })
   const app = await buildApp({
     domain,
     logger,
     http: {
       dev: config.dev,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
-      // Derived from the master keyring unless given: every instance that shares the keys shares sessions.
-      cookieSecret: config.cookieSecret ?? domain.stores.deriveSecret('cookie'),
+      cookieSecret: cookieSecrets(config, domain),
+      hsts: config.hsts,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },
@@ -49,7 +55,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    await domain.stores.close()
+    await domain.runtime.close()
+    serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
@@ -67,9 +74,36 @@ export async function startServer(config: Config): Promise<RunningServer> {
       clearInterval(sweeper)
       stopStats()
       await app.close()
-      await domain.stores.close()
+      await domain.runtime.close()
+      serveLock?.release()
     },
   }
+}
+
+/**
+ * What signs session cookies: the configured secret, or one derived from the master keyring (so
+ * every instance that shares the keys shares sessions). The first signs; the derived secret of
+ * versions before HKDF is still accepted, so sessions from before the upgrade keep working.
+ */
+function cookieSecrets(config: Config, domain: DomainDeps): string[] {
+  if (config.cookieSecret) return [config.cookieSecret]
+  return [domain.runtime.deriveSecret('cookie-signing'), domain.runtime.legacyDerivedSecret('cookie')]
+}
+
+/**
+ * A server on SQLite without Redis keeps its nonces in its own memory: a second one on the same
+ * file would accept the first one's replays. The first takes the file's serve lock; the next one
+ * refuses to start, saying what to do instead. Several servers share nonces only through Redis.
+ */
+function lockIfAlone(config: Config): ServeLock | undefined {
+  if (isPostgresUrl(config.database) || config.redis) return undefined
+  const lock = takeServeLock(config.database)
+  if (!lock) {
+    throw new ConfigError(
+      `another latchkey server is running on ${config.database}: one server per SQLite file (for several instances use PostgreSQL and Redis: --database postgres://… --redis redis://…)`,
+    )
+  }
+  return lock
 }
 
 /** Request tokens expired for an hour are deleted every minute (until then the pages can still say "expired"). */

@@ -100,7 +100,7 @@ async function register(storage: Storage, masterKey: string, apps: number): Prom
     const app = await createApp(deps, { name: 'Soak flow', ownerScreenName: 'soak0', callbackUrls: [callback] })
     return { credentials, flow: { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, callback, username: 'soakflow', password } }
   } finally {
-    await deps.stores.close()
+    await deps.runtime.close()
   }
 }
 

@@ -30,6 +30,23 @@ const httpUrl = z
   .url()
   .refine((v) => /^https?:\/\//i.test(v), 'must be an http:// or https:// URL')
 
+/** `on`, `off`, or directives of RFC 6797 §6.1 separated by commas; turned into the header's value (undefined when off). */
+const hstsPolicy = z.string().transform((value, context) => {
+  const policy = value.trim()
+  if (policy === 'off') return undefined
+  let maxAge = 'max-age=31536000'
+  const flags: string[] = []
+  for (const part of policy === 'on' ? [] : policy.split(',').map((p) => p.trim())) {
+    if (/^max-age=\d{1,9}$/.test(part)) maxAge = part
+    else if (part === 'includeSubDomains' || part === 'preload') flags.push(part)
+    else {
+      context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be on, off, or a comma list of max-age=SECONDS, includeSubDomains, preload' })
+      return z.NEVER
+    }
+  }
+  return [maxAge, ...flags].join('; ')
+})
+
 function setting<T extends z.ZodTypeAny>(def: SettingDef<T>): SettingDef<T> {
   return def
 }
@@ -116,6 +133,14 @@ export const SETTINGS = {
     schema: z.string().min(1).optional(),
     default: undefined,
     description: 'PEM private key file for --tls-cert.',
+  }),
+  hsts: setting({
+    flag: '--hsts <policy>',
+    env: 'LATCHKEY_HSTS',
+    schema: hstsPolicy,
+    default: 'on',
+    description:
+      'Strict-Transport-Security on every HTTPS answer in production: `on` (max-age=31536000), `off`, or a comma list of `max-age=SECONDS`, `includeSubDomains`, `preload`.',
   }),
   trustProxy: setting({
     flag: '--trust-proxy <addresses>',

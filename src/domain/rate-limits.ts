@@ -1,6 +1,7 @@
 import { E, type ErrorDef } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import type { LimitState } from '../storage/types.ts'
+import { budgetAddress } from './client-address.ts'
 import type { DomainDeps } from './deps.ts'
 
 /**
@@ -16,7 +17,7 @@ export interface CountedCall {
 export const limitSubject = {
   app: (appId: string) => `app:${appId}`,
   user: (appId: string, userId: string) => `user:${appId}:${userId}`,
-  address: (address: string) => `addr:${address}`,
+  address: (address: string) => `addr:${budgetAddress(address)}`,
 }
 
 /**

@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import type { LimiterFactory } from '../storage/types.ts'
 import { recordAudit } from './audit.ts'
+import { budgetAddress } from './client-address.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
 
@@ -37,7 +38,7 @@ export function createSignInThrottle(
 ): SignInThrottle {
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
   const accountKey = (keys: SignInKeys) => `account:${keys.account}`
-  const addressKey = (keys: SignInKeys) => `address:${keys.address}`
+  const addressKey = (keys: SignInKeys) => `address:${budgetAddress(keys.address)}`
   return {
     async admit(keys) {
       const states = await Promise.all([limiter.hit(accountKey(keys)), limiter.hit(addressKey(keys))])

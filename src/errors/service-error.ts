@@ -10,8 +10,11 @@ export class ServiceError extends Error {
   readonly code: number
   readonly label: string | undefined
   readonly detail: string | undefined
-  /** Whether the message may reach the client; a 5xx never shows its own text. */
-  readonly expose: boolean
+  /**
+   * The text a client may see: the message for a 4xx (the client's own mistake, worded for it);
+   * for a 5xx always the catalogue's generic text, whatever message was given where it was thrown.
+   */
+  readonly publicMessage: string
 
   constructor(def: ErrorDef, options: { message?: string; detail?: string; cause?: unknown } = {}) {
     super(options.message ?? def.message, { cause: options.cause })
@@ -20,7 +23,7 @@ export class ServiceError extends Error {
     this.code = def.code
     this.label = def.label
     this.detail = options.detail
-    this.expose = def.status < 500
+    this.publicMessage = def.status < 500 ? this.message : def.message
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { E, type ErrorDef } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { errorBody } from './error-body.ts'
@@ -38,9 +39,25 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Cache-Control: no-store',
+      `Date: ${new Date().toUTCString()}`,
       'Connection: close',
       '',
       body,
     ].join('\r\n'),
   )
+}
+
+/**
+ * An HTTP/1.1 request must carry exactly one Host header (RFC 9112 §3.2). Node's own check answers
+ * a bare 400 with no body, so it is turned off (requireHostHeader: false) and made here instead,
+ * with the JSON error body; the connection is closed, since what else it carries cannot be trusted.
+ */
+export function refuseBadHost(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.httpVersion !== '1.1' && request.raw.httpVersion !== '1.0') return
+  const raw = request.raw.rawHeaders
+  let hosts = 0
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++
+  if (hosts === 1 || (hosts === 0 && request.raw.httpVersion === '1.0')) return
+  reply.header('connection', 'close')
+  throw new ServiceError(E.badRequest, { detail: hosts === 0 ? 'no Host header' : 'more than one Host header' })
 }

@@ -111,7 +111,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
           signedIn: undefined,
           usernamePrefill: form.credentials.username.slice(0, 64),
           forceLogin: form.forceLogin,
-          message: error.message,
+          message: error.publicMessage,
         })
       }
       // A new CSRF value with every sign-in, so a value seen before it is worth nothing after.

@@ -93,6 +93,19 @@ describe('the sign-in throttle on the stores\' limiters', () => {
     assert.equal(await throttle.admit({ account: 'bob', address: 'x' }), false)
   })
 
+  test('an address counts as one however it is written: IPv4-mapped IPv6 is its IPv4 address, IPv6 counts per /64', async () => {
+    const throttle = throttleOf(3, 60)
+    for (const address of ['198.51.100.99', '::ffff:198.51.100.99', '::ffff:c633:6463']) {
+      assert.equal(await throttle.admit({ account: `acct_${address}`, address }), true)
+    }
+    assert.equal(await throttle.admit({ account: 'fresh', address: '198.51.100.99' }), false, 'three forms, one budget')
+    for (const address of ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0db8:0001:0002::9']) {
+      assert.equal(await throttle.admit({ account: `acct_${address}`, address }), true)
+    }
+    assert.equal(await throttle.admit({ account: 'fresh6', address: '2001:db8:1:2::abcd' }), false, 'one /64, one budget')
+    assert.equal(await throttle.admit({ account: 'fresh6', address: '2001:db8:1:3::1' }), true, 'the next /64 has its own')
+  })
+
   test('lets the account in again when the window ends', async () => {
     const throttle = throttleOf(1, 1)
     await throttle.admit({ account: 'ann', address: 'x' })

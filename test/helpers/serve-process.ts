@@ -19,7 +19,11 @@ export async function startServe(args: string[], env: Record<string, string> = {
   let text = ''
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen within ${timeoutMs} ms: ${text}`)), timeoutMs)
+    const timer = setTimeout(() => {
+      // A server that never listens (a slow machine) must not outlive the test that waited for it.
+      child.kill('SIGKILL')
+      reject(new Error(`serve did not listen within ${timeoutMs} ms: ${text}`))
+    }, timeoutMs)
     createInterface({ input: child.stdout! }).on('line', (line) => {
       text += `${line}\n`
       const match = /^Latchkey is listening on (\S+)/.exec(line)

@@ -64,4 +64,27 @@ describe('every input has a bound; past it a 4xx with the JSON error body', () =
     assert.match(answer, /^HTTP\/1.1 408 /)
     assert.equal(jsonOf(answer).errors[0].code, 1007)
   })
+
+  test('every request Node refuses before routing gets the JSON error body, a Date header and a closed connection', async () => {
+    const refused = {
+      'no Host header': 'GET /healthz HTTP/1.1\r\n\r\n',
+      'two Host headers': 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
+      'a bad request line': 'GET /healthz HTTP/9.Z\r\nHost: x\r\n\r\n',
+      'a header without a colon': 'GET /healthz HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n',
+      'a space before the colon': 'GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n',
+      'two different Content-Lengths': 'POST /oauth/request_token HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+      'Transfer-Encoding with Content-Length': 'POST /oauth/request_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n',
+    }
+    for (const [what, bytes] of Object.entries(refused)) {
+      const answer = await raw(server.url, bytes, { waitForClose: true })
+      assert.match(answer, /^HTTP\/1.1 400 /, what)
+      assert.match(answer, /\r\ndate: .+ GMT\r\n/i, what)
+      assert.match(answer, /\r\nconnection: close\r\n/i, what)
+      assert.equal(jsonOf(answer).errors[0].code, 1000, what)
+    }
+    // The same request with its one Host header is served.
+    assert.match(await raw(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { waitForClose: true }), /^HTTP\/1.1 200 /)
+    // HTTP/1.0 had no Host header: still served.
+    assert.match(await raw(server.url, 'GET /healthz HTTP/1.0\r\n\r\n', { waitForClose: true }), /^HTTP\/1.1 200 /)
+  })
 })

@@ -65,4 +65,11 @@ describe('POST /oauth2/introspect', () => {
     assert.equal(errorCode(await introspect(token, client)), 99)
     assert.equal(errorCode(await introspect(token, { ...resourceServer, consumerSecret: 'wrong' })), 99)
   })
+
+  test('the token to introspect travels in the body: in the URL it is refused with 403 code 99 and never looked at', async () => {
+    const token = await bearerOf(client)
+    assert.equal((await introspect(token)).json.active, true)
+    const inUrl = await send({ method: 'POST', url: `${server.url}/oauth2/introspect?token=${encodeURIComponent(token)}`, headers: { authorization: basic(resourceServer), 'content-type': FORM }, body: '' })
+    assert.deepEqual([inUrl.status, errorCode(inUrl)], [403, 99])
+  })
 })

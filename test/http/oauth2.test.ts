@@ -176,6 +176,23 @@ describe('app-only bearer tokens', () => {
     assert.equal(await countRows(server.dbPath, 'bearer_tokens'), before)
   })
 
+  test('client credentials in the URL are refused with 403 code 99 on every endpoint; the same credentials in the body or in Basic are accepted', async () => {
+    const app = await makeApp(server.domain)
+    const id = encodeURIComponent(app.consumerKey)
+    const secret = encodeURIComponent(app.consumerSecret)
+    const inBody = await send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` })
+    assert.equal(inBody.status, 200)
+    const inUrl = await send({ method: 'POST', url: `${server.url}/oauth2/token?grant_type=client_credentials&client_id=${id}&client_secret=${secret}`, headers: { 'content-type': FORM }, body: '' })
+    assert.deepEqual([inUrl.status, errorCode(inUrl), inUrl.json.errors[0].label], [403, 99, 'authenticity_token_error'])
+    // Even beside valid Basic credentials, and with the name percent-encoded, and on an OAuth 1.0a endpoint.
+    const besideBasic = await tokenCall(app, { query: `?client%5Fsecret=${secret}` })
+    assert.deepEqual([besideBasic.status, errorCode(besideBasic)], [403, 99])
+    const onRequestToken = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: `${server.url}/oauth/request_token?client_id=${id}`, oauth: { oauth_callback: 'oob' } })
+    assert.deepEqual([onRequestToken.status, errorCode(onRequestToken)], [403, 99])
+    // grant_type alone in the query stays accepted (the 2020+ docs' curl example).
+    assert.equal((await tokenCall(app, { query: '?grant_type=client_credentials', body: '' })).status, 200)
+  })
+
   test('rotating the app keys invalidates its bearer token', async () => {
     const app = await makeApp(server.domain)
     const token = (await tokenCall(app)).json.access_token

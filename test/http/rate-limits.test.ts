@@ -76,6 +76,36 @@ describe('rate limits', () => {
     assert.equal(limits(legit).remaining, 2, "the app's own budget is untouched")
   })
 
+  test('failures sent all at once from one address pass the address limit by none: each reserves its count before any work', async () => {
+    const app = await makeApp(server.domain)
+    const credentials = await ownerToken(app)
+    const forged = { consumer: { key: app.consumerKey, secret: 'guessed' }, token: credentials.token }
+    const burst = await Promise.all(Array.from({ length: 200 }, () => verify(forged, '10.9.8.7')))
+    const statuses = burst.map((answer) => answer.status)
+    assert.equal(statuses.filter((status) => status === 401).length, 3, 'exactly the limit of failures is answered')
+    assert.equal(statuses.filter((status) => status === 429).length, 197)
+    assert.equal((await verify(credentials, '10.9.8.6')).status, 200, 'another address is untouched')
+  })
+
+  test('successful calls give their address reservation back: an address making only good calls is never braked', async () => {
+    const credentials = await ownerToken(await makeApp(server.domain))
+    const other = await ownerToken(await makeApp(server.domain))
+    for (const who of [credentials, other, credentials, other]) assert.equal((await verify(who, '10.9.8.5')).status, 200)
+  })
+
+  test('an address cannot multiply its failure budget by writing itself another way or changing the low 64 bits of IPv6', async () => {
+    const app = await makeApp(server.domain)
+    const credentials = await ownerToken(app)
+    const forged = { consumer: { key: app.consumerKey, secret: 'guessed' }, token: credentials.token }
+    const mapped = []
+    for (const from of ['10.9.7.1', '::ffff:10.9.7.1', '::ffff:a09:701', '10.9.7.1']) mapped.push((await verify(forged, from)).status)
+    assert.deepEqual(mapped, [401, 401, 401, 429])
+    const sixes = []
+    for (const from of ['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff::9', '2001:db8:5:6::abcd']) sixes.push((await verify(forged, from)).status)
+    assert.deepEqual(sixes, [401, 401, 401, 429])
+    assert.equal((await verify(forged, '2001:db8:5:7::1')).status, 401, 'the next /64 is another subscriber')
+  })
+
   test('rate_limit_status reports the exact remaining counts of the caller', async () => {
     const credentials = await ownerToken(await makeApp(server.domain))
     await verify(credentials)

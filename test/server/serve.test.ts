@@ -139,6 +139,7 @@ describe('latchkey serve with its own certificate', { skip: hasOpenssl ? false :
 
     const health = await httpsGet(`${served.url}/healthz`, ca)
     assert.equal(health.status, 200)
+    assert.equal(health.headers['strict-transport-security'], 'max-age=31536000', 'HSTS on by default over HTTPS')
     assert.deepEqual(JSON.parse(health.body), { status: 'ok' })
 
     const unknown = await httpsGet(`${served.url}/no/such/page`, ca)
@@ -149,12 +150,12 @@ describe('latchkey serve with its own certificate', { skip: hasOpenssl ? false :
   })
 })
 
-function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
+function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     get(url, { ca, agent: false }, (res) => {
       let body = ''
       res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }))
     }).on('error', reject)
   })
 }

@@ -2,11 +2,11 @@ import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
-import { recordAudit, type AuditEntry } from '../audit.ts'
+import { changeWithAudit, recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
-import type { SignedRequestInput } from '../oauth1/signed-request.ts'
+import type { RequestInput } from '../request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { formParams, param } from '../request-params.ts'
+import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 /**
@@ -14,12 +14,12 @@ import { authenticateClient, readClientCredentials } from './client-credentials.
  * same until it is invalidated, also when many first calls arrive at once. Calls past the pace
  * rule get 403 code 99; only authenticated calls count, so a stranger cannot use up an app's pace.
  */
-export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedRequestInput): Promise<BearerTokenRecord> {
+export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestInput): Promise<BearerTokenRecord> {
   const params = formParams(input)
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
-  const app = await authenticateClient(deps, readClientCredentials(input.authorization, params))
+  const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
   await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
   const live = await deps.stores.bearerTokens.findLive(app.id)
@@ -29,16 +29,16 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
-  return deps.stores.transaction(async (tx) => {
+  return changeWithAudit(deps, async (tx, audit) => {
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await recordAudit({ stores: tx, clock: deps.clock }, handOut(app.id, input, token.token !== candidate.token))
+    await audit(handOut(app.id, input, token.token !== candidate.token))
     return token
   })
 }
 
 /** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */
-function handOut(appId: string, input: SignedRequestInput, reused: boolean): AuditEntry {
+function handOut(appId: string, input: RequestInput, reused: boolean): AuditEntry {
   return { event: 'bearer_token.issued', appId, address: input.clientAddress, detail: { reused } }
 }

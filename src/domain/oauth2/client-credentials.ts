@@ -5,7 +5,7 @@ import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts
 import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject, type CountedCall } from '../rate-limits.ts'
-import { param } from '../request-params.ts'
+import { param } from '../request.ts'
 
 export interface ClientCredentials {
   clientId: string
@@ -17,11 +17,11 @@ export interface ClientCredentials {
  * client_secret in the form body as the npm `oauth` library sends them (RFC 6749 §2.3.1 allows
  * both). Undefined when neither is there.
  */
-export function readClientCredentials(authorization: string | undefined, params: Array<[string, string]>): ClientCredentials | undefined {
+export function readClientCredentials(authorization: string | undefined, body: Array<[string, string]>): ClientCredentials | undefined {
   const basic = parseBasicCredentials(authorization)
   if (basic) return basic
-  const clientId = param(params, 'client_id')
-  const clientSecret = param(params, 'client_secret')
+  const clientId = param(body, 'client_id')
+  const clientSecret = param(body, 'client_secret')
   return clientId && clientSecret !== undefined ? { clientId, clientSecret } : undefined
 }
 

@@ -3,7 +3,7 @@ import type { DomainDeps } from '../../domain/deps.ts'
 import { limitSubject, type CountedCall } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import type { LimitState } from '../../storage/types.ts'
+import type { LimitState, Limiter } from '../../storage/types.ts'
 import { connectionOf } from '../request-url.ts'
 
 declare module 'fastify' {
@@ -34,22 +34,32 @@ export function countedCall(request: FastifyRequest, reply: FastifyReply): Count
  * Limits by client address, for what cannot be counted per app: requests that fail
  * authentication (so guessing costs the guesser, never the app), and every request of the pages.
  * Authenticated calls are counted per app or per app and user by the domain (countCall).
+ *
+ * A request reserves its hit before any work is done and gives it back once its answer turns out
+ * not to be a failure, so parallel failures from one address can never pass the limit together
+ * (a check before and a count after would let a whole burst through the check).
  */
 export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters']): void {
+  const reservations = new WeakMap<FastifyRequest, { limiter: Limiter; key: string; state: LimitState }>()
   app.addHook('onRequest', async (request, reply) => {
     const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
     if (!limiter) return
     const key = limitSubject.address(connectionOf(request).ip)
-    const state = rateLimitByAddress ? await limiter.hit(key) : await limiter.peek(key)
+    const state = await limiter.hit(key)
+    if (!rateLimitByAddress) reservations.set(request, { limiter, key, state })
     if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
     if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
   })
   app.addHook('onSend', async (request, reply, payload) => {
-    const { rateLimit: resource } = request.routeOptions.config
-    const limiter = resource ? limiters.endpoints.get(resource) : undefined
-    if (!limiter || reply.hasHeader('x-rate-limit-limit') || !AUTH_FAILURE_STATUSES.has(reply.statusCode)) return payload
-    setLimitHeaders(reply, await limiter.hit(limitSubject.address(connectionOf(request).ip)))
+    const reservation = reservations.get(request)
+    if (!reservation) return payload
+    reservations.delete(request)
+    if (AUTH_FAILURE_STATUSES.has(reply.statusCode)) {
+      if (!reply.hasHeader('x-rate-limit-limit')) setLimitHeaders(reply, reservation.state)
+    } else {
+      await reservation.limiter.refund(reservation.key)
+    }
     return payload
   })
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { hkdfSync, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -154,4 +154,17 @@ export function resolveKeyringSource(options: { inline: string | undefined; file
   }
   readKeyringFile(options.file)
   return { source: { kind: 'file', path: options.file }, created }
+}
+
+/** HKDF's salt (RFC 5869 §3.1): fixed, public, naming the application. */
+const HKDF_SALT = 'latchkey keyring v1'
+
+/**
+ * A secret for one purpose, derived from the keyring by HKDF-SHA256 (RFC 5869) with the purpose
+ * as its `info`: outputs for different purposes are independent, and none of them can be computed
+ * from, or collide with, a lookup hash (HMAC under the index key itself: HKDF's extract step keys
+ * its HMAC with the salt instead). The same keyring gives the same secret on every instance.
+ */
+export function deriveSecret(keyring: Keyring, purpose: string): string {
+  return Buffer.from(hkdfSync('sha256', keyring.indexKey, HKDF_SALT, `latchkey ${purpose}`, 32)).toString('base64url')
 }

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
-import type { Keyring } from './keyring.ts'
+import { deriveSecret, type Keyring } from './keyring.ts'
 
 /**
  * Seals secrets at rest with AES-256-GCM (NIST SP 800-38D: 96-bit random IV, 128-bit tag), as
@@ -15,6 +15,8 @@ export interface Sealer {
   /** Whether a stored value is sealed under the active key (else `keys rotate` re-seals it). */
   isCurrent(sealed: string): boolean
   activeKeyId(): string
+  /** A secret for one purpose, derived by HKDF from the keyring in use (keyring.ts deriveSecret). */
+  derive(purpose: string): string
 }
 
 const PREFIX = 'v1.'
@@ -86,6 +88,7 @@ export function createSealer(keyring: (force?: boolean) => Keyring, options: { c
       return sealed.startsWith(`${PREFIX}${keyring().activeKeyId}.`)
     },
     activeKeyId: () => keyring().activeKeyId,
+    derive: (purpose) => deriveSecret(keyring(), purpose),
   }
 }
 

@@ -5,7 +5,8 @@ import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
+import type { RequestInput } from '../request.ts'
+import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
 
 /**
  * Which token a request must be signed with: none (request_token), a request token, an access
@@ -49,7 +50,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
-  input: SignedRequestInput,
+  input: RequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
   const request = parseSignedRequest(input, options.required)
@@ -115,7 +116,7 @@ async function lookUpCredentials(
   nowMs: number,
 ): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
-    const found = await deps.stores.apps.findByConsumerKeyWithAccessToken(consumerKey, value)
+    const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined
