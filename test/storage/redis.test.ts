@@ -20,11 +20,15 @@ import { deleteBehindStores } from '../helpers/test-app.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
 
-const STAMP = Math.floor(Date.now() / 1000) + 2
-/** A use stamped two seconds ahead (after any epoch a restart just set), its expiry and now: remember's arguments. */
-const stampedNow = (consumerKey: string, nonce: string) => {
-  const use = nonceUse(consumerKey, nonce, { timestampSeconds: STAMP })
-  return [use, expiryOf(use), Date.now()] as const
+/**
+ * remember's arguments for uses stamped at one whole second: a second after now, so after the epoch
+ * a fresh prefix's marker gets at the first use (now).
+ */
+function stampedAt(timestampSeconds = Math.floor(Date.now() / 1000) + 1) {
+  return (consumerKey: string, nonce: string) => {
+    const use = nonceUse(consumerKey, nonce, { timestampSeconds })
+    return [use, expiryOf(use), Date.now()] as const
+  }
 }
 
 /**
@@ -66,6 +70,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('two connections (two instances) share nonces and limits', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const [a, b] = await Promise.all([openRedis(redisUrl), openRedis(redisUrl)])
       try {
         const [noncesA, noncesB] = [createRedisNonceStore(a, keys.prefix), createRedisNonceStore(b, keys.prefix)]
@@ -83,6 +88,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('of 50 concurrent uses of one nonce exactly one is fresh', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
@@ -95,6 +101,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('consumer key and nonce cannot run into each other in the key', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
@@ -106,17 +113,22 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
-    test('a nonce key expires in Redis with its window, and every key lives under the prefix', async () => {
+    test('a nonce key expires in Redis when its request can no longer be timely, and every key lives under the prefix', async () => {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)
       try {
-        await createRedisNonceStore(redis, keys.prefix).remember(...stampedNow('ck', 'ttl'))
+        await createRedisNonceStore(redis, keys.prefix).remember(...stampedAt()('ck', 'ttl'))
         await createRedisLimiterFactory(redis, keys.prefix).create('ttl', 5, 60).hit('k')
         const stored = await listRedisKeys(redisUrl, keys.prefix)
-        assert.equal(stored.length, 2)
-        for (const key of stored) {
+        assert.equal(stored.length, 3)
+        // The epoch marker is the one key that stays: its loss is what it detects.
+        assert.deepEqual(
+          stored.filter((key) => key.endsWith('epoch')),
+          [`${keys.prefix}epoch`],
+        )
+        for (const key of stored.filter((k) => !k.endsWith('epoch'))) {
           const ttl = await redis.pttl(key)
-          assert.ok(ttl > 0 && ttl <= 120_000, `${key} has a TTL (${ttl} ms)`)
+          assert.ok(ttl > 0 && ttl <= 335_000, `${key} has a TTL (${ttl} ms)`)
         }
       } finally {
         await closeRedis(redis)
