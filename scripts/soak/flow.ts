@@ -46,9 +46,9 @@ export async function completeFlow(target: { host: string; port: number }, accou
     redirect: 'manual',
   })
   const location = consent.headers.get('location')
-  if (consent.status !== 302 || !location) throw new Error(`consent form: HTTP ${consent.status}: ${(await consent.text()).slice(0, 200)}`)
+  if (consent.status !== 302 || !location) throw new FlowError(`consent form: HTTP ${consent.status}`, await consent.text())
   const verifier = new URL(location).searchParams.get('oauth_verifier')
-  if (!verifier) throw new Error(`consent form: no verifier in ${location}`)
+  if (!verifier) throw new FlowError('consent form: no verifier', location)
 
   const access = await expectOk(
     await fetch(`${base}/oauth/access_token`, {
@@ -66,15 +66,25 @@ export async function completeFlow(target: { host: string; port: number }, accou
   )
 }
 
+/** A step that went wrong: the message is short (it keys the failure counts), the detail is the body. */
+class FlowError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super(message)
+  }
+}
+
 async function expectOk(response: Response, step: string): Promise<string> {
   const text = await response.text()
-  if (response.status !== 200) throw new Error(`${step}: HTTP ${response.status}: ${text.slice(0, 200)}`)
+  if (response.status !== 200) throw new FlowError(`${step}: HTTP ${response.status}`, text.slice(0, 300))
   return text
 }
 
 function param(form: string, name: string): string {
   const value = formPairs(form).find(([key]) => key === name)?.[1]
-  if (!value) throw new Error(`no ${name} in ${form.slice(0, 200)}`)
+  if (!value) throw new FlowError(`no ${name} in the answer`, form.slice(0, 300))
   return value
 }
 
