@@ -182,25 +182,30 @@ async function drain(seconds: number, stats: () => Stats | undefined): Promise<S
 
 /**
  * Passed when no answer was other than 2xx and, for runs of 20 minutes or more, the server's RSS
- * grew by less than 5 % over the last 10 minutes (the highest RSS of the last 10 minutes against
- * the one 10 minutes before the end).
+ * grew by less than 5 % over the last 10 minutes: the median RSS of the last 10 minutes against the
+ * median of the 10 before (medians, because the garbage collector moves RSS by ±10 % from one
+ * minute to the next; a leak moves the median).
  */
 function judge(rows: Row[]): { ok: boolean; reasons: string[]; rssGrowthLast10MinPercent?: number } {
   const reasons: string[] = []
   const failures = rows.reduce((sum, row) => sum + Object.values(row.failures).reduce((a, b) => a + b, 0), 0)
   if (failures > 0) reasons.push(`${failures} answers were not 2xx`)
   const perMinute = rows.length / Math.max(1, rows.at(-1)?.minute ?? 1)
-  const last10 = Math.round(10 * perMinute)
+  const tenMinutes = Math.round(10 * perMinute)
   let growth: number | undefined
   if ((rows.at(-1)?.minute ?? 0) >= 20) {
-    const before = rows[rows.length - 1 - last10]?.stats?.rssBytes
-    const highest = Math.max(...rows.slice(-last10).map((row) => row.stats?.rssBytes ?? 0))
-    if (before) {
-      growth = ((highest - before) / before) * 100
-      if (growth >= 5) reasons.push(`RSS grew ${growth.toFixed(1)} % over the last 10 minutes`)
-    }
+    const rss = rows.map((row) => row.stats?.rssBytes ?? NaN)
+    const last = median(rss.slice(-tenMinutes))
+    const before = median(rss.slice(-2 * tenMinutes, -tenMinutes))
+    growth = ((last - before) / before) * 100
+    if (!(growth < 5)) reasons.push(`RSS grew ${growth.toFixed(1)} % over the last 10 minutes`)
   }
   return { ok: reasons.length === 0, reasons, ...(growth === undefined ? {} : { rssGrowthLast10MinPercent: Math.round(growth * 10) / 10 }) }
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b)
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)]!
 }
 
 function header(): string {
