@@ -2,20 +2,17 @@ import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
+import { fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
   return {
+    // `on conflict do nothing` rather than catching the violation: inside a unit of work on
+    // PostgreSQL a failed statement aborts the whole transaction, so the unit could not go on.
     async create(user) {
-      try {
-        await db.insertInto('users').values(fromUser(user)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
+      const result = await db.insertInto('users').values(fromUser(user)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
     },
     findById: (id) => findUserById(db, id),
     async findByScreenName(screenName) {
@@ -57,13 +54,8 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
     options.isInUnit ? work(db) : db.transaction().execute(work)
   return {
     async create(app) {
-      try {
-        await db.insertInto('apps').values(fromApp(app, sealer)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
+      const result = await db.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
     },
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
