@@ -87,7 +87,10 @@ try {
   const appId = (await deps.stores.apps.findByConsumerKey(creds.consumerKey))!.id
   const bearer = await deps.stores.bearerTokens.issueOrReuse({ token: newBearerTokenValue(), appId, createdAtMs: Date.now(), revokedAtMs: null })
   await time('stores.credentials.findBearerTokenWithApp (one query)', () => deps.stores.credentials.findBearerTokenWithApp(bearer.token))
-  await time('stores.nonces.remember (memory)', (i) => deps.stores.nonces.remember('k', `n${i}-${Math.random()}`, 300, Date.now()))
+  await time('stores.nonces.remember (memory)', (i) => {
+    const timestampSeconds = Math.floor(Date.now() / 1000)
+    return deps.stores.nonces.remember({ consumerKey: 'k', token: 't', nonce: `n${i}-${Math.random()}`, timestampSeconds }, (timestampSeconds + 330) * 1000, Date.now())
+  })
   const limiter = deps.limiters.endpoints.get('/account/verify_credentials')!
   await time('limiter.hit (rate-limiter-flexible, memory)', () => limiter.hit('user:1:2'))
   await time('limiter.peek', () => limiter.peek('addr:127.0.0.1'))

@@ -48,9 +48,21 @@ export function createDomainDeps({ stores, runtime }: Storage, settings: DomainS
  * The composition root shared by the server and the CLI: the same config gives the same stores
  * and the same domain services, so a change made with the CLI is what the server reads next.
  */
-export async function composeDomain(config: Config, clock: Clock = systemClock, observed?: Observed): Promise<DomainDeps> {
+export async function composeDomain(
+  config: Config,
+  clock: Clock = systemClock,
+  options: { verifiesRequests?: boolean; observed?: Observed | undefined } = {},
+): Promise<DomainDeps> {
+  const { observed } = options
   const keyring = masterKeys(config)
-  const storage = await openStorage({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
+  const storage = await openStorage({
+    databaseUrl: config.database,
+    redisUrl: config.redis,
+    redisKeyPrefix: config.redisKeyPrefix,
+    keyring,
+    nonceCapacity: config.nonceCapacity,
+    settleNonceEpoch: options.verifiesRequests !== false,
+  }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
       const where = config.redis ? `database ${redact(config.database)} or redis ${redact(config.redis)}` : `database ${redact(config.database)}`

@@ -1,10 +1,13 @@
 import pino, { type Logger, type LoggerOptions } from 'pino'
 
+/** How often a "log lines dropped" line is written while lines are being dropped. */
+const DROP_REPORT_MS = 5_000
+
 /**
  * JSON logs in production, pretty ones in development. Nothing we log carries a secret: request
  * lines have the path without its query, and the redaction list is a second line of defence.
  */
-export function createLogger(options: { dev: boolean; level: string }): Logger {
+export function createLogger(options: { dev: boolean; level: string; bufferBytes?: number }): Logger {
   const settings: LoggerOptions = {
     level: options.level,
     redact: {
@@ -17,6 +20,27 @@ export function createLogger(options: { dev: boolean; level: string }): Logger {
   }
   if (options.dev) return pino(settings)
   // Lines written while a write is in flight go out together in the next one, instead of one
-  // write(2) per line on the event loop; pino flushes what is left when the process exits.
-  return pino(settings, pino.destination({ dest: 1, sync: false }))
+  // write(2) per line on the event loop; pino flushes what is left when the process exits. While
+  // the output is slow or blocked (a full pipe, a stalled disk) lines wait in memory up to
+  // bufferBytes; past it they are dropped and counted rather than held without bound.
+  const destination = pino.destination({ dest: 1, sync: false, ...(options.bufferBytes ? { maxLength: options.bufferBytes } : {}) })
+  const logger = pino(settings, destination)
+  reportDrops(logger, destination)
+  return logger
+}
+
+/**
+ * Every few seconds while lines are dropped, one line with the total dropped so far: a total, so
+ * that a report dropped in turn loses nothing (the next one says it).
+ */
+function reportDrops(logger: Logger, destination: ReturnType<typeof pino.destination>): void {
+  let dropped = 0
+  let reported = 0
+  destination.on('drop', () => void dropped++)
+  const timer = setInterval(() => {
+    if (dropped === reported) return
+    reported = dropped
+    logger.warn({ droppedLogLines: dropped }, 'log lines dropped: the log output is not keeping up')
+  }, DROP_REPORT_MS)
+  timer.unref()
 }

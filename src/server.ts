@@ -11,6 +11,7 @@ import { createLogger } from './logging.ts'
 import { isClusterWorker } from './cluster.ts'
 import { systemClock } from './domain/clock.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
+import { startProcessStats } from './process-stats.ts'
 import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 
@@ -42,11 +43,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
     : undefined
   const serveLock = lockIfAlone(config)
-  const logger = createLogger({ dev: config.dev, level: config.logLevel })
+  const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes })
   // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
   const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
   const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
-  const domain = await composeDomain(config, systemClock, observability.observed).catch(async (error: unknown) => {
+  const domain = await composeDomain(config, systemClock, { observed: observability.observed }).catch(async (error: unknown) => {
     await tracing?.shutdown()
     serveLock?.release()
     throw error
@@ -92,6 +93,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     }
   }
   const sweeper = sweepExpiredRequestTokens(domain, logger)
+  const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
   return {
     app,
     domain,
@@ -100,6 +102,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     adminUrl: admin && baseUrl(admin, config.adminHost, !!https),
     async close() {
       clearInterval(sweeper)
+      stopStats()
       await Promise.all([app.close(), admin?.close()])
       await tracing?.shutdown()
       await domain.runtime.close()

@@ -210,6 +210,21 @@ export const SETTINGS = {
     description:
       'OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318): traces go to its /v1/traces. Unset: no tracing, and no tracing code loaded. OTEL_SERVICE_NAME (default latchkey) and OTEL_RESOURCE_ATTRIBUTES are honoured.',
   }),
+  statsIntervalSeconds: setting({
+    flag: '--stats-interval <seconds>',
+    env: 'LATCHKEY_STATS_INTERVAL',
+    schema: wholeNumber(z.number({ invalid_type_error: NOT_WHOLE }).int(NOT_WHOLE).min(0)),
+    default: 0,
+    description: 'Every this many seconds, a "process stats" log line: RSS, heap, event-loop delay p99, nonce-store entries (0: never).',
+  }),
+  logBufferBytes: setting({
+    flag: '--log-buffer <bytes>',
+    env: 'LATCHKEY_LOG_BUFFER',
+    schema: positiveInt,
+    default: 16 * 1024 * 1024,
+    description:
+      'Log lines waiting for a slow output are held up to this many bytes; beyond it they are dropped and counted, and a "log lines dropped" line says how many.',
+  }),
   requestTokenTtlSeconds: setting({
     flag: '--request-token-ttl <seconds>',
     env: 'LATCHKEY_REQUEST_TOKEN_TTL',
@@ -223,6 +238,14 @@ export const SETTINGS = {
     schema: positiveInt,
     default: 300,
     description: 'Accepted distance between oauth_timestamp and the server clock, both ways; also the nonce window.',
+  }),
+  nonceCapacity: setting({
+    flag: '--nonce-capacity <count>',
+    env: 'LATCHKEY_NONCE_CAPACITY',
+    schema: positiveInt,
+    default: 14_000_000,
+    description:
+      'Nonces the in-memory store holds (without Redis), about 11 bytes each; the default covers the timestamp window at the most one process serves (docs/deployment.md, Capacity).',
   }),
   signInMaxFailures: setting({
     flag: '--sign-in-max-failures <count>',

@@ -35,8 +35,10 @@ export function createObservability(config: Config, options: { isClusterWorker: 
     observed: {
       observer: options.tracing ? { ...metrics.observer, step: options.tracing.step } : metrics.observer,
       instrument(storage: Storage) {
-        const nonces = storage.stores.nonces as Partial<{ size(): number; capacity: number }>
-        if (typeof nonces.size === 'function' && typeof nonces.capacity === 'number') metrics.watchNonceStore({ size: nonces.size, capacity: nonces.capacity })
+        // Only the in-memory store has a capacity; Redis is bounded by its maxmemory.
+        const nonces = storage.stores.nonces
+        const capacity = (nonces as Partial<{ capacity: number }>).capacity
+        if (typeof capacity === 'number') metrics.watchNonceStore({ size: () => nonces.entryCount(Date.now()) ?? 0, capacity })
         const backends = { database: isPostgresUrl(config.database) ? 'postgres' : 'sqlite', shared: config.redis ? 'redis' : 'memory' } as const
         return instrumentStorage(storage, backends, instrument)
       },

@@ -32,6 +32,18 @@ export interface StorageOptions {
   redisKeyPrefix?: string | undefined
   /** The master keys that seal secrets at rest. */
   keyring: KeyringSource
+  /** How many nonces the in-memory store holds (without Redis); DEFAULT_NONCE_CAPACITY when unset. */
+  nonceCapacity?: number | undefined
+  /**
+   * Whether to wait (up to a second) until the nonce store's epoch is in a past second before
+   * resolving: what anything that verifies signed requests needs (default); the CLI does not.
+   */
+  settleNonceEpoch?: boolean
+  /**
+   * When the in-memory nonce store counts as complete from (default: now, its creation). Only a
+   * caller that runs on its own clock sets it (the domain test tier, whose fixed clock is in the past).
+   */
+  nonceEpochMs?: number | undefined
 }
 
 /**
@@ -56,7 +68,17 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const sealer = createSealer(watchKeyring(options.keyring))
   // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
   await resealAll(db, sealer, { onlyUnsealed: true })
-  return createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
+  const storage = createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined, {
+    nonceCapacity: options.nonceCapacity,
+    nonceEpochMs: options.nonceEpochMs,
+  })
+  try {
+    if (options.settleNonceEpoch !== false) await storage.stores.nonces.settleEpoch()
+  } catch (error) {
+    await storage.runtime.close()
+    throw error
+  }
+  return storage
 }
 
 /** A dependency that answers within this long is up: a load balancer's probe must not hang on a stuck one. */
@@ -90,8 +112,18 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
 }
 
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
-export function createSqlStorage(db: Kysely<Database>, sealer: Sealer, shared?: { redis: Redis; keyPrefix: string }): Storage {
-  const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
+export function createSqlStorage(
+  db: Kysely<Database>,
+  sealer: Sealer,
+  shared?: { redis: Redis; keyPrefix: string },
+  options: { nonceCapacity?: number | undefined; nonceEpochMs?: number | undefined } = {},
+): Storage {
+  const nonces: NonceStore = shared
+    ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`)
+    : createMemoryNonceStore({
+        ...(options.nonceCapacity === undefined ? {} : { capacity: options.nonceCapacity }),
+        ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }),
+      })
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
   const units = createTransactionRunner(db, (conn) => ({

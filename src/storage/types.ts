@@ -155,12 +155,35 @@ export interface AuditStore {
   list(filter: AuditFilter): Promise<AuditEventRecord[]>
 }
 
+/** What makes a signed request unique (RFC 5849 §3.3): the nonce with its timestamp, consumer key and token. */
+export interface NonceUse {
+  consumerKey: string
+  token: string | undefined
+  nonce: string
+  timestampSeconds: number
+}
+
+/**
+ * fresh: remembered now; replayed: already remembered; before-epoch: signed before the moment from
+ * which the store knows it holds every nonce it was given (its epoch: the process start, or the
+ * last time Redis lost its keys), so whether it is a replay cannot be known.
+ */
+export type NonceVerdict = 'fresh' | 'replayed' | 'before-epoch'
+
 export interface NonceStore {
   /**
-   * Records (consumer key, nonce) for windowSeconds; true when it was not already recorded within
-   * its window (a fresh nonce), false for a replay.
+   * Records the use until expiresAtMs (a function of its timestamp, so a replay finds the same
+   * entry). Rejects with StorageUnavailableError when it cannot remember it: the store is full, or
+   * nearly full and this consumer key holds more than its share, or the backend is down or full.
    */
-  remember(consumerKey: string, nonce: string, windowSeconds: number, nowMs: number): Promise<boolean>
+  remember(use: NonceUse, expiresAtMs: number, nowMs: number): Promise<NonceVerdict>
+  /**
+   * Resolves once the store's epoch is in a past second, so that a request stamped from now on
+   * with a correct clock is never before it (timestamps are whole seconds). Called once at open.
+   */
+  settleEpoch(): Promise<void>
+  /** Entries held at nowMs, where the store can say cheaply (in memory); undefined in Redis. */
+  entryCount(nowMs: number): number | undefined
 }
 
 /** The state of one key of a limiter after a hit or a look. */

@@ -32,6 +32,8 @@ const CONNECTION_MESSAGES = [
   /^Command timed out/i,
   /^Redis connection is not ready/i,
   /^Reached the max retries per request limit/i,
+  // Redis at maxmemory with noeviction refuses writes until memory frees.
+  /^OOM command not allowed/,
 ]
 
 /** SQLite's "database is locked" after busy_timeout: another writer held it too long. */
@@ -49,12 +51,16 @@ export function isUnavailableError(error: unknown): boolean {
   if (typeof message === 'string' && CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true
   // Node's net errors for several addresses at once (happy eyeballs) come as an AggregateError.
   if (error instanceof AggregateError) return error.errors.some(isUnavailableError)
+  // A Redis MULTI whose commands were refused (at maxmemory, say) fails as EXECABORT with their errors.
+  const previous = (error as { previousErrors?: unknown }).previousErrors
+  if (Array.isArray(previous)) return previous.some(isUnavailableError)
   return false
 }
 
 /** The message of an error, or its code (Node's AggregateError for a refused connection has no message). */
 export function describe(error: unknown): string {
-  const { message, code, errors } = error as { message?: string; code?: string; errors?: unknown[] }
+  const { message, code, errors, previousErrors } = error as { message?: string; code?: string; errors?: unknown[]; previousErrors?: unknown[] }
+  if (Array.isArray(previousErrors) && previousErrors.length > 0) return describe(previousErrors[0])
   if (message) return message
   if (code) return code
   if (Array.isArray(errors) && errors.length > 0) return describe(errors[0])

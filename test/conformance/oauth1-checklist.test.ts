@@ -320,10 +320,13 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     }
   })
 
-  test('a nonce this consumer already used, on any endpoint, gets 401 code 32 on the access-token endpoint; the request token survives (C35)', async () => {
+  test('a nonce and timestamp already used with this request token get 401 code 32 on the access-token endpoint; the request token survives (C35, C20)', async () => {
     const nonce = `shared-nonce-${Date.now()}`
-    const rt = await approvedRequestToken({ nonce })
-    const replayed = await exchange(rt, rt.verifier, { nonce })
+    const timestamp = Math.floor(Date.now() / 1000)
+    const rt = await approvedRequestToken()
+    const first = await exchange(rt, 'wrong-verifier', { nonce, timestamp })
+    assert.equal(first.status, 401, 'a wrong verifier: the nonce is spent all the same')
+    const replayed = await exchange(rt, rt.verifier, { nonce, timestamp })
     assert.equal(replayed.status, 401)
     assert.deepEqual(replayed.json, COULD_NOT_AUTHENTICATE)
     const signed = signRequest({ consumer: consumer(), token: { key: rt.token, secret: rt.secret }, url: accessTokenUrl(), oauth: { oauth_verifier: rt.verifier } })

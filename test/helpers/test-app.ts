@@ -25,10 +25,15 @@ export function testDomainSettings(settings: TestSettings = {}): DomainSettings 
   return domainSettings(loadConfig({ env: {}, flags: settings }))
 }
 
-/** A clock tests can move. */
-export function testClock(startMs = Date.now()): Clock & { advance(ms: number): void } {
+/**
+ * A clock tests can move. Without a start it starts at the real time of its first reading, which
+ * comes after the stores were opened: a request stamped by it is never before the nonce store's
+ * epoch (the moment the store was created).
+ */
+export function testClock(startMs?: number): Clock & { advance(ms: number): void } {
   let now = startMs
-  return { nowMs: () => now, advance: (ms) => void (now += ms) }
+  const read = () => (now ??= Date.now())
+  return { nowMs: read, advance: (ms) => void (now = read() + ms) }
 }
 
 export interface TestDomain {
@@ -67,9 +72,12 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
  * second pass of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
  */
-export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed } = {}): Promise<TestDomain> {
+export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed; stateInMemory?: boolean } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
+  // stateInMemory: nonces and limits in this process even on the PostgreSQL pass (--single-instance).
+  const redis = options.stateInMemory ? undefined : storage.redis
+  const nonceCapacity = loadConfig({ env: {}, flags: options.settings ?? {} }).nonceCapacity
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceCapacity }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error
@@ -101,7 +109,7 @@ export interface TestApp extends TestDomain {
 
 /** The whole service, built as `serve` builds it, on fresh storage (see openTestDomain); not listening until you call listen. */
 export async function buildTestApp(
-  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings>; metrics?: boolean } = {},
+  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings>; metrics?: boolean; stateInMemory?: boolean } = {},
 ): Promise<TestApp> {
   const observability = options.metrics ? testObservability() : undefined
   const testDomain = await openTestDomain({ ...options, ...(observability ? { observed: observability.observed } : {}) })

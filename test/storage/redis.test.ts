@@ -17,8 +17,19 @@ import {
 import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
+import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
-const NOW = 1_750_000_000_000
+
+/**
+ * remember's arguments for uses stamped at one whole second: a second after now, so after the epoch
+ * a fresh prefix's marker gets at the first use (now).
+ */
+function stampedAt(timestampSeconds = Math.floor(Date.now() / 1000) + 1) {
+  return (consumerKey: string, nonce: string) => {
+    const use = nonceUse(consumerKey, nonce, { timestampSeconds })
+    return [use, expiryOf(use), Date.now()] as const
+  }
+}
 
 /**
  * The whole contract with nonces and limiters in Redis (SQLite for the rest, so that this file
@@ -59,11 +70,12 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('two connections (two instances) share nonces and limits', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const [a, b] = await Promise.all([openRedis(redisUrl), openRedis(redisUrl)])
       try {
         const [noncesA, noncesB] = [createRedisNonceStore(a, keys.prefix), createRedisNonceStore(b, keys.prefix)]
-        assert.equal(await noncesA.remember('ck', 'n', 300, NOW), true)
-        assert.equal(await noncesB.remember('ck', 'n', 300, NOW), false)
+        assert.equal(await noncesA.remember(...stampedNow('ck', 'n')), 'fresh')
+        assert.equal(await noncesB.remember(...stampedNow('ck', 'n')), 'replayed')
         const limitA = createRedisLimiterFactory(a, keys.prefix).create('shared', 3, 900)
         const limitB = createRedisLimiterFactory(b, keys.prefix).create('shared', 3, 900)
         const states = [await limitA.hit('k'), await limitB.hit('k'), await limitA.hit('k'), await limitB.hit('k')]
@@ -76,11 +88,12 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('of 50 concurrent uses of one nonce exactly one is fresh', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
-        const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember('ck', 'same', 300, NOW)))
-        assert.equal(answers.filter(Boolean).length, 1)
+        const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember(...stampedNow('ck', 'same'))))
+        assert.equal(answers.filter((answer) => answer === 'fresh').length, 1)
       } finally {
         await closeRedis(redis)
       }
@@ -88,28 +101,34 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('consumer key and nonce cannot run into each other in the key', async () => {
       const keys = freshPrefix()
+      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
-        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), true)
-        assert.equal(await nonces.remember('a', 'b:c', 300, NOW), true)
-        assert.equal(await nonces.remember('a:b', 'c', 300, NOW), false)
+        assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'fresh')
+        assert.equal(await nonces.remember(...stampedNow('a', 'b:c')), 'fresh')
+        assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'replayed')
       } finally {
         await closeRedis(redis)
       }
     })
 
-    test('a nonce key expires in Redis with its window, and every key lives under the prefix', async () => {
+    test('a nonce key expires in Redis when its request can no longer be timely, and every key lives under the prefix', async () => {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)
       try {
-        await createRedisNonceStore(redis, keys.prefix).remember('ck', 'ttl', 120, Date.now())
+        await createRedisNonceStore(redis, keys.prefix).remember(...stampedAt()('ck', 'ttl'))
         await createRedisLimiterFactory(redis, keys.prefix).create('ttl', 5, 60).hit('k')
         const stored = await listRedisKeys(redisUrl, keys.prefix)
-        assert.equal(stored.length, 2)
-        for (const key of stored) {
+        assert.equal(stored.length, 3)
+        // The epoch marker is the one key that stays: its loss is what it detects.
+        assert.deepEqual(
+          stored.filter((key) => key.endsWith('epoch')),
+          [`${keys.prefix}epoch`],
+        )
+        for (const key of stored.filter((k) => !k.endsWith('epoch'))) {
           const ttl = await redis.pttl(key)
-          assert.ok(ttl > 0 && ttl <= 120_000, `${key} has a TTL (${ttl} ms)`)
+          assert.ok(ttl > 0 && ttl <= 335_000, `${key} has a TTL (${ttl} ms)`)
         }
       } finally {
         await closeRedis(redis)

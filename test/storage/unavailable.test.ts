@@ -10,6 +10,7 @@ import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
 import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
 /**
  * Outages: a PostgreSQL and a Redis of this test's own are stopped under open stores. Every call
@@ -18,6 +19,12 @@ import { testKeyring } from '../helpers/keys.ts'
  */
 const FAST_MS = 2_000
 const NOW = 1_750_000_000_000
+
+/** A use stamped two seconds ahead (after any epoch a restart just set), its expiry and now: remember's arguments. */
+const stampedNow = (consumerKey: string, nonce: string) => {
+  const use = nonceUse(consumerKey, nonce, { timestampSeconds: Math.floor(Date.now() / 1000) + 2 })
+  return [use, expiryOf(use), Date.now()] as const
+}
 
 async function rejectsFast(call: () => Promise<unknown>, label: string): Promise<void> {
   const started = Date.now()
@@ -80,7 +87,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
     await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier')
     await rejectsFast(() => r.ping(), 'ping')
-    assert.equal(await s.nonces.remember('ck', 'pg-down', 300, NOW), true, 'Redis still answers')
+    assert.equal(await s.nonces.remember(...stampedNow('ck', 'pg-down')), 'fresh', 'Redis still answers')
 
     await postgres.start()
     assert.equal((await eventually(() => s.users.findById('1')))?.id, '1')
@@ -95,14 +102,14 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     assert.equal((await limiter.hit('k')).isAllowed, true)
 
     await redis.stop()
-    await rejectsFast(() => s.nonces.remember('ck', 'redis-down', 300, NOW), 'nonces.remember')
+    await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember')
     await rejectsFast(() => limiter.hit('k'), 'limiter.hit')
     await rejectsFast(() => limiter.peek('k'), 'limiter.peek')
     await rejectsFast(() => r.ping(), 'ping')
     assert.equal((await s.users.findById('1'))?.id, '1', 'PostgreSQL still answers')
 
     await redis.start()
-    assert.equal(await eventually(() => s.nonces.remember('ck', 'redis-back', 300, NOW)), true)
+    assert.equal(await eventually(() => s.nonces.remember(...stampedNow('ck', 'redis-back'))), 'fresh')
     assert.equal((await limiter.hit('k2')).isAllowed, true)
     await r.ping()
   })
@@ -112,11 +119,11 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const { stores: s } = storage
     redis.pause()
     try {
-      await rejectsFast(() => s.nonces.remember('ck', 'hung', 300, NOW), 'nonces.remember on a hung Redis')
+      await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'hung')), 'nonces.remember on a hung Redis')
     } finally {
       redis.resume()
     }
-    assert.equal(await eventually(() => s.nonces.remember('ck', 'after-hang', 300, NOW)), true)
+    assert.equal(await eventually(() => s.nonces.remember(...stampedNow('ck', 'after-hang'))), 'fresh')
   })
 
   test('over HTTP an outage is 503 code 130, and /readyz names the dependency that is down', async (t) => {

@@ -44,7 +44,7 @@ interface TokenLookup {
 // and the decision is taken at the end, so answers reveal nothing by timing (oauthlib's dummies).
 const DUMMY_SECRET_LENGTH = 50
 
-/** How much the clocks of two instances sharing one nonce store may differ. */
+/** How much the clocks of two instances sharing one nonce store may differ (at most the skew itself). */
 const NONCE_CLOCK_MARGIN_SECONDS = 30
 const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
@@ -95,13 +95,22 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
   const charge = options.charge === null ? NOT_CHARGED : await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
-  // A request stays timely until its timestamp + skew (up to 2 × skew from now when it was stamped
-  // ahead of us); its nonce is remembered until then, plus a margin for instances whose clocks
-  // differ a little. A client with a good clock so costs one window of skew, not two.
-  const rememberSeconds = request.timestampSeconds! + skewSeconds - nowMs / 1000 + NONCE_CLOCK_MARGIN_SECONDS
-  const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
-  if (!isFresh) {
+  // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
+  // margin for instances whose clocks differ a little.
+  const expiresAtMs = (request.timestampSeconds! + skewSeconds + Math.min(NONCE_CLOCK_MARGIN_SECONDS, skewSeconds)) * 1000
+  const use = { consumerKey: request.consumerKey, token: request.token, nonce: request.nonce, timestampSeconds: request.timestampSeconds! }
+  const verdict = await deps.stores.nonces.remember(use, expiresAtMs, nowMs).catch(async (error: unknown) => {
     await charge.refund()
+    throw error
+  })
+  if (verdict !== 'fresh') {
+    await charge.refund()
+    // Signed before the store's epoch (a restart, a Redis that lost its keys): it may be a replay
+    // of a request the store has forgotten, so it is refused as untimely.
+    if (verdict === 'before-epoch') {
+      observed('timestamp_out_of_bounds')
+      throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)', rateLimit: charge.limit })
+    }
     observed('nonce_reused')
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
@@ -111,6 +120,7 @@ export async function verifySignedRequest<K extends TokenKind>(
 }
 
 const NOT_CHARGED: Charge = { limit: undefined, refund: async () => {} }
+
 /** A request that does not parse is `malformed` to the observer; its error goes on to the client. */
 function parseOrObserve(input: RequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
   try {

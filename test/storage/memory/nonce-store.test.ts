@@ -1,32 +1,98 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { StorageUnavailableError } from '../../../src/storage/errors.ts'
-import { createMemoryNonceStore } from '../../../src/storage/memory/nonce-store.ts'
+import { DEFAULT_NONCE_CAPACITY, createMemoryNonceStore } from '../../../src/storage/memory/nonce-store.ts'
+import { HashSet64 } from '../../../src/storage/memory/hash-set64.ts'
+import { expiryOf, nonceUse } from '../../helpers/nonce-use.ts'
 
-const NOW = 1_750_000_000_000
+const NOW = Date.now()
+const TS = Math.floor(NOW / 1000)
+const EPOCH = NOW - 60_000
+const use = (consumerKey: string, nonce: string, timestampSeconds = TS) => nonceUse(consumerKey, nonce, { timestampSeconds })
 
 test('a full nonce store refuses a new nonce with StorageUnavailableError rather than forget a live one', async () => {
-  const nonces = createMemoryNonceStore({ capacity: 3 })
-  for (const nonce of ['a', 'b', 'c']) assert.equal(await nonces.remember('ck', nonce, 300, NOW), true)
-  await assert.rejects(nonces.remember('ck', 'd', 300, NOW), StorageUnavailableError)
-  assert.equal(await nonces.remember('ck', 'a', 300, NOW), false, 'a replay is still recognised when full')
+  const nonces = createMemoryNonceStore({ capacity: 3, epochMs: EPOCH })
+  for (const nonce of ['a', 'b', 'c']) assert.equal(await nonces.remember(use('ck', nonce), expiryOf(use('ck', nonce)), NOW), 'fresh')
+  await assert.rejects(nonces.remember(use('ck', 'd'), expiryOf(use('ck', 'd')), NOW), StorageUnavailableError)
+  assert.equal(await nonces.remember(use('ck', 'a'), expiryOf(use('ck', 'a')), NOW), 'replayed', 'a replay is still recognised when full')
 })
 
-test('a full nonce store has room again once its nonces have expired', async () => {
-  const nonces = createMemoryNonceStore({ capacity: 2 })
-  await nonces.remember('ck', 'a', 300, NOW)
-  await nonces.remember('ck', 'b', 300, NOW)
-  assert.equal(await nonces.remember('ck', 'c', 300, NOW + 300_001), true)
-  assert.equal(nonces.size(), 1)
+test('once its window has passed, a nonce is forgotten whole bucket at a time and the memory is given back', async () => {
+  const nonces = createMemoryNonceStore({ capacity: 2, epochMs: EPOCH })
+  await nonces.remember(use('ck', 'a'), expiryOf(use('ck', 'a')), NOW)
+  await nonces.remember(use('ck', 'b'), expiryOf(use('ck', 'b')), NOW)
+  assert.ok(nonces.byteCount() > 0)
+  const later = NOW + 350_000
+  const next = use('ck', 'c', Math.floor(later / 1000))
+  assert.equal(await nonces.remember(next, expiryOf(next), later), 'fresh')
+  assert.equal(nonces.entryCount(later), 1)
+  assert.equal(nonces.entryCount(later + 350_000), 0)
+  assert.equal(nonces.byteCount(), 0, 'no table is left once every entry has expired')
 })
 
-test('an expired nonce behind a longer-lived one does not count against the capacity', async () => {
-  const nonces = createMemoryNonceStore({ capacity: 2 })
-  assert.equal(await nonces.remember('ck', 'stamped-ahead', 630, NOW), true)
-  assert.equal(await nonces.remember('ck', 'on-time', 330, NOW), true)
-  // At NOW + 331 s only the first is live: the second, behind it, must make room.
-  assert.equal(await nonces.remember('ck', 'next', 330, NOW + 331_000), true)
-  assert.equal(nonces.size(), 2)
-  assert.equal(await nonces.remember('ck', 'stamped-ahead', 630, NOW + 331_000), false, 'the longer-lived one is still a replay')
-  await assert.rejects(nonces.remember('ck', 'one-too-many', 330, NOW + 331_000), StorageUnavailableError, 'both entries are live now')
+test('a nonce stamped ahead lives longer than one stamped on time, and each is a replay for its whole life', async () => {
+  const nonces = createMemoryNonceStore({ capacity: 10, epochMs: EPOCH })
+  const ahead = use('ck', 'ahead', TS + 300)
+  const onTime = use('ck', 'on-time')
+  assert.equal(await nonces.remember(ahead, expiryOf(ahead), NOW), 'fresh')
+  assert.equal(await nonces.remember(onTime, expiryOf(onTime), NOW), 'fresh')
+  const at = NOW + 340_000
+  assert.equal(nonces.entryCount(at), 1, 'the on-time one has expired')
+  assert.equal(await nonces.remember(ahead, expiryOf(ahead), at), 'replayed', 'the one stamped ahead is still a replay')
+})
+
+test('a request stamped before the store was created is before its epoch', async () => {
+  const nonces = createMemoryNonceStore({ epochMs: NOW })
+  const before = use('ck', 'n', Math.floor(NOW / 1000) - 1)
+  assert.equal(await nonces.remember(before, expiryOf(before), NOW), 'before-epoch')
+  assert.equal(nonces.entryCount(NOW), 0, 'nothing is remembered for it')
+  const since = use('ck', 'n', Math.ceil(NOW / 1000))
+  assert.equal(await nonces.remember(since, expiryOf(since), NOW), 'fresh')
+})
+
+test('near capacity, the app holding more than its share is refused and the others are still served', async () => {
+  const nonces = createMemoryNonceStore({ capacity: 100, epochMs: EPOCH })
+  let accepted = 0
+  for (let i = 0; i < 100; i++) {
+    const flood = use('flooder', `n${i}`)
+    try {
+      await nonces.remember(flood, expiryOf(flood), NOW)
+      accepted++
+    } catch (error) {
+      assert.ok(error instanceof StorageUnavailableError)
+    }
+  }
+  assert.equal(accepted, 90, 'one app alone fills 90 % of the store')
+  for (let i = 0; i < 10; i++) {
+    const other = use('other', `n${i}`)
+    assert.equal(await nonces.remember(other, expiryOf(other), NOW), 'fresh', `the other app's request ${i}`)
+  }
+  const more = use('flooder', 'more')
+  await assert.rejects(nonces.remember(more, expiryOf(more), NOW), StorageUnavailableError)
+})
+
+test('a set of 64-bit hashes finds every one it was given and no other', () => {
+  const set = new HashSet64()
+  const words = Array.from({ length: 200_000 }, (_, i) => [(i * 2654435761) >>> 0, (i * 40503 + 1) >>> 0] as const)
+  for (const [hi, lo] of words) assert.equal(set.add(hi, lo), true)
+  assert.equal(set.size, words.length)
+  for (const [hi, lo] of words) assert.equal(set.has(hi, lo), true)
+  for (const [hi, lo] of words.slice(0, 1000)) assert.equal(set.add(hi, lo), false)
+  assert.equal(set.has(12345, 0), false)
+})
+
+test('a million nonces cost at most 16 bytes each, so the default capacity fits in 200 MB', async () => {
+  const nonces = createMemoryNonceStore({ epochMs: EPOCH })
+  const count = 1_000_000
+  // At full load each 10 s bucket holds about 14 M / 34 ≈ 410,000 entries (a 340 s life): a
+  // million over 20 s of timestamps fills two or three buckets as full as that.
+  for (let i = 0; i < count; i++) {
+    const entry = use('ck', `n${i}`, TS + Math.floor((i * 20) / count))
+    await nonces.remember(entry, expiryOf(entry), NOW)
+  }
+  assert.equal(nonces.entryCount(NOW), count)
+  const bytesPerEntry = nonces.byteCount() / count
+  assert.ok(bytesPerEntry <= 16, `${bytesPerEntry.toFixed(1)} bytes per entry`)
+  assert.ok((DEFAULT_NONCE_CAPACITY * bytesPerEntry) / 1e6 < 200, `${((DEFAULT_NONCE_CAPACITY * bytesPerEntry) / 1e6).toFixed(0)} MB at the default capacity`)
+  assert.ok(DEFAULT_NONCE_CAPACITY * 0.9 >= 12_000_000, 'one app alone may hold 12 million')
 })
