@@ -22,23 +22,31 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedReq
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule: past it, 403 code 99 as Twitter answers, not 429.
   await countCall(deps, input.rateLimit, limitSubject.app(app.id), E.unableToVerifyCredentials)
-  const live = await deps.stores.bearerTokens.findLive(app.id)
+  return handOutBearerToken(deps, app.id, input.clientAddress ?? null)
+}
+
+/**
+ * The app's one live bearer token, made on first need; for POST /oauth2/token and the developer
+ * console alike. Every hand-out is recorded, the repeats too: each gives the app's credential away.
+ */
+export async function handOutBearerToken(
+  deps: Pick<DomainDeps, 'stores' | 'clock'>,
+  appId: string,
+  address: string | null,
+): Promise<BearerTokenRecord> {
+  const handOut = (reused: boolean): AuditEntry => ({ event: 'bearer_token.issued', appId, address, detail: { reused } })
+  const live = await deps.stores.bearerTokens.findLive(appId)
   if (live) {
     // A repeat (nearly every call): the token exists, so its audit row is the only write.
-    await recordAudit(deps, handOut(app.id, input, true))
+    await recordAudit(deps, handOut(true))
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
   return deps.stores.transaction(async (tx) => {
-    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId: app.id, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await recordAudit({ stores: tx, clock: deps.clock }, handOut(app.id, input, token.token !== candidate.token))
+    await recordAudit({ stores: tx, clock: deps.clock }, handOut(token.token !== candidate.token))
     return token
   })
-}
-
-/** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */
-function handOut(appId: string, input: SignedRequestInput, reused: boolean): AuditEntry {
-  return { event: 'bearer_token.issued', appId, address: input.clientAddress, detail: { reused } }
 }
