@@ -11,9 +11,9 @@ export interface BrowserEnvironment {
 }
 
 /** The browser first: when it cannot start (CI without Chromium) nothing else is left running. */
-export async function startBrowserEnvironment(): Promise<BrowserEnvironment> {
+export async function startBrowserEnvironment(serverOptions: Parameters<typeof startTestServer>[0] = {}): Promise<BrowserEnvironment> {
   const browser = await launchBrowser()
-  const server = await startTestServer()
+  const server = await startTestServer(serverOptions)
   const site = await startCallbackSite()
   return { browser, server, site }
 }
