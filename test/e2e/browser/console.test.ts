@@ -37,7 +37,7 @@ let counter = 0
 const screenName = (prefix: string) => `${prefix}${Date.now() % 100_000}${++counter}`
 
 async function signUp(page: Page, server: TestServer, name: string): Promise<string> {
-  const handle = screenName(name.toLowerCase().slice(0, 5))
+  const handle = screenName(name.toLowerCase().replace(/[^a-z]/g, '').slice(0, 5))
   await open(page, `${server.url}/console/signup`)
   await page.fill('input[name="screen_name"]', handle)
   await page.fill('input[name="name"]', name)
