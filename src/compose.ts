@@ -1,6 +1,7 @@
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
+import { createMemoryFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { openStores } from './storage/open-stores.ts'
@@ -40,6 +41,7 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
         ]),
       ),
     },
+    signatureFailures: createMemoryFailureLog(),
   }
 }
 

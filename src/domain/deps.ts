@@ -1,5 +1,6 @@
 import type { Limiter, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
+import type { SignatureFailureLog } from './console/signature-failures.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -22,4 +23,6 @@ export interface DomainDeps {
     /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
     endpoints: ReadonlyMap<string, Limiter>
   }
+  /** Each app's recent refused signed requests, for its developer (the console's diagnostics). */
+  signatureFailures?: SignatureFailureLog
 }

@@ -289,6 +289,25 @@ describe('developer console', () => {
     assert.equal((await call()).status, 401)
   })
 
+  test("the app's page shows its rate-limit usage per endpoint, the counts rate_limit_status gives", async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const app = await t.domain.stores.apps.findById(location.split('/').pop() as string)
+    assert.ok(app)
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })).status, 200)
+    }
+    const status = await signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
+    const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
+    const page = await b.get(location)
+    const row = /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
+    assert.ok(row, 'a row for /oauth/request_token')
+    assert.equal(Number(row[1]), 3)
+    assert.equal(Number(row[2]) - Number(row[1]), remaining)
+    assert.doesNotMatch(page.body, /<code>\/oauth\/authorize<\/code>/, 'pages counted per address are no app\'s budget')
+  })
+
   test('regenerating the keys shows the new pair once; the old pair stops working', async () => {
     const { browser: b } = await signedIn()
     const location = String((await createThroughForm(b, {})).headers.location)

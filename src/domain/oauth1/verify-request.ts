@@ -3,6 +3,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
+import { noteSignatureFailure, type SignatureFailureReason } from '../console/signature-failures.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
 import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
@@ -48,7 +49,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  * in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'signatureFailures'>,
   input: SignedRequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
@@ -69,6 +70,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   if (failure) {
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
+    await noteSignatureFailure(deps, { input, request, app, reason: failureReason(failure, request, app, input.isSecure) })
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
   }
 
@@ -86,10 +88,20 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isFresh = await deps.stores.nonces.remember(request.consumerKey, request.nonce, rememberSeconds, nowMs)
   if (!isFresh) {
     await refund()
+    await noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed' })
   }
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner } as unknown as VerifiedRequest<K>
+}
+
+/** The failed check as the developer console names it (the client only ever sees the code). */
+function failureReason(failure: ErrorDef, request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): SignatureFailureReason {
+  if (failure === E.timestampOutOfBounds) return 'timestamp_out_of_bounds'
+  if (failure === E.suspendedApplication) return 'app_suspended'
+  if (failure === E.invalidOrExpiredToken) return 'token_invalid'
+  if (!isMethodAllowed(request, app, isSecure)) return 'method_not_allowed'
+  return request.bodyHashMatches === false ? 'body_hash_mismatch' : 'bad_signature'
 }
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
@@ -143,10 +155,15 @@ async function lookUpToken(
 function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string, isSecure: boolean): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
   const matches = verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
-  const isMethodAllowed =
+  return matches && isMethodAllowed(request, app, isSecure) && request.bodyHashMatches !== false
+}
+
+/** The app allows the method, and PLAINTEXT only over TLS. */
+function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): boolean {
+  return (
     isSignatureMethod(request.signatureMethod) &&
     app !== undefined &&
     app.signatureMethods.includes(request.signatureMethod) &&
     (request.signatureMethod !== 'PLAINTEXT' || isSecure)
-  return matches && isMethodAllowed && request.bodyHashMatches !== false
+  )
 }

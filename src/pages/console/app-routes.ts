@@ -10,6 +10,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../storage/records.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
 import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../views/console-apps.ts'
+import { signatureFailuresPage } from '../views/signature-failures.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { personOrSignIn, personPosting, type PageContext } from './context.ts'
 import { markSecretToReveal, takeSecretToReveal } from './reveal.ts'
@@ -84,6 +85,14 @@ export function consoleAppRoutes(context: PageContext) {
     if (!person) return reply
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
     return sendPage(reply, 200, deleteAppPage({ csrfToken: person.session.csrf, user: person.user, app }), { kind: 'self' })
+  }
+
+  async function getFailures(request: AppRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}/failures`)
+    if (!person) return reply
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    const failures = (await domain.signatureFailures?.recent(app.id, domain.clock.nowMs())) ?? []
+    return sendPage(reply, 200, signatureFailuresPage({ csrfToken: person.session.csrf, user: person.user, app, failures }), { kind: 'self' })
   }
 
   async function postDelete(request: AppRequest, reply: FastifyReply) {
@@ -168,6 +177,7 @@ export function consoleAppRoutes(context: PageContext) {
     app.post('/console/apps/:app_id/suspend', setSuspended(true))
     app.post('/console/apps/:app_id/unsuspend', setSuspended(false))
     app.get('/console/apps/:app_id/delete', getDelete)
+    app.get('/console/apps/:app_id/failures', getFailures)
     app.post('/console/apps/:app_id/delete', postDelete)
     app.post('/console/apps/:app_id/keys', postKeys)
     app.post('/console/apps/:app_id/owner-token', postOwnerToken)

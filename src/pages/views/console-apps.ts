@@ -141,6 +141,7 @@ export function appPage(view: AppPageView): string {
 ${alert(view.message)}
 ${view.revealed && revealed(view.revealed)}
 ${details(app)}
+<p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a></p>
 <section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
 <div class="actions">
 ${actionForm(app, csrfToken, 'keys', 'Regenerate consumer key and secret', 'regenerate_keys')}
