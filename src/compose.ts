@@ -3,6 +3,7 @@ import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import { createMemoryFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
+import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { openStores } from './storage/open-stores.ts'
 import { ConfigError } from './config/load.ts'
@@ -29,7 +30,7 @@ export function domainSettings(config: Config): DomainSettings {
 /** Stores → domain services: the limiters are made once here and shared by every request. */
 export function createDomainDeps(stores: Stores, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
   return {
-    stores,
+    stores: withPreviousConsumerKeys(stores, clock),
     clock,
     newId: createIdGenerator(clock),
     settings,

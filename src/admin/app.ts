@@ -71,6 +71,19 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   return app
 }
 
+/** Operations whose body may be left out (their route turns no body into `{}`). */
+const OPTIONAL_BODIES = new Set(['rotateKeys'])
+
+/** @fastify/swagger marks every request body required; these are not. */
+function markOptionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const methods of Object.values(document.paths ?? {}) as Array<Record<string, { operationId?: string; requestBody?: { required?: boolean } }>>) {
+    for (const operation of Object.values(methods)) {
+      if (operation.requestBody && OPTIONAL_BODIES.has(operation.operationId ?? '')) operation.requestBody.required = false
+    }
+  }
+  return document
+}
+
 /** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
 async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -87,6 +100,7 @@ async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
         { name: 'audit', description: 'The audit trail' },
       ],
     },
+    transformObject: (documents) => ('openapiObject' in documents ? markOptionalBodies(documents.openapiObject) : documents.swaggerObject),
   })
   await app.register(userRoutes)
   await app.register(appRoutes)

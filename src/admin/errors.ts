@@ -12,6 +12,7 @@ const WIRE_FIELDS: Record<string, string> = {
   isSignInEnabled: 'sign_in',
   isResourceServer: 'resource_server',
   isSuspended: 'suspended',
+  graceSeconds: 'grace_seconds',
 }
 
 const FASTIFY_CODES: Record<string, [number, string]> = {

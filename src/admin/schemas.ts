@@ -161,3 +161,19 @@ export const params = (...names: string[]) => ({
   properties: Object.fromEntries(names.map((n) => [n, ID])),
   additionalProperties: false,
 })
+
+export const ROTATION = {
+  type: 'object',
+  properties: {
+    grace_seconds: { type: 'integer', minimum: 1, maximum: 604800, description: 'The old key pair keeps working this long (at most 7 days).' },
+    revoke_tokens: { type: 'boolean', default: false, description: "Also revoke every token issued to the app." },
+  },
+  additionalProperties: false,
+} as const
+
+export const ROTATED = {
+  type: 'object',
+  required: ['consumer_key', 'consumer_secret', 'previous_key_expires_at'],
+  properties: { consumer_key: { type: 'string' }, consumer_secret: { type: 'string' }, previous_key_expires_at: { type: ['string', 'null'], format: 'date-time' } },
+  additionalProperties: false,
+} as const

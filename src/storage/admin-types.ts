@@ -25,6 +25,23 @@ export interface AuditPageQuery extends PageQuery {
   before?: { atMs: number; id: number }
 }
 
+/** A rotated-out key pair that keeps working until expiresAtMs. */
+export interface PreviousKeyRecord {
+  appId: string
+  consumerKey: string
+  consumerSecret: string
+  expiresAtMs: number
+}
+
+export interface KeyRotation {
+  keys: { consumerKey: string; consumerSecret: string }
+  /** The pair being replaced keeps working until this time; without it, it stops at once. */
+  previousValidUntilMs?: number
+  /** Also revoke every request, access and bearer token issued to the app. */
+  revokeTokens: boolean
+  nowMs: number
+}
+
 /** An app a person has authorized: they hold at least one live access token of it. */
 export interface AuthorizationRecord {
   appId: string
@@ -49,6 +66,14 @@ export interface AdminStore {
   updateUser(id: string, patch: { name?: string; passwordHash?: string }): Promise<UserRecord | undefined>
   /** Revokes every live access token of this person for this app; how many were live. */
   revokeAuthorization(userId: string, appId: string, nowMs: number): Promise<number>
+  /**
+   * In one transaction: the app's new key pair, its current pair kept as the previous one until
+   * previousValidUntilMs (any older previous pair dropped), and its tokens revoked when asked.
+   * Undefined when there is no such app.
+   */
+  rotateKeys(appId: string, rotation: KeyRotation): Promise<AppRecord | undefined>
+  /** The previous key pair with this consumer key, expired or not (the caller decides). */
+  findPreviousKey(consumerKey: string): Promise<PreviousKeyRecord | undefined>
   /** Users in id order, after `afterId`; only the one with this screen name (any case) when given. */
   usersPage(query: PageQuery & { afterId?: string; screenName?: string }): Promise<UserRecord[]>
   /** Apps in id order, after `afterId`; only this owner's when given. */

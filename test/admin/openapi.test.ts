@@ -104,6 +104,10 @@ describe('every admin operation answers as the admin document says', () => {
     await call('GET', `/admin/v1/apps?owner=${user.user_id}`)
     await call('GET', `/admin/v1/apps/${app.app_id}`)
     await call('PATCH', `/admin/v1/apps/${app.app_id}`, { description: 'multiprogramming' })
+    await call('POST', `/admin/v1/apps/${app.app_id}/rotate-keys`, { grace_seconds: 60 })
+    await call('POST', `/admin/v1/apps/${app.app_id}/rotate-keys`, { grace_seconds: 60 * 60 * 24 * 8 })
+    const rotated = await call('POST', `/admin/v1/apps/${app.app_id}/rotate-keys`)
+    Object.assign(app, { consumer_key: rotated.json.consumer_key, consumer_secret: rotated.json.consumer_secret })
     await call('POST', `/admin/v1/apps/${app.app_id}/owner-token`)
     await call('GET', `/admin/v1/users/${user.user_id}/authorizations`)
     await call('DELETE', `/admin/v1/users/${user.user_id}/authorizations/${app.app_id}`)
@@ -115,7 +119,7 @@ describe('every admin operation answers as the admin document says', () => {
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
       body: 'grant_type=client_credentials',
     })
-    assert.equal(bearer.status, 200)
+    assert.equal(bearer.status, 200, await bearer.text())
     await call('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)
     await call('GET', `/admin/v1/audit?app_id=${app.app_id}&limit=2`)
     await call('DELETE', `/admin/v1/apps/${app.app_id}`)

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { revokeBearerToken } from '../../domain/admin/people.ts'
-import { createApp, deleteApp, findApp, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
+import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
 import { decodeCursor, page } from '../pagination.ts'
-import { APP, APP_PATCH, APP_WITH_SECRET, ID, NEW_APP, OWNER_TOKEN, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
+import { APP, APP_PATCH, APP_WITH_SECRET, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
 import { appView } from '../views.ts'
 
 interface AppBody {
@@ -104,6 +104,33 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       await deleteApp(request.adminDomain, request.params.app_id)
       return reply.code(204).send()
+    },
+  )
+
+  app.post<{ Params: { app_id: string }; Body: { grace_seconds?: number; revoke_tokens?: boolean } }>(
+    '/admin/v1/apps/:app_id/rotate-keys',
+    {
+      schema: {
+        operationId: 'rotateKeys',
+        tags: ['apps'],
+        summary: 'New consumer key and secret; the old pair stops at once or after grace_seconds',
+        params: appParams,
+        body: ROTATION,
+        response: responses({ 200: json('The new key pair, shown this once.', ROTATED) }, 400, 404),
+      },
+      // The body is optional: no body is an empty one (no grace period, tokens kept).
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
+    },
+    async (request) => {
+      const { grace_seconds: graceSeconds, revoke_tokens: revokeTokens = false } = request.body
+      const rotated = await rotateAppKeys(request.adminDomain, request.params.app_id, { revokeTokens, ...(graceSeconds === undefined ? {} : { graceSeconds }) })
+      return {
+        consumer_key: rotated.consumerKey,
+        consumer_secret: rotated.consumerSecret,
+        previous_key_expires_at: graceSeconds === undefined ? null : new Date(rotated.updatedAtMs + graceSeconds * 1000).toISOString(),
+      }
     },
   )
 

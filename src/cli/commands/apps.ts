@@ -1,4 +1,4 @@
-import { Command } from 'commander'
+import { Command, InvalidArgumentError } from 'commander'
 import {
   createApp,
   deleteApp,
@@ -26,6 +26,12 @@ interface AppOptions {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/** Digits only; the domain checks the bounds. */
+function parseGrace(text: string): number {
+  if (!/^\d{1,7}$/.test(text)) throw new InvalidArgumentError('give a whole number of seconds, at most 604800 (7 days)')
+  return Number(text)
+}
 
 /** The options shared by `app create` and `app update`. */
 function withAppOptions(command: Command, isUpdate: boolean): Command {
@@ -119,11 +125,19 @@ export function appCommand(): Command {
 
   app
     .command('rotate-keys <app>')
-    .description('new consumer key and secret; every credential issued under the old pair stops working')
+    .description('new consumer key and secret; the old pair and every token issued to the app stop working')
+    .option('--grace <seconds>', 'the old key pair keeps working this long (at most 604800, 7 days), and the tokens stay valid', parseGrace)
     .option('--json', 'print JSON')
-    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
-      const rotated = await withDomain(command, (deps) => rotateAppKeys(deps, ref))
-      const view = { app_id: rotated.id, consumer_key: rotated.consumerKey, consumer_secret: rotated.consumerSecret }
+    .action(async (ref: string, options: { json?: boolean; grace?: number }, command: Command) => {
+      const rotated = await withDomain(command, (deps) =>
+        rotateAppKeys(deps, ref, options.grace === undefined ? {} : { graceSeconds: options.grace, revokeTokens: false }),
+      )
+      const view = {
+        app_id: rotated.id,
+        consumer_key: rotated.consumerKey,
+        consumer_secret: rotated.consumerSecret,
+        previous_key_expires_at: options.grace === undefined ? null : new Date(rotated.updatedAtMs + options.grace * 1000).toISOString(),
+      }
       print(!!options.json, view, () => lines(view))
     })
 

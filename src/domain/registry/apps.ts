@@ -156,12 +156,40 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   return updated
 }
 
-/** New consumer key and secret; every credential issued under the old pair stops working at once. */
-export async function rotateAppKeys(deps: RegistryDeps, ref: string): Promise<AppRecord> {
+/** The longest grace period of a rotated-out key pair: 7 days. */
+export const MAX_KEY_GRACE_SECONDS = 7 * 24 * 3600
+
+export interface KeyRotationOptions {
+  /** The old key pair keeps working this long (1 s to 7 days); without it, it stops at once. */
+  graceSeconds?: number
+  /** Also revoke every request, access and bearer token issued to the app (default: true). */
+  revokeTokens?: boolean
+}
+
+/**
+ * New consumer key and secret. The old pair stops working at once, or at the end of the grace
+ * period; an older pair still in its grace period stops at once. Tokens issued to the app are
+ * revoked unless revokeTokens is false.
+ */
+export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: KeyRotationOptions = {}): Promise<AppRecord> {
+  const { graceSeconds, revokeTokens = true } = options
+  if (graceSeconds !== undefined) {
+    assertThat(Number.isInteger(graceSeconds) && graceSeconds >= 1 && graceSeconds <= MAX_KEY_GRACE_SECONDS, E.invalidParameter, {
+      message: `grace must be a whole number of seconds from 1 to ${MAX_KEY_GRACE_SECONDS} (7 days)`,
+      field: 'graceSeconds',
+    })
+  }
   const app = await findApp(deps, ref)
-  const rotated = await deps.stores.apps.rotateKeys(app.id, newConsumerKeys(), deps.clock.nowMs())
+  const nowMs = deps.clock.nowMs()
+  const rotated = await deps.stores.admin.rotateKeys(app.id, {
+    keys: newConsumerKeys(),
+    ...(graceSeconds === undefined ? {} : { previousValidUntilMs: nowMs + graceSeconds * 1000 }),
+    revokeTokens,
+    nowMs,
+  })
   if (!rotated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
-  await recordAudit(deps, { event: 'app.keys_rotated', appId: app.id, userId: app.ownerId })
+  const detail = { revoke_tokens: revokeTokens, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
+  await recordAudit(deps, { event: 'app.keys_rotated', appId: app.id, userId: app.ownerId, detail })
   return rotated
 }
 

@@ -3,7 +3,7 @@ import type { AccessLevel } from '../records.ts'
 import type { AdminStore, AdminTokenRecord } from '../admin-types.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AdminTokensTable, Database } from './schema.ts'
-import { toApp, toAuditEvent, toUser } from './rows.ts'
+import { sealedKeys, toApp, toAuditEvent, toUser } from './rows.ts'
 
 function toAdminToken(row: Selectable<AdminTokensTable>): AdminTokenRecord {
   return {
@@ -55,6 +55,49 @@ export function createAdminStore(db: Kysely<Database>, sealer: Sealer) {
         .where('revoked_at_ms', 'is', null)
         .executeTakeFirst()
       return Number(result.numUpdatedRows)
+    },
+    async rotateKeys(appId, rotation) {
+      return db.transaction().execute(async (tx) => {
+        const current = await tx.selectFrom('apps').select(['consumer_key', 'consumer_secret']).where('id', '=', appId).executeTakeFirst()
+        if (!current) return undefined
+        const row = await tx
+          .updateTable('apps')
+          .set({ ...sealedKeys(rotation.keys, sealer), updated_at_ms: rotation.nowMs })
+          .where('id', '=', appId)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+        await tx.deleteFrom('previous_consumer_keys').where('app_id', '=', appId).execute()
+        if (rotation.previousValidUntilMs !== undefined) {
+          await tx
+            .insertInto('previous_consumer_keys')
+            .values({
+              app_id: appId,
+              consumer_key: current.consumer_key,
+              consumer_key_hash: sealer.index(sealer.open(current.consumer_key)),
+              consumer_secret: current.consumer_secret,
+              expires_at_ms: rotation.previousValidUntilMs,
+            })
+            .execute()
+        }
+        if (rotation.revokeTokens) {
+          await tx.updateTable('request_tokens').set({ status: 'dead' }).where('app_id', '=', appId).where('status', 'in', ['issued', 'authorized']).execute()
+          for (const table of ['access_tokens', 'bearer_tokens'] as const) {
+            await tx.updateTable(table).set({ revoked_at_ms: rotation.nowMs }).where('app_id', '=', appId).where('revoked_at_ms', 'is', null).execute()
+          }
+        }
+        return toApp(row, sealer)
+      })
+    },
+    async findPreviousKey(consumerKey) {
+      const row = await db.selectFrom('previous_consumer_keys').selectAll().where('consumer_key_hash', '=', sealer.index(consumerKey)).executeTakeFirst()
+      return (
+        row && {
+          appId: row.app_id,
+          consumerKey: sealer.open(row.consumer_key),
+          consumerSecret: sealer.open(row.consumer_secret),
+          expiresAtMs: Number(row.expires_at_ms),
+        }
+      )
     },
     async usersPage({ limit, afterId, screenName }) {
       let query = db.selectFrom('users').selectAll()

@@ -149,7 +149,7 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
-  // The admin API (issue 13): its bearer tokens, kept only as keyed hashes.
+  // The admin API (issue 13): its bearer tokens, kept only as keyed hashes, and previous key pairs.
   '005-admin-tokens': {
     async up(db: Kysely<any>) {
       await db.schema
@@ -159,6 +159,15 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('token_hash', 'text', (c) => c.notNull().unique())
         .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
         .addColumn('revoked_at_ms', 'bigint')
+        .execute()
+      // A rotated-out key pair that keeps working until expires_at_ms (rotate-keys with a grace period).
+      await db.schema
+        .createTable('previous_consumer_keys')
+        .addColumn('app_id', 'text', (c) => c.primaryKey().references('apps.id').onDelete('cascade'))
+        .addColumn('consumer_key', 'text', (c) => c.notNull())
+        .addColumn('consumer_key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('consumer_secret', 'text', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
         .execute()
     },
   },

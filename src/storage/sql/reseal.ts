@@ -11,6 +11,8 @@ const SEALED_COLUMNS = [
   { table: 'access_tokens', key: 'token', column: 'token', hash: 'token_hash' },
   { table: 'access_tokens', key: 'token', column: 'secret', hash: undefined },
   { table: 'bearer_tokens', key: 'token', column: 'token', hash: 'token_hash' },
+  { table: 'previous_consumer_keys', key: 'app_id', column: 'consumer_key', hash: 'consumer_key_hash' },
+  { table: 'previous_consumer_keys', key: 'app_id', column: 'consumer_secret', hash: undefined },
 ] as const
 
 export interface ResealProgress {

@@ -98,6 +98,17 @@ export interface AdminTokensTable {
   revoked_at_ms: number | null
 }
 
+/** One app's rotated-out key pair during its grace period. */
+export interface PreviousConsumerKeysTable {
+  app_id: string
+  /** Sealed. */
+  consumer_key: string
+  consumer_key_hash: string
+  /** Sealed. */
+  consumer_secret: string
+  expires_at_ms: number
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -106,4 +117,5 @@ export interface Database {
   bearer_tokens: BearerTokensTable
   audit_events: AuditEventsTable
   admin_tokens: AdminTokensTable
+  previous_consumer_keys: PreviousConsumerKeysTable
 }
