@@ -325,6 +325,34 @@ describe('developer console', () => {
     assert.equal((await requestToken({ key, secret })).status, 200)
     assert.equal((await requestToken({ key: old.consumerKey, secret: old.consumerSecret })).status, 401)
   })
+
+  test('regenerating with a grace period: the new pair works, and the old pair and its tokens keep working', async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    await b.get(location)
+    const old = await t.domain.stores.apps.findById(location.split('/').pop() as string)
+    assert.ok(old)
+    const oldConsumer = { key: old.consumerKey, secret: old.consumerSecret }
+    const ownerPage = await b.fill(location, `${location}/owner-token`, {})
+    const token = { key: textOf(ownerPage.body, 'access_token') ?? '', secret: textOf(ownerPage.body, 'access_token_secret') ?? '' }
+
+    const refused = await b.fill(location, `${location}/keys`, { grace: '99999999' })
+    assert.equal(refused.statusCode, 400)
+    assert.equal((await t.domain.stores.apps.findById(old.id))?.consumerKey, old.consumerKey, 'a bad grace value changes nothing')
+
+    await b.fill(location, `${location}/keys`, { grace: '3600' })
+    const page = await b.get(location)
+    const fresh = { key: textOf(page.body, 'consumer_key') ?? '', secret: textOf(page.body, 'consumer_secret') ?? '' }
+    assert.notEqual(fresh.key, old.consumerKey)
+    const requestToken = (consumer: { key: string; secret: string }) =>
+      signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+    assert.equal((await requestToken(fresh)).status, 200)
+    assert.equal((await requestToken(oldConsumer)).status, 200, 'the old pair works during the grace period')
+    const verify = await signedFetch({ consumer: oldConsumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    assert.equal(verify.status, 200, 'the owner token made under the old pair still works')
+    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
+    assert.equal(row?.detail?.grace_seconds, 3600)
+  })
 })
 
 describe('connected apps', () => {

@@ -105,7 +105,10 @@ export function consoleAppRoutes(context: PageContext) {
   async function postKeys(request: AppRequest, reply: FastifyReply) {
     const posted = await appPosting(request, reply)
     if (!posted) return reply
-    const rotated = await rotateAppKeys(posted.acting, posted.app.id)
+    const grace = posted.fields.get('grace') ?? ''
+    // As the CLI does: without a grace period every token goes with the old pair; with one they stay.
+    const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN, revokeTokens: false }
+    const rotated = await rotateAppKeys(posted.acting, posted.app.id, options)
     markSecretToReveal(request, reply, posted.user.id, rotated)
     return sendRedirect(reply, `/console/apps/${rotated.id}`)
   }

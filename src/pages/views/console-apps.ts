@@ -14,6 +14,14 @@ const ACCESS_LABELS: Record<string, string> = {
   'read-write-directmessages': 'Read, write and direct messages',
 }
 
+/** The grace periods offered when regenerating keys, in seconds ('' for none). */
+export const GRACE_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['', 'No grace period: stop it now'],
+  ['3600', '1 hour'],
+  ['86400', '24 hours'],
+  ['604800', '7 days'],
+]
+
 const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
 
 export function appListPage(view: Signed & { apps: AppRecord[] }): string {
@@ -143,8 +151,14 @@ ${view.revealed && revealed(view.revealed)}
 ${details(app)}
 <p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a></p>
 <section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
+<form method="post" action="/console/apps/${app.id}/keys">
+${csrf(csrfToken)}
+<label for="grace">Keep the old key and secret working for</label>
+<select id="grace" name="grace" aria-describedby="grace_hint">${GRACE_CHOICES.map(([value, label]) => option(value, label, ''))}</select>
+<p id="grace_hint" class="muted">Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.</p>
+<div class="actions"><button type="submit" id="regenerate_keys" class="secondary">Regenerate consumer key and secret</button></div>
+</form>
 <div class="actions">
-${actionForm(app, csrfToken, 'keys', 'Regenerate consumer key and secret', 'regenerate_keys')}
 ${actionForm(app, csrfToken, 'owner-token', 'Generate your access token', 'generate_access_token')}
 ${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access token', 'invalidate_access_token')}
 ${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer_token')}
