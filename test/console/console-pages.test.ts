@@ -4,6 +4,7 @@ import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-to
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode, signedFetch } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
 
 let address = 0
@@ -352,6 +353,32 @@ describe('developer console', () => {
     assert.equal(verify.status, 200, 'the owner token made under the old pair still works')
     const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
     assert.equal(row?.detail?.grace_seconds, 3600)
+  })
+})
+
+describe('console limits', () => {
+  let t: TestServer
+  before(async () => {
+    t = await startTestServer()
+  })
+  after(() => t.close())
+
+  test('one address gets a 429 page after its budget of console requests; another address is not affected', async () => {
+    const b = new CookieBrowser(t.app, '10.47.0.1')
+    for (let i = 0; i < PAGE_REQUESTS_PER_ADDRESS; i++) assert.equal((await b.get('/console')).statusCode, 200)
+    const refused = await b.get('/console')
+    assert.equal(refused.statusCode, 429)
+    assert.match(refused.body, /Too many/)
+    assert.equal((await new CookieBrowser(t.app, '10.47.0.2').get('/console')).statusCode, 200)
+  })
+
+  test('one signed-in account gets a 429 page after its budget of changes', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const b = new CookieBrowser(t.app, '10.47.1.1')
+    await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
+    const csrf = csrfOf((await b.get('/console')).body)
+    for (let i = 0; i < CHANGES_PER_ACCOUNT; i++) assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 404)
+    assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 429)
   })
 })
 
