@@ -26,6 +26,32 @@ function restrict(folder, patternsAt) {
   }))
 }
 
+function domainPatterns(depth) {
+  return [
+    FASTIFY,
+    {
+      regex: '^(better-sqlite3|kysely|pg|ioredis)(/.*)?$',
+      message: 'src/domain must not use a database driver; go through the store interfaces in src/storage/types.ts.',
+    },
+    reaching(depth, ['storage/(sql|sqlite|memory|postgres|redis|sealing|open-stores|key-maintenance|index)'], 'src/domain must not import a storage adapter; use src/storage/types.ts.'),
+    reaching(depth, ['http', 'pages', 'cli'], 'src/domain must not import the HTTP, pages or CLI edges.'),
+  ]
+}
+
+/** src/domain/<own>/ may not import src/domain/<other>/ (its files sit one level below src/domain/). */
+function protocolFolder(own, other) {
+  const message = `src/domain/${own} must not import src/domain/${other}: move what both need to src/domain/.`
+  return [1, 2].map((depth) => ({
+    files: [`src/domain/${own}/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...domainPatterns(depth), { regex: `^(\\.\\./){${depth}}${other}(/|$)`, message }, { regex: `^\\.\\./(\\.\\./)*domain/${other}(/|$)`, message }] },
+      ],
+    },
+  }))
+}
+
 export default [
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test-results/'] },
   js.configs.recommended,
@@ -59,15 +85,31 @@ export default [
   ]),
 
   // domain/: use cases; no framework, no database driver, no adapter, no edge.
-  ...restrict('domain', (depth) => [
-    FASTIFY,
-    {
-      regex: '^(better-sqlite3|kysely|pg|ioredis)(/.*)?$',
-      message: 'src/domain must not use a database driver; go through the store interfaces in src/storage/types.ts.',
+  ...restrict('domain', domainPatterns),
+  // OAuth 1.0a and OAuth 2 stand on their own: what both need lives one level up (request.ts,
+  // identify-caller.ts). These blocks come after the domain's and repeat its patterns (a later
+  // block's options replace an earlier one's).
+  ...protocolFolder('oauth1', 'oauth2'),
+  ...protocolFolder('oauth2', 'oauth1'),
+
+  // cli/: storage only through its entry point (src/storage/index.ts), never sql/, sealing/ or an adapter.
+  ...[0, 1].map((depth) => ({
+    files: [`src/cli/${'*/'.repeat(depth)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            FASTIFY,
+            {
+              regex: `^${'\\.\\./'.repeat(depth + 1)}storage/(?!index\\.ts$)`,
+              message: 'src/cli reaches storage only through src/storage/index.ts.',
+            },
+          ],
+        },
+      ],
     },
-    reaching(depth, ['storage/(sql|sqlite|memory|postgres|redis|open-stores)'], 'src/domain must not import a storage adapter; use src/storage/types.ts.'),
-    reaching(depth, ['http', 'pages', 'cli'], 'src/domain must not import the HTTP, pages or CLI edges.'),
-  ]),
+  })),
 
   // storage/: adapters know nothing of the domain or the edges.
   ...restrict('storage', (depth) => [FASTIFY, reaching(depth, ['http', 'pages', 'cli', 'domain'], 'src/storage must not import the domain or the HTTP, pages or CLI edges.')]),

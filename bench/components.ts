@@ -8,8 +8,9 @@ import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import pino from 'pino'
-import { parseSignedRequest, type SignedRequestInput } from '../src/domain/oauth1/signed-request.ts'
-import { verifySignedRequest } from '../src/domain/oauth1/verify-request.ts'
+import { parseSignedRequest } from '../src/domain/oauth1/parse-signed-request.ts'
+import type { RequestInput } from '../src/domain/request.ts'
+import { verifySignedRequest } from '../src/domain/oauth1/verify-signed-request.ts'
 import { verifyUserContext } from '../src/domain/oauth1/verify-user-context.ts'
 import { verifyBearer } from '../src/domain/oauth2/verify-bearer.ts'
 import { verifySignature } from '../src/protocol/oauth1/signature.ts'
@@ -47,7 +48,7 @@ try {
     token: { key: creds.accessToken, secret: creds.accessTokenSecret },
   })
   // Fresh nonces for every call of every verifying step below, signed before the clock starts.
-  const inputs = (): SignedRequestInput[] =>
+  const inputs = (): RequestInput[] =>
     Array.from({ length: N + N / 5 }, () => ({
       method: 'GET', scheme: 'https', host: '127.0.0.1:8443', path: '/1.1/account/verify_credentials.json', query: '',
       authorization: sign(), contentType: undefined, body: undefined, isSecure: true,
@@ -81,11 +82,11 @@ try {
   await time('stores.accessTokens.findByToken', () => deps.stores.accessTokens.findByToken(creds.accessToken))
   const userId = creds.accessToken.slice(0, creds.accessToken.indexOf('-'))
   await time('stores.users.findById', () => deps.stores.users.findById(userId))
-  await time('stores.apps.findByConsumerKeyWithAccessToken (app, token and owner: one query)', () =>
-    deps.stores.apps.findByConsumerKeyWithAccessToken(creds.consumerKey, creds.accessToken))
+  await time('stores.credentials.findConsumerWithAccessToken (app, token and owner: one query)', () =>
+    deps.stores.credentials.findConsumerWithAccessToken(creds.consumerKey, creds.accessToken))
   const appId = (await deps.stores.apps.findByConsumerKey(creds.consumerKey))!.id
   const bearer = await deps.stores.bearerTokens.issueOrReuse({ token: newBearerTokenValue(), appId, createdAtMs: Date.now(), revokedAtMs: null })
-  await time('stores.bearerTokens.findByTokenWithApp (one query)', () => deps.stores.bearerTokens.findByTokenWithApp(bearer.token))
+  await time('stores.credentials.findBearerTokenWithApp (one query)', () => deps.stores.credentials.findBearerTokenWithApp(bearer.token))
   await time('stores.nonces.remember (memory)', (i) => deps.stores.nonces.remember('k', `n${i}-${Math.random()}`, 300, Date.now()))
   const limiter = deps.limiters.endpoints.get('/account/verify_credentials')!
   await time('limiter.hit (rate-limiter-flexible, memory)', () => limiter.hit('user:1:2'))
@@ -99,6 +100,6 @@ try {
   await time('verifyUserContext (the token owner comes with the token)', (i) => verifyUserContext(deps, batch[i]!))
   await time('verifyBearer (the token and its app, one query)', () => verifyBearer(deps, `Bearer ${bearer.token}`))
 } finally {
-  await deps.stores.close()
+  await deps.runtime.close()
   rmSync(dir, { recursive: true, force: true })
 }

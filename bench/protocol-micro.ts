@@ -30,8 +30,10 @@ interface Api {
 }
 async function loadApi(src: string): Promise<Api> {
   const load = (path: string) => import(pathToFileURL(`${src}/${path}`).href)
+  // Trees older than issue 12 name the parser's file signed-request.ts.
+  const parser = await load('domain/oauth1/parse-signed-request.ts').catch(() => load('domain/oauth1/signed-request.ts'))
   return {
-    ...(await load('domain/oauth1/signed-request.ts')),
+    ...parser,
     ...(await load('protocol/oauth1/auth-header.ts')),
     ...(await load('protocol/oauth1/form.ts')),
     ...(await load('protocol/oauth1/percent-encode.ts')),

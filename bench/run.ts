@@ -114,7 +114,7 @@ async function withLatchkey(
 ): Promise<void> {
   const masterKey = serializeKeyring(newKeyring())
   const deps = await openDomain(storage, masterKey)
-  const registered = await registerBench(deps).finally(() => deps.stores.close())
+  const registered = await registerBench(deps).finally(() => deps.runtime.close())
   await beforeStart?.(masterKey)
   const serveArgs = [
     ...['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--database', storage.database, '--log-level', 'info'],

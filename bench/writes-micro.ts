@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DomainDeps } from '../src/domain/deps.ts'
 import { issueRequestToken } from '../src/domain/oauth1/request-token.ts'
-import type { SignedRequestInput } from '../src/domain/oauth1/signed-request.ts'
+import type { RequestInput } from '../src/domain/request.ts'
 import { issueOrReuseBearerToken } from '../src/domain/oauth2/bearer-token.ts'
 import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
 import { openDomain, registerBench } from './setup.ts'
@@ -88,7 +88,7 @@ const deps: DomainDeps = await openDomain({ database: join(dir, 'writes.sqlite')
 try {
   const creds = await registerBench(deps)
   const basic = Buffer.from(`${encode(creds.consumerKey)}:${encode(creds.consumerSecret)}`).toString('base64')
-  const tokenInput: SignedRequestInput = {
+  const tokenInput: RequestInput = {
     method: 'POST', scheme: 'https', host: HOST, path: '/oauth2/token', query: '',
     authorization: `Basic ${basic}`, contentType: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials',
     isSecure: true, rateLimit: { resource: '/oauth2/token' }, clientAddress: '127.0.0.1',
@@ -99,7 +99,7 @@ try {
     consumer: { key: creds.consumerKey, secret: creds.consumerSecret },
     oauth: [['oauth_callback', 'oob']],
   })
-  const requestTokenInput = (): SignedRequestInput => ({
+  const requestTokenInput = (): RequestInput => ({
     method: 'POST', scheme: 'https', host: HOST, path: '/oauth/request_token', query: '',
     authorization: sign(), contentType: undefined, body: undefined,
     isSecure: true, rateLimit: { resource: '/oauth/request_token' }, clientAddress: '127.0.0.1',
@@ -113,6 +113,6 @@ try {
   })
   if (ONLY !== 'token') await measure('POST /oauth/request_token (issueRequestToken)', () => issueRequestToken(deps, requestTokenInput()))
 } finally {
-  await deps.stores.close()
+  await deps.runtime.close()
   rmSync(dir, { recursive: true, force: true })
 }

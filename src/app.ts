@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installAddressLimits(app, deps.domain.limiters)
 
-  await app.register(healthRoutes(deps.domain.stores))
+  await app.register(healthRoutes(deps.domain.runtime))
   await app.register(openApiRoutes())
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))

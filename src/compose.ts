@@ -5,10 +5,8 @@ import { createMemoryFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
-import { openStores } from './storage/open-stores.ts'
 import { ConfigError } from './config/load.ts'
-import { KeyringError, resolveKeyringSource, type KeyringSource } from './storage/sealing/keyring.ts'
-import type { Stores } from './storage/types.ts'
+import { KeyringError, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from './storage/index.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -28,9 +26,10 @@ export function domainSettings(config: Config): DomainSettings {
 }
 
 /** Stores → domain services: the limiters are made once here and shared by every request. */
-export function createDomainDeps(stores: Stores, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
+export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock): DomainDeps {
   return {
     stores: withPreviousConsumerKeys(stores, clock),
+    runtime,
     clock,
     newId: createIdGenerator(clock),
     settings,
@@ -38,7 +37,7 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
       endpoints: new Map(
         [...settings.rateLimits].map(([resource, limit]) => [
           resource,
-          stores.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
+          runtime.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
         ]),
       ),
     },
@@ -52,14 +51,14 @@ export function createDomainDeps(stores: Stores, settings: DomainSettings, clock
  */
 export async function composeDomain(config: Config, clock: Clock = systemClock): Promise<DomainDeps> {
   const keyring = masterKeys(config)
-  const stores = await openStores({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
+  const storage = await openStorage({ databaseUrl: config.database, redisUrl: config.redis, redisKeyPrefix: config.redisKeyPrefix, keyring }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
       const where = config.redis ? `database ${redact(config.database)} or redis ${redact(config.redis)}` : `database ${redact(config.database)}`
       throw new ConfigError(`cannot open the ${where}: ${error.message}`)
     },
   )
-  return createDomainDeps(stores, domainSettings(config), clock)
+  return createDomainDeps(storage, domainSettings(config), clock)
 }
 
 /**

@@ -69,6 +69,6 @@ export async function createVerifier(
         ...(caller.context === 'user' ? { userId: caller.user.id, screenName: caller.user.screenName } : {}),
       }
     },
-    close: () => deps.stores.close(),
+    close: () => deps.runtime.close(),
   }
 }

@@ -58,7 +58,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    await domain.stores.close()
+    await domain.runtime.close()
     serveLock?.release()
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
@@ -72,7 +72,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     } catch (error) {
       await admin?.close()
       await app.close()
-      await domain.stores.close()
+      await domain.runtime.close()
       serveLock?.release()
       const code = (error as NodeJS.ErrnoException).code
       const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --admin-port or LATCHKEY_ADMIN_PORT)' : ''
@@ -88,7 +88,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async close() {
       clearInterval(sweeper)
       await Promise.all([app.close(), admin?.close()])
-      await domain.stores.close()
+      await domain.runtime.close()
       serveLock?.release()
     },
   }
@@ -108,7 +108,7 @@ function baseUrl(app: FastifyInstance, configuredHost: string, isHttps: boolean)
  */
 function cookieSecrets(config: Config, domain: DomainDeps): string[] {
   if (config.cookieSecret) return [config.cookieSecret]
-  return [domain.stores.deriveSecret('cookie-signing'), domain.stores.legacyDerivedSecret('cookie')]
+  return [domain.runtime.deriveSecret('cookie-signing'), domain.runtime.legacyDerivedSecret('cookie')]
 }
 
 /**

@@ -25,7 +25,7 @@ const BEARER = /^Bearer +(\S+) *$/i
  * seen at once by every instance) and counts against that token's limit.
  */
 export function installAdminAuth(app: FastifyInstance, domain: DomainDeps): void {
-  const limiter = domain.stores.limiters.create('admin', ADMIN_CALLS_PER_WINDOW, domain.settings.rateLimitWindowSeconds)
+  const limiter = domain.runtime.limiters.create('admin', ADMIN_CALLS_PER_WINDOW, domain.settings.rateLimitWindowSeconds)
   app.decorateRequest('adminToken', null as unknown as AdminTokenRecord)
   app.decorateRequest('adminDomain', null as unknown as DomainDeps)
   app.addHook('onRequest', async (request, reply) => {

@@ -51,8 +51,8 @@ export const listOf = (item: object) => ({
 
 export const USER = {
   type: 'object',
-  required: ['user_id', 'screen_name', 'name', 'created_at'],
-  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME },
+  required: ['user_id', 'screen_name', 'name', 'created_at', 'disabled'],
+  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME, disabled: { type: 'boolean' } },
   additionalProperties: false,
 } as const
 
@@ -70,7 +70,11 @@ export const NEW_USER = {
 export const USER_PATCH = {
   type: 'object',
   minProperties: 1,
-  properties: { name: NEW_USER.properties.name, password: NEW_USER.properties.password },
+  properties: {
+    name: NEW_USER.properties.name,
+    password: NEW_USER.properties.password,
+    disabled: { type: 'boolean', description: 'A disabled person cannot sign in; their access tokens get 401 code 89 while disabled.' },
+  },
   additionalProperties: false,
 } as const
 

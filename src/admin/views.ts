@@ -3,7 +3,13 @@ import type { AppRecord, UserRecord } from '../storage/records.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export const userView = (u: UserRecord) => ({ user_id: u.id, screen_name: u.screenName, name: u.name, created_at: iso(u.createdAtMs) })
+export const userView = (u: UserRecord) => ({
+  user_id: u.id,
+  screen_name: u.screenName,
+  name: u.name,
+  created_at: iso(u.createdAtMs),
+  disabled: u.isDisabled === true,
+})
 
 /** An app as the admin API shows it; the consumer secret only in the answers that issue it. */
 export function appView(a: AppRecord, options: { withSecret: boolean }) {

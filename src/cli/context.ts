@@ -20,6 +20,6 @@ export async function withDomain<T>(command: Command, run: (deps: DomainDeps) =>
   try {
     return await run(deps)
   } finally {
-    await deps.stores.close()
+    await deps.runtime.close()
   }
 }

@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { StorageUnavailableError } from '../storage/errors.ts'
+import { StorageUnavailableError } from '../storage/index.ts'
 import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'

@@ -1,4 +1,4 @@
-import type { AppRecord, UserRecord } from '../storage/records.ts'
+import type { AppRecord, UserRecord } from '../storage/index.ts'
 
 /** What the CLI prints: exactly one JSON document with --json, readable lines without. */
 export function print(json: boolean, value: unknown, human: () => string): void {

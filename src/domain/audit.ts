@@ -1,5 +1,5 @@
 import type { AuditDetail, AuditEventName } from '../storage/records.ts'
-import type { AuditStore } from '../storage/types.ts'
+import type { AuditStore, Stores, TransactionStores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
 
 export interface AuditEntry {
@@ -27,6 +27,24 @@ export async function recordAudit(deps: { stores: { audit: AuditStore }; clock: 
     address: entry.address ?? null,
     detail: entry.detail ?? null,
   })
+}
+
+/** Writes an audit row in the unit of work it was handed to. */
+export type AuditInUnit = (entry: AuditEntry) => Promise<void>
+
+/**
+ * A change and its audit row in one unit of work: `change` writes through `tx` and records its row
+ * with `audit`; both are committed together or neither is. `change` sees only `tx` and the clock's
+ * time through `audit`, so it cannot reach the outer stores (which would throw inside a unit). A
+ * refusal the person must hear about is best returned and thrown after the unit, where the outer
+ * stores can be read to explain it.
+ */
+export function changeWithAudit<T>(
+  deps: { stores: Pick<Stores, 'transaction'>; clock: Clock },
+  change: (tx: TransactionStores, audit: AuditInUnit) => Promise<T>,
+): Promise<T> {
+  const { clock } = deps
+  return deps.stores.transaction((tx) => change(tx, (entry) => recordAudit({ stores: tx, clock }, entry)))
 }
 
 /** A callback as the audit trail keeps it: `oob`, or only its origin (its query may carry the app's state). */

@@ -1,4 +1,4 @@
-import type { Limiter, Stores } from '../storage/types.ts'
+import type { Limiter, StorageRuntime, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
 import type { SignatureFailureLog } from './console/signature-failures.ts'
 
@@ -16,6 +16,8 @@ export interface DomainSettings {
 
 export interface DomainDeps {
   stores: Stores
+  /** The storage's runtime (limiters, derived secrets, health, shutdown): for the edges, never a use case. */
+  runtime: StorageRuntime
   clock: Clock
   newId: () => string
   settings: DomainSettings

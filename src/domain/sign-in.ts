@@ -84,7 +84,8 @@ export async function signIn(
 
   const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
   const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
-  if (!user || !isCorrect) {
+  // A disabled person is refused like a wrong password: the page says nothing more.
+  if (!user || !isCorrect || user.isDisabled) {
     const failure = { userId: user?.id, appId: input.appId, address: input.address, detail: { reason: 'credentials' } }
     await recordAudit(deps, { event: 'sign_in.failed', ...failure })
     throw new ServiceError(E.signInFailed)

@@ -58,7 +58,9 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
 
   /** The signed-in person, if the session names one who still exists. */
   async function sessionUser(session: Session | undefined): Promise<UserRecord | undefined> {
-    return session?.userId ? domain.stores.users.findById(session.userId) : undefined
+    const user = session?.userId ? await domain.stores.users.findById(session.userId) : undefined
+    // Disabled since signing in: signed out.
+    return user?.isDisabled ? undefined : user
   }
 
   async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {

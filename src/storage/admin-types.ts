@@ -63,7 +63,7 @@ export interface AdminStore {
   /** False when there is no such live token. */
   revokeToken(id: string, nowMs: number): Promise<boolean>
   /** Sets the given fields; the new record, or undefined when there is no such user. */
-  updateUser(id: string, patch: { name?: string; passwordHash?: string }): Promise<UserRecord | undefined>
+  updateUser(id: string, patch: { name?: string; passwordHash?: string; disabledAtMs?: number | null }): Promise<UserRecord | undefined>
   /** Revokes every live access token of this person for this app; how many were live. */
   revokeAuthorization(userId: string, appId: string, nowMs: number): Promise<number>
   /**

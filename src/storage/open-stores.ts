@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely'
 import type { Redis } from 'ioredis'
-import type { AuditStore, LimiterFactory, NonceStore, Stores } from './types.ts'
+import type { AuditStore, LimiterFactory, NonceStore, Storage } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
+import { createCredentialLookup } from './sql/lookups.ts'
 import { createAdminStore } from './sql/admin-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
@@ -20,7 +21,7 @@ import { isPostgresUrl, redactUrl } from './urls.ts'
 import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
 import { createSealer, type Sealer } from './sealing/sealer.ts'
 import { resealAll } from './sql/reseal.ts'
-import { createTransactionRunner, type TransactionRunner } from './sql/transactions.ts'
+import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -35,9 +36,9 @@ export interface StorageOptions {
 
 /**
  * The one place an adapter is chosen: opens the database (PostgreSQL for a postgres:// URL, SQLite
- * otherwise), migrates it, connects to Redis when given, and builds the stores.
+ * otherwise), migrates it, connects to Redis when given, and builds the stores and their runtime.
  */
-export async function openStores(options: StorageOptions): Promise<Stores> {
+export async function openStorage(options: StorageOptions): Promise<Storage> {
   const db = openDatabase(options.databaseUrl)
   const what = isPostgresUrl(options.databaseUrl) ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
   let redis: Redis | undefined
@@ -55,7 +56,7 @@ export async function openStores(options: StorageOptions): Promise<Stores> {
   const sealer = createSealer(watchKeyring(options.keyring))
   // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
   await resealAll(db, sealer, { onlyUnsealed: true })
-  return createSqlStores(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
+  return createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined)
 }
 
 /** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
@@ -73,7 +74,7 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
 }
 
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
-export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: { redis: Redis; keyPrefix: string }): Stores {
+export function createSqlStorage(db: Kysely<Database>, sealer: Sealer, shared?: { redis: Redis; keyPrefix: string }): Storage {
   const nonces: NonceStore = shared ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`) : createMemoryNonceStore()
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
@@ -82,16 +83,20 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
     requestTokens: createRequestTokenStore(conn, sealer),
     accessTokens: createAccessTokenStore(conn, sealer),
     bearerTokens: createBearerTokenStore(conn, sealer),
+    apps: createAppStore(conn, sealer, { isInUnit: true }),
     audit: createAuditStore(conn),
   }))
-  return {
-    users: guardStore(createUserStore(db), 'database'),
-    apps: guardStore(createAppStore(db, sealer), 'database'),
-    requestTokens: guardStore(createRequestTokenStore(db, sealer), 'database'),
-    accessTokens: guardStore(createAccessTokenStore(db, sealer), 'database'),
-    bearerTokens: guardStore(createBearerTokenStore(db, sealer), 'database'),
-    audit: guardStore(auditStore(db, units), 'database'),
-    admin: guardStore(createAdminStore(db, sealer), 'database'),
+  // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
+  const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
+  const stores: Storage['stores'] = {
+    users: outer(createUserStore(db), 'stores.users'),
+    apps: outer(createAppStore(db, sealer), 'stores.apps'),
+    requestTokens: outer(createRequestTokenStore(db, sealer), 'stores.requestTokens'),
+    accessTokens: outer(createAccessTokenStore(db, sealer), 'stores.accessTokens'),
+    bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
+    audit: outer(auditStore(db, units), 'stores.audit'),
+    credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
+    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
     async transaction(work) {
       try {
         return await units.run(work)
@@ -100,6 +105,8 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
       }
     },
     nonces,
+  }
+  const runtime: Storage['runtime'] = {
     limiters,
     deriveSecret: (purpose) => sealer.derive(purpose),
     legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
@@ -123,4 +130,5 @@ export function createSqlStores(db: Kysely<Database>, sealer: Sealer, shared?: {
       await db.destroy()
     },
   }
+  return { stores, runtime }
 }

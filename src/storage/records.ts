@@ -14,6 +14,8 @@ export interface UserRecord {
   name: string
   passwordHash: string
   createdAtMs: number
+  /** Disabled: cannot sign in, and their access tokens get 401 code 89 while it lasts. */
+  isDisabled?: boolean
 }
 
 export interface AppRecord {

@@ -47,17 +47,6 @@ export interface AppStore {
   create(app: AppRecord): Promise<boolean>
   findById(id: string): Promise<AppRecord | undefined>
   findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
-  /**
-   * What a request signed with an access token names, in one round trip: the app of this consumer
-   * key as findByConsumerKey finds it, the access token as AccessTokenStore.findByToken finds it
-   * (whatever its app, and a revoked one as it is: the caller decides) and the user it acts for.
-   * Each is undefined when not found, `owner` also when there is no token. Always answers, with the
-   * same one lookup, whichever of them exist.
-   */
-  findByConsumerKeyWithAccessToken(
-    consumerKey: string,
-    token: string,
-  ): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }>
   list(): Promise<AppRecord[]>
   /** Applies the patch and returns the new record; undefined when there is no such app. */
   update(id: string, patch: AppPatch, nowMs: number): Promise<AppRecord | undefined>
@@ -115,17 +104,35 @@ export interface AccessTokenStore {
 
 export interface BearerTokenStore {
   findByToken(token: string): Promise<BearerTokenRecord | undefined>
-  /**
-   * The token as findByToken finds it, together with its app, in one round trip: undefined for an
-   * unknown token; a revoked token is answered like a live one; `app` is undefined when the app no
-   * longer exists.
-   */
-  findByTokenWithApp(token: string): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined>
   /** The app's live (not revoked) token, if any. */
   findLive(appId: string): Promise<BearerTokenRecord | undefined>
   /** As AccessTokenStore.issueOrReuse, with one live token per app. */
   issueOrReuse(candidate: BearerTokenRecord): Promise<BearerTokenRecord>
   revoke(token: string, nowMs: number): Promise<boolean>
+}
+
+/**
+ * The joined lookups every verified request makes, one round trip each: added for speed, kept apart
+ * from the stores of one table so that their contract (test/storage/contract.ts) and their cost are
+ * in one place. Each answers the same one lookup whichever of the credentials exist.
+ */
+export interface CredentialLookup {
+  /**
+   * What a request signed with an access token names: the app of this consumer key as
+   * AppStore.findByConsumerKey finds it, the access token as AccessTokenStore.findByToken finds it
+   * (whatever its app, and a revoked one as it is: the caller decides) and the user it acts for.
+   * Each is undefined when not found, `owner` also when there is no token.
+   */
+  findConsumerWithAccessToken(
+    consumerKey: string,
+    token: string,
+  ): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }>
+  /**
+   * The bearer token as BearerTokenStore.findByToken finds it, with its app: undefined for an
+   * unknown token; a revoked token is answered like a live one; `app` is undefined when the app no
+   * longer exists.
+   */
+  findBearerTokenWithApp(token: string): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined>
 }
 
 export interface AuditFilter {
@@ -183,12 +190,10 @@ export interface LimiterFactory {
   create(name: string, limit: number, windowSeconds: number): Limiter
 }
 
-/**
- * The database's stores as a unit of work sees them (Stores.transaction). Apps are left out: their
- * multi-statement methods (rotateKeys, delete) open transactions of their own.
- */
-export type TransactionStores = Pick<Stores, 'users' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
+/** The database's stores as a unit of work sees them (Stores.transaction): all of them, bound to its transaction. */
+export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
 
+/** The stores: what the use cases read and write, and nothing else (see StorageRuntime). */
 export interface Stores {
   users: UserStore
   apps: AppStore
@@ -196,19 +201,25 @@ export interface Stores {
   accessTokens: AccessTokenStore
   bearerTokens: BearerTokenStore
   audit: AuditStore
+  credentials: CredentialLookup
+  nonces: NonceStore
   /** Admin tokens and the admin API's paginated lists (admin-types.ts). */
   admin: AdminStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the
    * transaction has committed or rolled back. A change and its audit row go together this way.
-   * `work` must use only `tx` (never these stores themselves) and wait for nothing else, since the
-   * database may be held for it; after a store call of its fails, it must not go on writing (on
-   * PostgreSQL the transaction is aborted). On SQLite the units of work of one turn of the event
-   * loop share one commit (group commit), each still all or nothing.
+   * `work` must use only `tx` and wait for nothing else, since the database may be held for it: a
+   * call to these stores themselves (or to transaction) from inside a unit throws at once; after a
+   * store call of its fails, it must not go on writing (on PostgreSQL the transaction is aborted).
+   * On SQLite the units of work of one turn of the event loop share one commit (group commit),
+   * each still all or nothing.
    */
   transaction<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
-  nonces: NonceStore
+}
+
+/** What runs the storage rather than stores things: limiters, derived secrets, health, shutdown. */
+export interface StorageRuntime {
   limiters: LimiterFactory
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
@@ -217,7 +228,14 @@ export interface Stores {
    * accepted, never issued, so sessions signed before the upgrade keep working until they expire.
    */
   legacyDerivedSecret(purpose: string): string
-  /** Resolves when the database answers. */
+  /** Resolves when the database (and Redis, when used) answers. */
   ping(): Promise<void>
+  /** Waits for the units of work handed over, then closes every connection. */
   close(): Promise<void>
+}
+
+/** Open storage: the stores and their runtime (open-stores.ts). */
+export interface Storage {
+  stores: Stores
+  runtime: StorageRuntime
 }

@@ -70,3 +70,34 @@ test('admin API only: user and app, the full flow through the consent page, the 
   assert.equal(trail.json.data.length, 1)
   assert.equal(trail.json.data[0].detail.actor, `admin_token:${server.tokenId}`)
 })
+
+test('a disabled person cannot sign in and their access tokens get 401 code 89 until they are enabled again', async () => {
+  const person = await server.admin('POST', '/admin/v1/users', { screen_name: 'disabled1', password: 'long enough' })
+  const registered = await server.admin('POST', '/admin/v1/apps', {
+    name: 'Paused',
+    owner: person.json.user_id,
+    callbacks: ['https://client.example/cb'],
+    type: 'web',
+    sign_in: false,
+    access_level: 'read',
+  })
+  const { app_id: appId, consumer_key: key, consumer_secret: secret } = registered.json
+  const owned = (await server.admin('POST', `/admin/v1/apps/${appId}/owner-token`)).json
+  const client = new oauthPkg.OAuth(`${server.url}/oauth/request_token`, `${server.url}/oauth/access_token`, key, secret, '1.0A', 'https://client.example/cb', 'HMAC-SHA1')
+  const verify = () => signedGet(client, `${server.url}/1.1/account/verify_credentials.json`, owned.oauth_token, owned.oauth_token_secret)
+  assert.equal((await verify()).status, 200)
+
+  const disabled = await server.admin('PATCH', `/admin/v1/users/${person.json.user_id}`, { disabled: true })
+  assert.equal(disabled.status, 200, disabled.text)
+  assert.equal(disabled.json.disabled, true)
+  const refused = await verify()
+  assert.equal(refused.status, 401)
+  assert.deepEqual(JSON.parse(refused.body), { errors: [{ code: 89, message: 'Invalid or expired token.' }] })
+  const [requestToken] = (await promised((done) => client.getOAuthRequestToken(done))) as [string]
+  const outcome = await consentInBrowser(`${server.url}/oauth/authorize?oauth_token=${encodeURIComponent(requestToken)}`, { username: 'disabled1', password: 'long enough' })
+  assert.notEqual(outcome.kind, 'redirect', 'a disabled person cannot sign in')
+
+  const enabled = await server.admin('PATCH', `/admin/v1/users/${person.json.user_id}`, { disabled: false })
+  assert.equal(enabled.json.disabled, false)
+  assert.equal((await verify()).status, 200)
+})

@@ -14,7 +14,7 @@ describe('admin API resources', () => {
   const newUser = async (screenName: string) => {
     const answer = await server.admin('POST', '/admin/v1/users', { screen_name: screenName, password: 'correct horse', name: `Name of ${screenName}` })
     assert.equal(answer.status, 201, answer.text)
-    return answer.json as { user_id: string; screen_name: string; name: string; created_at: string }
+    return answer.json as { user_id: string; screen_name: string; name: string; created_at: string; disabled: boolean }
   }
   const newApp = async (owner: string, name: string, extra: Record<string, unknown> = {}) => {
     const answer = await server.admin('POST', '/admin/v1/apps', {
@@ -32,7 +32,8 @@ describe('admin API resources', () => {
 
   test('users: create, get, find by screen name, rename, change password; a taken screen name is 409', async () => {
     const ada = await newUser('ada')
-    assert.deepEqual(Object.keys(ada).sort(), ['created_at', 'name', 'screen_name', 'user_id'])
+    assert.deepEqual(Object.keys(ada).sort(), ['created_at', 'disabled', 'name', 'screen_name', 'user_id'])
+    assert.equal(ada.disabled, false)
     assert.equal(ada.screen_name, 'ada')
     assert.equal((await server.admin('GET', `/admin/v1/users/${ada.user_id}`)).json.name, 'Name of ada')
     const found = await server.admin('GET', '/admin/v1/users?screen_name=ADA')

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { DomainDeps } from '../../src/domain/deps.ts'
-import type { SignedRequestInput } from '../../src/domain/oauth1/signed-request.ts'
-import { verifySignedRequest, type TokenKind } from '../../src/domain/oauth1/verify-request.ts'
+import type { RequestInput } from '../../src/domain/request.ts'
+import { verifySignedRequest, type TokenKind } from '../../src/domain/oauth1/verify-signed-request.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
@@ -433,7 +433,7 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
 
   test('the verifier does the same lookups for an unknown consumer or token as for known ones, deciding only at the end, and spends no nonce on a refusal (C47, C21)', async () => {
     const calls: string[] = []
-    const spied = spyOnStores(server.domain.stores, calls, ['apps', 'accessTokens', 'requestTokens', 'nonces', 'users'])
+    const spied = spyOnStores(server.domain.stores, calls, ['apps', 'credentials', 'accessTokens', 'requestTokens', 'nonces', 'users'])
     const deps: DomainDeps = { ...server.domain, stores: spied }
     // The owner's token is reused until invalidated: invalidate one, then the next one is new.
     const revoked = await ownerToken()
@@ -452,10 +452,10 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     }
     const url = verifyUrl()
     const accepted = await attempt('access', { consumer: consumer(), token: good, method: 'GET', url })
-    assert.deepEqual(accepted, { code: 'accepted', calls: ['apps.findByConsumerKeyWithAccessToken', 'nonces.remember'] })
+    assert.deepEqual(accepted, { code: 'accepted', calls: ['credentials.findConsumerWithAccessToken', 'nonces.remember'] })
 
     // The consumer, the token and its owner come in one statement, the same one whatever exists.
-    const lookups = ['apps.findByConsumerKeyWithAccessToken']
+    const lookups = ['credentials.findConsumerWithAccessToken']
     const refusals = {
       'wrong consumer secret': await attempt('access', { consumer: { ...consumer(), secret: 'wrong' }, token: good, method: 'GET', url }),
       'unknown token': await attempt('access', { consumer: consumer(), token: { key: `${person.user.id}-unknown`, secret: 'x' }, method: 'GET', url }),
@@ -495,7 +495,7 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
 })
 
 /** The framework-free request the verifier reads, built from a request signed for the test server. */
-function inputOf(signed: SignedHttpRequest): SignedRequestInput {
+function inputOf(signed: SignedHttpRequest): RequestInput {
   const url = new URL(signed.url)
   return {
     method: signed.method,

@@ -86,7 +86,7 @@ describe('a crash in the middle of issuing and invalidating (SIGKILL)', () => {
       apps.push(app)
     }
     // The server owns the database from here on; the test keeps only what it wrote.
-    await storage.domain.stores.close()
+    await storage.domain.runtime.close()
   })
   after(async () => {
     await storage.close().catch(() => undefined)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { createDomainDeps } from '../../src/compose.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { newKeyring, writeKeyringFile } from '../../src/storage/sealing/keyring.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { runCli } from '../helpers/cli.ts'
@@ -35,17 +35,17 @@ describe('master-key rotation under load', () => {
 
   before(async () => {
     storage = await openTestDomain()
-    await storage.domain.stores.close()
+    await storage.domain.runtime.close()
     keyDir = mkdtempSync(join(tmpdir(), 'latchkey-keys-'))
     keyFile = join(keyDir, 'master-key.json')
     writeKeyringFile(keyFile, newKeyring())
     // The fixtures, sealed under the key file's key as the server will read them.
-    const stores = await openStores({ databaseUrl: storage.dbPath, keyring: { kind: 'file', path: keyFile }, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix })
-    const domain = createDomainDeps(stores, testDomainSettings())
+    const { stores, runtime } = await openStorage({ databaseUrl: storage.dbPath, keyring: { kind: 'file', path: keyFile }, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix })
+    const domain = createDomainDeps({ stores, runtime }, testDomainSettings())
     app = await makeApp(domain)
     const { token } = await issueOwnerToken(domain, app.id)
     owner = { key: token.token, secret: token.secret }
-    await stores.close()
+    await runtime.close()
     server = await startServe(['--dev', '--port', '0', '--rate-limit-multiplier', '1000', '--log-level', 'warn', ...(storage.redis ? ['--single-instance'] : [])], env())
   })
   after(async () => {

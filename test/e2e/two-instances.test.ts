@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test'
 import { createDomainDeps } from '../../src/compose.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
-import type { Stores } from '../../src/storage/types.ts'
+import type { Storage } from '../../src/storage/types.ts'
 import {
   SHARED_BACKENDS_SKIP,
   TEST_REDIS_URL,
@@ -31,7 +31,7 @@ const FORWARDED = { 'x-forwarded-proto': 'https' }
 describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
   let schema: TestSchema
   let keys: TestRedisPrefix
-  let stores: Stores
+  let storage: Storage
   let domain: DomainDeps
   let instances: ServeProcess[] = []
   let app: AppRecord
@@ -40,8 +40,8 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     schema = await createTestSchema()
     keys = createTestRedisPrefix()
     // A third process of the deployment (as the CLI would be): registers the app, reads the tables.
-    stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix })
-    domain = createDomainDeps(stores, testDomainSettings())
+    storage = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix })
+    domain = createDomainDeps(storage, testDomainSettings())
     app = await makeApp(domain)
     const args = [
       ...['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', PUBLIC],
@@ -54,7 +54,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
 
   after(async () => {
     const codes = await Promise.all(instances.map((instance) => instance.stop()))
-    await stores?.close()
+    await storage?.runtime.close()
     await schema?.drop()
     await keys?.clean()
     assert.deepEqual(codes, instances.map(() => 0), 'both instances drain and exit 0 on SIGTERM')
@@ -107,9 +107,9 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     const issued = await signed('/oauth/request_token', { consumer: consumer(), oauth: { oauth_callback: 'oob' } })(a)
     assert.equal(issued.status, 200, issued.text)
     const requestToken = { key: issued.form.oauth_token!, secret: issued.form.oauth_token_secret! }
-    const owner = await stores.users.findById(app.ownerId)
+    const owner = await storage.stores.users.findById(app.ownerId)
     const verifier = `verifier${Date.now()}`
-    assert.ok(await stores.requestTokens.authorize(requestToken.key, owner!.id, verifier, Date.now()))
+    assert.ok(await storage.stores.requestTokens.authorize(requestToken.key, owner!.id, verifier, Date.now()))
     const exchanges = Array.from({ length: 100 }, () =>
       signed('/oauth/access_token', { consumer: consumer(), token: requestToken, oauth: { oauth_verifier: verifier } }),
     )
@@ -129,7 +129,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     const issued = await signed('/oauth/request_token', { consumer: mineConsumer, oauth: { oauth_callback: 'oob' } })(instances[0]!)
     assert.equal(issued.status, 200, issued.text)
     const requestToken = { key: issued.form.oauth_token!, secret: issued.form.oauth_token_secret! }
-    assert.ok(await stores.requestTokens.authorize(requestToken.key, mine.ownerId, '7654321', Date.now()))
+    assert.ok(await storage.stores.requestTokens.authorize(requestToken.key, mine.ownerId, '7654321', Date.now()))
     const exchange = (verifier: string) => signed('/oauth/access_token', { consumer: mineConsumer, token: requestToken, oauth: { oauth_verifier: verifier } })
     const attempts = [exchange('7654321'), ...Array.from({ length: 100 }, (_, i) => exchange(String(1_000_000 + i)))]
     const [right, ...wrong] = await Promise.all(attempts.map((attempt, i) => attempt(instances[i % 2]!)))

@@ -10,7 +10,7 @@ import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
 import { createDomainDeps, domainSettings } from '../../src/compose.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import type { SettingName } from '../../src/config/settings.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql } from './backends.ts'
 import { testKeyring } from './keys.ts'
@@ -64,20 +64,20 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  */
 export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()
-  const stores = await openStores({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: storage.redis?.url, redisKeyPrefix: storage.redis?.keyPrefix }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error
     },
   )
   const clock = options.clock ?? { nowMs: () => Date.now() }
-  const domain: DomainDeps = createDomainDeps(stores, testDomainSettings(options.settings), clock)
+  const domain: DomainDeps = createDomainDeps({ stores, runtime }, testDomainSettings(options.settings), clock)
   return {
     domain,
     dbPath: storage.dbPath,
     ...(storage.redis ? { redis: storage.redis } : {}),
     async close() {
-      await stores.close()
+      await runtime.close()
       await storage.remove()
     },
   }

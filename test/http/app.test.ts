@@ -138,7 +138,7 @@ describe('readiness', () => {
   test('GET /readyz answers 503 code 130 when the database is gone, without details', async () => {
     const t = await buildTestApp()
     try {
-      await t.domain.stores.close()
+      await t.domain.runtime.close()
       const res = await t.app.inject({ method: 'GET', url: '/readyz' })
       assert.equal(res.statusCode, 503)
       assert.deepEqual(errorOf(res.body), { code: 130, message: 'Over capacity' })

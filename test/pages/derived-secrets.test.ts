@@ -51,8 +51,8 @@ describe('sessions signed before the move to HKDF keep working', () => {
   test('a cookie signed with the old derived secret is accepted; new cookies are signed with the HKDF secret', async () => {
     const { user, password } = await makeUser(t.domain)
     const consumer = await makeApp(t.domain)
-    const legacy = t.domain.stores.legacyDerivedSecret('cookie')
-    const derived = t.domain.stores.deriveSecret('cookie-signing')
+    const legacy = t.domain.runtime.legacyDerivedSecret('cookie')
+    const derived = t.domain.runtime.deriveSecret('cookie-signing')
     assert.notEqual(derived, legacy)
     const before = await appSigningWith(legacy)
     const after = await appSigningWith([derived, legacy])

@@ -9,7 +9,7 @@ import type {
   RequestTokenRecord,
   UserRecord,
 } from '../../src/storage/records.ts'
-import type { Stores } from '../../src/storage/types.ts'
+import type { StorageRuntime, Stores } from '../../src/storage/types.ts'
 
 /**
  * The one contract every storage adapter passes (src/storage/types.ts, method by method). An
@@ -18,6 +18,7 @@ import type { Stores } from '../../src/storage/types.ts'
  */
 export interface OpenedStores {
   stores: Stores
+  runtime: StorageRuntime
   close(): Promise<void>
   /**
    * Deletes the user or app of this id straight from the database, its foreign keys not enforced:
@@ -130,7 +131,7 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
 
   describe(`${adapter} stores`, () => {
     test('answer a ping', async () => {
-      await withStores((s) => s.ping())
+      await withStores((_s, opened) => opened.runtime.ping())
     })
 
     describe('users', () => {
@@ -198,58 +199,6 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         await withApp(async (s) => {
           assert.equal(await s.apps.findById('123'), undefined)
           assert.equal(await s.apps.findByConsumerKey('no-such-key'), undefined)
-        })
-      })
-
-      describe('findByConsumerKeyWithAccessToken', () => {
-        test('gives the app, the token and the user the token acts for (not the app\'s owner)', async () => {
-          await withApp(async (s, owner, app) => {
-            const person = userRecord()
-            await s.users.create(person)
-            const ownerToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, owner.id))
-            const personToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id, { accessLevel: 'read' }))
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, ownerToken.token), { app, token: ownerToken, owner })
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, personToken.token), { app, token: personToken, owner: person })
-          })
-        })
-
-        test('an unknown consumer key or token leaves just that part out; both unknown, all three', async () => {
-          await withApp(async (s, user, app) => {
-            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken('no-such-key', token.token), { app: undefined, token, owner: user })
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, `${user.id}-unknown`), { app, token: undefined, owner: undefined })
-            const nothing = { app: undefined, token: undefined, owner: undefined }
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken('no-such-key', `${user.id}-unknown`), nothing)
-          })
-        })
-
-        test('gives a token of another app as it is (the caller refuses it), whatever that app\'s state', async () => {
-          await withApp(async (s, user, app) => {
-            const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
-            await s.apps.create(other)
-            const otherToken = await s.accessTokens.issueOrReuse(accessTokenRecord(other.id, user.id))
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, otherToken.token), { app, token: otherToken, owner: user })
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(other.consumerKey, otherToken.token), { app: other, token: otherToken, owner: user })
-          })
-        })
-
-        test('gives a revoked token as it is, with its owner', async () => {
-          await withApp(async (s, user, app) => {
-            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
-            assert.equal(await s.accessTokens.revoke(token.token, NOW + 5), true)
-            const found = await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, token.token)
-            assert.deepEqual(found, { app, token: { ...token, revokedAtMs: NOW + 5 }, owner: user })
-          })
-        })
-
-        test('gives a token whose owner is gone with no owner', async () => {
-          await withApp(async (s, _owner, app, opened) => {
-            const person = userRecord()
-            await s.users.create(person)
-            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id))
-            await opened.deleteBehindStores('users', person.id)
-            assert.deepEqual(await s.apps.findByConsumerKeyWithAccessToken(app.consumerKey, token.token), { app, token, owner: undefined })
-          })
         })
       })
 
@@ -343,6 +292,93 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           assert.equal(await s.apps.delete('404'), false)
           await s.apps.delete(app.id)
           assert.equal(await s.apps.delete(app.id), false)
+        })
+      })
+    })
+
+    // The joined lookups of the verify path (CredentialLookup): each must answer exactly what the
+    // one-table stores would, whichever of the credentials exist.
+    describe('credential lookups', () => {
+      describe('findConsumerWithAccessToken', () => {
+        test('gives the app, the token and the user the token acts for (not the app\'s owner)', async () => {
+          await withApp(async (s, owner, app) => {
+            const person = userRecord()
+            await s.users.create(person)
+            const ownerToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, owner.id))
+            const personToken = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id, { accessLevel: 'read' }))
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(app.consumerKey, ownerToken.token), { app, token: ownerToken, owner })
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(app.consumerKey, personToken.token), { app, token: personToken, owner: person })
+          })
+        })
+
+        test('an unknown consumer key or token leaves just that part out; both unknown, all three', async () => {
+          await withApp(async (s, user, app) => {
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken('no-such-key', token.token), { app: undefined, token, owner: user })
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(app.consumerKey, `${user.id}-unknown`), { app, token: undefined, owner: undefined })
+            const nothing = { app: undefined, token: undefined, owner: undefined }
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken('no-such-key', `${user.id}-unknown`), nothing)
+          })
+        })
+
+        test('gives a token of another app as it is (the caller refuses it), whatever that app\'s state', async () => {
+          await withApp(async (s, user, app) => {
+            const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
+            await s.apps.create(other)
+            const otherToken = await s.accessTokens.issueOrReuse(accessTokenRecord(other.id, user.id))
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(app.consumerKey, otherToken.token), { app, token: otherToken, owner: user })
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(other.consumerKey, otherToken.token), { app: other, token: otherToken, owner: user })
+          })
+        })
+
+        test('gives a revoked token as it is, with its owner', async () => {
+          await withApp(async (s, user, app) => {
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, user.id))
+            assert.equal(await s.accessTokens.revoke(token.token, NOW + 5), true)
+            const found = await s.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)
+            assert.deepEqual(found, { app, token: { ...token, revokedAtMs: NOW + 5 }, owner: user })
+          })
+        })
+
+        test('gives a token whose owner is gone with no owner', async () => {
+          await withApp(async (s, _owner, app, opened) => {
+            const person = userRecord()
+            await s.users.create(person)
+            const token = await s.accessTokens.issueOrReuse(accessTokenRecord(app.id, person.id))
+            await opened.deleteBehindStores('users', person.id)
+            assert.deepEqual(await s.credentials.findConsumerWithAccessToken(app.consumerKey, token.token), { app, token, owner: undefined })
+          })
+        })
+      })
+
+      describe('findBearerTokenWithApp', () => {
+        test('gives the token with its app; an unknown token finds nothing', async () => {
+          await withApp(async (s, user, app) => {
+            const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
+            await s.apps.create(other)
+            const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+            const otherToken = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
+            assert.deepEqual(await s.credentials.findBearerTokenWithApp(token.token), { token, app })
+            assert.deepEqual(await s.credentials.findBearerTokenWithApp(otherToken.token), { token: otherToken, app: other })
+            assert.equal(await s.credentials.findBearerTokenWithApp('AAAAunknown'), undefined)
+          })
+        })
+
+        test('gives a revoked token as it is, with its app', async () => {
+          await withApp(async (s, _user, app) => {
+            const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+            assert.equal(await s.bearerTokens.revoke(token.token, NOW + 5), true)
+            assert.deepEqual(await s.credentials.findBearerTokenWithApp(token.token), { token: { ...token, revokedAtMs: NOW + 5 }, app })
+          })
+        })
+
+        test('gives a token whose app is gone with no app', async () => {
+          await withApp(async (s, _user, app, opened) => {
+            const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
+            await opened.deleteBehindStores('apps', app.id)
+            assert.equal(await s.apps.findById(app.id), undefined)
+            assert.deepEqual(await s.credentials.findBearerTokenWithApp(token.token), { token, app: undefined })
+          })
         })
       })
     })
@@ -641,34 +677,6 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
         })
       })
 
-      test('findByTokenWithApp gives the token with its app; an unknown token finds nothing', async () => {
-        await withApp(async (s, user, app) => {
-          const other = appRecord(user.id, { isSuspended: true, signatureMethods: ['HMAC-SHA1'] })
-          await s.apps.create(other)
-          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
-          const otherToken = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
-          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token, app })
-          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(otherToken.token), { token: otherToken, app: other })
-          assert.equal(await s.bearerTokens.findByTokenWithApp('AAAAunknown'), undefined)
-        })
-      })
-
-      test('findByTokenWithApp gives a revoked token as it is, with its app', async () => {
-        await withApp(async (s, _user, app) => {
-          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
-          assert.equal(await s.bearerTokens.revoke(token.token, NOW + 5), true)
-          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token: { ...token, revokedAtMs: NOW + 5 }, app })
-        })
-      })
-
-      test('findByTokenWithApp gives a token whose app is gone with no app', async () => {
-        await withApp(async (s, _user, app, opened) => {
-          const token = await s.bearerTokens.issueOrReuse(bearerTokenRecord(app.id))
-          await opened.deleteBehindStores('apps', app.id)
-          assert.equal(await s.apps.findById(app.id), undefined)
-          assert.deepEqual(await s.bearerTokens.findByTokenWithApp(token.token), { token, app: undefined })
-        })
-      })
     })
 
     describe('audit', () => {
@@ -745,8 +753,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
 
     describe('limiters', () => {
       test('allow `limit` hits of a key in a window, then refuse', async () => {
-        await withStores(async (s) => {
-          const limiter = s.limiters.create(`contract-${unique()}`, 3, 900)
+        await withStores(async (_s, { runtime }) => {
+          const limiter = runtime.limiters.create(`contract-${unique()}`, 3, 900)
           const states = []
           for (let i = 0; i < 4; i++) states.push(await limiter.hit('key'))
           assert.deepEqual(states.map((st) => st.isAllowed), [true, true, true, false])
@@ -756,9 +764,9 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       })
 
       test('count each key, and each limiter, on its own', async () => {
-        await withStores(async (s) => {
-          const a = s.limiters.create(`contract-a-${unique()}`, 1, 900)
-          const b = s.limiters.create(`contract-b-${unique()}`, 1, 900)
+        await withStores(async (_s, { runtime }) => {
+          const a = runtime.limiters.create(`contract-a-${unique()}`, 1, 900)
+          const b = runtime.limiters.create(`contract-b-${unique()}`, 1, 900)
           assert.equal((await a.hit('k1')).isAllowed, true)
           assert.equal((await a.hit('k2')).isAllowed, true)
           assert.equal((await b.hit('k1')).isAllowed, true)
@@ -767,8 +775,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       })
 
       test('peek tells the state without counting a hit', async () => {
-        await withStores(async (s) => {
-          const limiter = s.limiters.create(`contract-${unique()}`, 2, 900)
+        await withStores(async (_s, { runtime }) => {
+          const limiter = runtime.limiters.create(`contract-${unique()}`, 2, 900)
           assert.equal((await limiter.peek('key')).remaining, 2)
           await limiter.hit('key')
           assert.equal((await limiter.peek('key')).remaining, 1)
@@ -778,8 +786,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       })
 
       test('peek says whether one more hit would be allowed', async () => {
-        await withStores(async (s) => {
-          const limiter = s.limiters.create(`contract-${unique()}`, 2, 900)
+        await withStores(async (_s, { runtime }) => {
+          const limiter = runtime.limiters.create(`contract-${unique()}`, 2, 900)
           assert.equal((await limiter.peek('key')).isAllowed, true)
           await limiter.hit('key')
           assert.equal((await limiter.peek('key')).isAllowed, true)
@@ -790,8 +798,8 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
       })
 
       test('reset forgets the hits of a key', async () => {
-        await withStores(async (s) => {
-          const limiter = s.limiters.create(`contract-${unique()}`, 1, 900)
+        await withStores(async (_s, { runtime }) => {
+          const limiter = runtime.limiters.create(`contract-${unique()}`, 1, 900)
           await limiter.hit('key')
           assert.equal((await limiter.hit('key')).isAllowed, false)
           await limiter.reset('key')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { createSqlStores, openStores } from '../../src/storage/open-stores.ts'
+import { createSqlStorage, openStorage } from '../../src/storage/open-stores.ts'
 import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
 import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
@@ -19,14 +19,15 @@ if (SHARED_BACKENDS_SKIP) {
 } else {
   const openFresh = async (): Promise<OpenedStores> => {
     const schema = await createTestSchema()
-    const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url }).catch(async (error: unknown) => {
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url }).catch(async (error: unknown) => {
       await schema.drop()
       throw error
     })
     return {
       stores,
+      runtime,
       async close() {
-        await stores.close()
+        await runtime.close()
         await schema.drop()
       },
       deleteBehindStores: (table, id) => deleteBehindStores(schema.url, table, id),
@@ -48,20 +49,20 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('bigint columns read back as JS numbers', async () => {
       const schema = await freshSchema()
-      const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
+      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
       try {
         const user = { id: '7', screenName: 'numbers', name: 'N', passwordHash: 'h', createdAtMs: 1_750_000_000_123 }
         await stores.users.create(user)
         assert.strictEqual((await stores.users.findById('7'))?.createdAtMs, 1_750_000_000_123)
       } finally {
-        await stores.close()
+        await runtime.close()
       }
     })
 
     test('the tables go to the schema of the search_path, and nowhere else', async () => {
       const schema = await freshSchema()
-      const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
-      await stores.close()
+      const { runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
+      await runtime.close()
       const tables = await runSql<{ table_schema: string; table_name: string }>(
         TEST_DATABASE_URL!,
         `select table_schema, table_name from information_schema.tables where table_name in ('users', 'latchkey_migrations') order by table_schema`,
@@ -75,10 +76,10 @@ if (SHARED_BACKENDS_SKIP) {
       const first = await freshSchema()
       const second = await freshSchema()
       for (const schema of [first, second]) {
-        const stores = await openStores({ keyring: testKeyring(), databaseUrl: schema.url })
+        const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
         await stores.users.create({ id: '1', screenName: schema.schema, name: 'N', passwordHash: 'h', createdAtMs: 1 })
         assert.equal((await stores.users.list()).length, 1)
-        await stores.close()
+        await runtime.close()
       }
     })
 
@@ -103,14 +104,14 @@ if (SHARED_BACKENDS_SKIP) {
       const db = openPostgres(schema.url, { max: 1 })
       try {
         await migrateToLatest(db)
-        const stores = createSqlStores(db, createSealer(watchKeyring(testKeyring())))
+        const { stores } = createSqlStorage(db, createSealer(watchKeyring(testKeyring())))
         const user = userRecord()
         const app = appRecord(user.id)
         await stores.users.create(user)
         await stores.apps.create(app)
         assert.deepEqual(await stores.apps.findByConsumerKey(app.consumerKey), app)
         assert.deepEqual(await stores.users.findById(user.id), user)
-        assert.deepEqual(await stores.apps.findByConsumerKeyWithAccessToken('unknown', 'unknown'), { app: undefined, token: undefined, owner: undefined })
+        assert.deepEqual(await stores.credentials.findConsumerWithAccessToken('unknown', 'unknown'), { app: undefined, token: undefined, owner: undefined })
         const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)
         const names = prepared.rows.filter((row) => row.name.startsWith('latchkey_lookup_'))
         assert.ok(names.some((row) => /from "apps" where "consumer_key_hash" = \$1/.test(row.statement)), JSON.stringify(prepared.rows))
@@ -130,7 +131,7 @@ if (SHARED_BACKENDS_SKIP) {
     })
 
     test('an unreachable server at start is reported as StorageUnavailableError, without the password', async () => {
-      await assert.rejects(openStores({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
+      await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
         assert.match(error.message, /cannot reach PostgreSQL/)
         assert.doesNotMatch(error.message, /s3cret/)

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import { createRedisLimiterFactory } from '../../src/storage/redis/limiter.ts'
 import { createRedisNonceStore } from '../../src/storage/redis/nonce-store.ts'
@@ -33,11 +33,12 @@ if (SHARED_BACKENDS_SKIP) {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
     const path = join(dir, 'latchkey.sqlite')
-    const stores = await openStores({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix })
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix })
     return {
       stores,
+      runtime,
       async close() {
-        await stores.close()
+        await runtime.close()
         await keys.clean()
         rmSync(dir, { recursive: true, force: true })
       },

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStores } from '../../src/storage/open-stores.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { storeContract, type OpenedStores } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
@@ -11,11 +11,12 @@ import { transactionContract } from './transaction-contract.ts'
 async function openFresh(): Promise<OpenedStores> {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
   const path = join(dir, 'latchkey.sqlite')
-  const stores = await openStores({ keyring: testKeyring(), databaseUrl: path })
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
   return {
     stores,
+    runtime,
     async close() {
-      await stores.close()
+      await runtime.close()
       rmSync(dir, { recursive: true, force: true })
     },
     deleteBehindStores: (table, id) => deleteBehindStores(path, table, id),

@@ -153,6 +153,50 @@ export function transactionContract(adapter: string, open: () => Promise<FreshSt
       })
     })
 
+    // A misuse that hangs would stop the suite: the timeout turns it into a failure.
+    test('a unit that calls the outer stores fails at once with a clear error and keeps none of its writes', { timeout: 20_000 }, async () => {
+      await withApp(async (s, appId) => {
+        const record = requestToken(appId)
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.requestTokens.create(record)
+            await s.audit.record(auditEvent(appId, 'outer'))
+          }),
+          /stores\.audit\.record was called inside a unit of work/,
+        )
+        await assert.rejects(s.transaction(async () => s.users.findById('1')), /stores\.users\.findById was called inside a unit of work/)
+        await assert.rejects(
+          s.transaction(() => s.transaction(async () => 'nested')),
+          /stores\.transaction was called inside a unit of work/,
+        )
+        assert.equal(await s.requestTokens.findByToken(record.token), undefined)
+        assert.deepEqual(await addressesOf(s, appId), [])
+      })
+    })
+
+    test("an app's key rotation joins the unit: rolled back with it, kept with it", async () => {
+      await withApp(async (s, appId) => {
+        const before = await s.apps.findById(appId)
+        const keys = { consumerKey: `ck-${randomUUID()}`, consumerSecret: `cs-${randomUUID()}` }
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.apps.rotateKeys(appId, keys, NOW)
+            throw new Error('changed its mind')
+          }),
+          /changed its mind/,
+        )
+        assert.equal((await s.apps.findById(appId))?.consumerKey, before?.consumerKey)
+        const rotated = await s.transaction(async (tx) => {
+          const app = await tx.apps.rotateKeys(appId, keys, NOW)
+          await tx.audit.record(auditEvent(appId, 'rotated'))
+          return app
+        })
+        assert.equal(rotated?.consumerKey, keys.consumerKey)
+        assert.equal((await s.apps.findByConsumerKey(keys.consumerKey))?.id, appId)
+        assert.deepEqual(await addressesOf(s, appId), ['rotated'])
+      })
+    })
+
     test('close waits for units already handed over', async () => {
       const opened = await open()
       const user = userRecord()

@@ -4,8 +4,8 @@ import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { createDomainDeps } from '../../src/compose.ts'
 import { StorageUnavailableError } from '../../src/storage/errors.ts'
-import { openStores } from '../../src/storage/open-stores.ts'
-import type { Stores } from '../../src/storage/types.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
+import type { Storage } from '../../src/storage/types.ts'
 import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
 import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
@@ -47,7 +47,7 @@ const user = (id: string) => ({ id, screenName: `outage_${id}`, name: 'N', passw
 describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
   let postgres: ThrowawayService | undefined
   let redis: (ThrowawayService & { pause(): void; resume(): void }) | undefined
-  let stores: Stores | undefined
+  let storage: Storage | undefined
   let skip: string | undefined
 
   before(async () => {
@@ -60,56 +60,56 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     }
     postgres = pg
     redis = rd
-    stores = await openStores({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
+    storage = await openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
   })
   after(async () => {
-    await stores?.close()
+    await storage?.runtime.close()
     await postgres?.destroy()
     await redis?.destroy()
   })
 
   test('PostgreSQL down: store calls reject with StorageUnavailableError quickly; back up: the same stores work', async (t) => {
-    if (skip || !stores || !postgres) return t.skip(skip)
-    const s = stores
+    if (skip || !storage || !postgres) return t.skip(skip)
+    const { stores: s, runtime: r } = storage
     assert.equal(await s.users.create(user('1')), true)
-    await s.ping()
+    await r.ping()
 
     await postgres.stop()
     await rejectsFast(() => s.users.findById('1'), 'users.findById')
     await rejectsFast(() => s.users.create(user('2')), 'users.create')
     await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
     await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier')
-    await rejectsFast(() => s.ping(), 'ping')
+    await rejectsFast(() => r.ping(), 'ping')
     assert.equal(await s.nonces.remember('ck', 'pg-down', 300, NOW), true, 'Redis still answers')
 
     await postgres.start()
     assert.equal((await eventually(() => s.users.findById('1')))?.id, '1')
     assert.equal(await s.users.create(user('2')), true)
-    await s.ping()
+    await r.ping()
   })
 
   test('Redis down: nonce and limiter calls reject with StorageUnavailableError quickly; back up: they work again', async (t) => {
-    if (skip || !stores || !redis) return t.skip(skip)
-    const s = stores
-    const limiter = s.limiters.create('outage', 100, 900)
+    if (skip || !storage || !redis) return t.skip(skip)
+    const { stores: s, runtime: r } = storage
+    const limiter = r.limiters.create('outage', 100, 900)
     assert.equal((await limiter.hit('k')).isAllowed, true)
 
     await redis.stop()
     await rejectsFast(() => s.nonces.remember('ck', 'redis-down', 300, NOW), 'nonces.remember')
     await rejectsFast(() => limiter.hit('k'), 'limiter.hit')
     await rejectsFast(() => limiter.peek('k'), 'limiter.peek')
-    await rejectsFast(() => s.ping(), 'ping')
+    await rejectsFast(() => r.ping(), 'ping')
     assert.equal((await s.users.findById('1'))?.id, '1', 'PostgreSQL still answers')
 
     await redis.start()
     assert.equal(await eventually(() => s.nonces.remember('ck', 'redis-back', 300, NOW)), true)
     assert.equal((await limiter.hit('k2')).isAllowed, true)
-    await s.ping()
+    await r.ping()
   })
 
   test('Redis hanging (not answering at all): calls still fail within two seconds, and recover', async (t) => {
-    if (skip || !stores || !redis) return t.skip(skip)
-    const s = stores
+    if (skip || !storage || !redis) return t.skip(skip)
+    const { stores: s } = storage
     redis.pause()
     try {
       await rejectsFast(() => s.nonces.remember('ck', 'hung', 300, NOW), 'nonces.remember on a hung Redis')
@@ -120,8 +120,8 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
   })
 
   test('over HTTP an outage is 503 code 130, and /readyz says not ready', async (t) => {
-    if (skip || !stores || !postgres || !redis) return t.skip(skip)
-    const domain = createDomainDeps(stores, testDomainSettings())
+    if (skip || !storage || !postgres || !redis) return t.skip(skip)
+    const domain = createDomainDeps(storage, testDomainSettings())
     const app = await buildApp({
       domain,
       logger: pino({ level: 'silent' }),

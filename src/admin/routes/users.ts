@@ -43,13 +43,13 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     async (request) => userView(await findUser(request.adminDomain, request.params.user_id)),
   )
 
-  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string } }>(
+  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean } }>(
     '/admin/v1/users/:user_id',
     {
       schema: {
         operationId: 'updateUser',
         tags: ['users'],
-        summary: "Change a person's display name or password",
+        summary: "Change a person's display name or password, or disable them (or enable them again)",
         params: params('user_id'),
         body: USER_PATCH,
         response: responses({ 200: json('The user as changed.', USER) }, 400, 404),

@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { createAdminToken, listAdminTokens, revokeAdminToken } from '../../domain/admin/admin-tokens.ts'
-import type { AdminTokenRecord } from '../../storage/admin-types.ts'
+import type { AdminTokenRecord } from '../../storage/index.ts'
 import { withDomain } from '../context.ts'
 import { print } from '../output.ts'
 

@@ -6,8 +6,7 @@ import { SETTINGS, type Config, type SettingName } from '../../config/settings.t
 import { seedDemo } from '../../dev-demo.ts'
 import { startServer, type RunningServer } from '../../server.ts'
 import { configFrom } from '../context.ts'
-import { migrateToLatest } from '../../storage/sql/migrations.ts'
-import { openDatabase } from '../../storage/open-stores.ts'
+import { migrateDatabase } from '../../storage/index.ts'
 
 const SERVE_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((name) => name !== 'database')
 
@@ -70,7 +69,7 @@ async function servePrimary(config: Config): Promise<never> {
   const closeDomain = async () => {
     if (!isDomainOpen) return
     isDomainOpen = false
-    await domain.stores.close()
+    await domain.runtime.close()
   }
   const code = await runPrimary({
     workers: config.workers,
@@ -127,15 +126,8 @@ export function migrateCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const config = configFrom(command)
-      const db = openDatabase(config.database)
-      try {
-        const applied = await migrateToLatest(db)
-        process.stdout.write(
-          options.json ? `${JSON.stringify({ applied })}\n` : applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n',
-        )
-      } finally {
-        await db.destroy()
-      }
+      const applied = await migrateDatabase(config.database)
+      process.stdout.write(options.json ? `${JSON.stringify({ applied })}\n` : applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n')
     })
 }
 

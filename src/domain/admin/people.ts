@@ -15,16 +15,20 @@ export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Pr
   return user
 }
 
-/** A new display name or password, by the same rules as at registration. */
-export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string }): Promise<UserRecord> {
-  await findUser(deps, id)
+/**
+ * A new display name or password, by the same rules as at registration, or disabled / enabled again:
+ * a disabled person cannot sign in and their access tokens get 401 code 89 until enabled again.
+ */
+export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean }): Promise<UserRecord> {
+  const user = await findUser(deps, id)
   const patch = {
+    ...(input.disabled === undefined || input.disabled === !!user.isDisabled ? {} : { disabledAtMs: input.disabled ? deps.clock.nowMs() : null }),
     ...(input.name === undefined ? {} : { name: validName(input.name) }),
     ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
   }
   const updated = await deps.stores.admin.updateUser(id, patch)
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
-  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort() } })
+  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }) } })
   return updated
 }
 

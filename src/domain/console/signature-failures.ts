@@ -1,6 +1,7 @@
 import type { AppRecord } from '../../storage/records.ts'
 import type { Clock } from '../clock.ts'
-import type { ParsedOAuthRequest, SignedRequestInput } from '../oauth1/signed-request.ts'
+import type { ParsedOAuthRequest } from '../oauth1/parse-signed-request.ts'
+import type { RequestInput } from '../request.ts'
 
 /** Which check of a signed request failed, as the developer console names it. */
 export type SignatureFailureReason =
@@ -51,12 +52,12 @@ export function createMemoryFailureLog(): SignatureFailureLog {
   }
 }
 
-function urlOf(input: SignedRequestInput): string {
+function urlOf(input: RequestInput): string {
   return `${input.scheme}://${input.host}${input.path}${input.query ? `?${input.query}` : ''}`
 }
 
 export interface RefusedRequest {
-  input: SignedRequestInput
+  input: RequestInput
   request: ParsedOAuthRequest
   /** The app the consumer key names; a failure of an unknown key belongs to no app and is not kept. */
   app: AppRecord | undefined

@@ -2,7 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric, randomDigits } from '../../protocol/secrets.ts'
 import type { AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
-import { callbackOrigin, recordAudit } from '../audit.ts'
+import { callbackOrigin, changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 /**
@@ -99,20 +99,24 @@ export async function approveAuthorization(
 ): Promise<{ redirectTo: string } | { pin: string }> {
   const { requestToken } = await loadConsent(deps, input)
   const verifier = isOob(requestToken) ? randomDigits(PIN_LENGTH) : randomAlphanumeric(VERIFIER_LENGTH)
-  const ok = await deps.stores.requestTokens.authorize(requestToken.token, input.userId, verifier, deps.clock.nowMs())
-  if (!ok) throw await refusal(deps, requestToken.token)
-  await recordAudit(deps, {
-    event: 'consent.granted',
-    appId: requestToken.appId,
-    userId: input.userId,
-    address: input.address,
-    detail: {
-      flow: input.flow,
-      access_level: requestToken.accessLevel,
-      callback: callbackOrigin(requestToken.callback),
-      automatic: input.isAutomatic === true,
-    },
+  // The approval and its audit row in one unit: neither is kept without the other.
+  const ok = await changeWithAudit(deps, async (tx, audit) => {
+    if (!(await tx.requestTokens.authorize(requestToken.token, input.userId, verifier, deps.clock.nowMs()))) return false
+    await audit({
+      event: 'consent.granted',
+      appId: requestToken.appId,
+      userId: input.userId,
+      address: input.address,
+      detail: {
+        flow: input.flow,
+        access_level: requestToken.accessLevel,
+        callback: callbackOrigin(requestToken.callback),
+        automatic: input.isAutomatic === true,
+      },
+    })
+    return true
   })
+  if (!ok) throw await refusal(deps, requestToken.token)
   if (isOob(requestToken)) return { pin: verifier }
   return {
     redirectTo: addToQuery(requestToken.callback, [
@@ -137,15 +141,18 @@ export async function denyAuthorization(
   },
 ): Promise<{ redirectTo: string } | { oob: true }> {
   const { requestToken } = await loadConsent(deps, input)
-  const ok = await deps.stores.requestTokens.deny(requestToken.token, deps.clock.nowMs())
-  if (!ok) throw await refusal(deps, requestToken.token)
-  await recordAudit(deps, {
-    event: 'consent.denied',
-    appId: requestToken.appId,
-    userId: input.userId,
-    address: input.address,
-    detail: { flow: input.flow, access_level: requestToken.accessLevel, callback: callbackOrigin(requestToken.callback) },
+  const ok = await changeWithAudit(deps, async (tx, audit) => {
+    if (!(await tx.requestTokens.deny(requestToken.token, deps.clock.nowMs()))) return false
+    await audit({
+      event: 'consent.denied',
+      appId: requestToken.appId,
+      userId: input.userId,
+      address: input.address,
+      detail: { flow: input.flow, access_level: requestToken.accessLevel, callback: callbackOrigin(requestToken.callback) },
+    })
+    return true
   })
+  if (!ok) throw await refusal(deps, requestToken.token)
   if (isOob(requestToken)) return { oob: true }
   return { redirectTo: addToQuery(requestToken.callback, [['denied', requestToken.token]]) }
 }

@@ -3,8 +3,8 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { AccessTokenRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { handOutAccessToken } from './issue-access-token.ts'
-import type { SignedRequestInput } from './signed-request.ts'
-import { verifySignedRequest } from './verify-request.ts'
+import type { RequestInput } from '../request.ts'
+import { verifySignedRequest } from './verify-signed-request.ts'
 
 /** Wrong verifiers a request token survives: a 7-digit PIN must not be guessable. */
 export const MAX_VERIFIER_FAILURES = 3
@@ -16,7 +16,7 @@ export const MAX_VERIFIER_FAILURES = 3
  */
 export async function exchangeVerifier(
   deps: DomainDeps,
-  input: SignedRequestInput,
+  input: RequestInput,
 ): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
   const { token, request } = await verifySignedRequest(deps, input, { tokenKind: 'request' })
   const verifier = request.protocol.get('oauth_verifier') ?? ''

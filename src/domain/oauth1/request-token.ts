@@ -2,18 +2,18 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
 import type { AccessLevel, AppRecord, RequestTokenRecord } from '../../storage/records.ts'
-import { callbackOrigin, recordAudit } from '../audit.ts'
+import { callbackOrigin, changeWithAudit } from '../audit.ts'
 import { matchCallback } from '../callback-url.ts'
 import type { DomainDeps } from '../deps.ts'
-import { extraParam } from './signed-request.ts'
-import { verifySignedRequest } from './verify-request.ts'
-import type { SignedRequestInput } from './signed-request.ts'
+import { extraParam } from './parse-signed-request.ts'
+import { verifySignedRequest } from './verify-signed-request.ts'
+import type { RequestInput } from '../request.ts'
 
 /**
  * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
  * (a registered URL or `oob`) gets a single-use request token that expires.
  */
-export async function issueRequestToken(deps: DomainDeps, input: SignedRequestInput): Promise<RequestTokenRecord> {
+export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<RequestTokenRecord> {
   const { app, request } = await verifySignedRequest(deps, input, { tokenKind: 'none', required: ['oauth_callback'] })
   const callback = acceptedCallback(app, request.protocol.get('oauth_callback') as string)
   const accessLevel = requestedAccessLevel(app, extraParam(request, 'svc_auth_access_type', 'x_auth_access_type'))
@@ -31,9 +31,9 @@ export async function issueRequestToken(deps: DomainDeps, input: SignedRequestIn
     expiresAtMs: nowMs + deps.settings.requestTokenTtlSeconds * 1000,
   }
   // One transaction: the token is never kept without its audit row (nor the row without the token).
-  await deps.stores.transaction(async (tx) => {
+  await changeWithAudit(deps, async (tx, audit) => {
     await tx.requestTokens.create(record)
-    await recordAudit({ stores: tx, clock: deps.clock }, {
+    await audit({
       event: 'request_token.issued',
       appId: app.id,
       address: input.clientAddress,

@@ -2,8 +2,8 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { AccessTokenRecord, AppRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
-import type { SignedRequestInput } from './signed-request.ts'
-import { verifySignedRequest } from './verify-request.ts'
+import type { RequestInput } from '../request.ts'
+import { verifySignedRequest } from './verify-signed-request.ts'
 
 /**
  * Who is calling a user-context API route: the app, the person and the level of their token. An
@@ -12,7 +12,7 @@ import { verifySignedRequest } from './verify-request.ts'
  */
 export async function verifyUserContext(
   deps: DomainDeps,
-  input: SignedRequestInput,
+  input: RequestInput,
 ): Promise<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }> {
   if (/^bearer\s/i.test(input.authorization ?? '')) throw new ServiceError(E.credentialsDoNotAllowResource)
   const { app, token, user } = await verifySignedRequest(deps, input, { tokenKind: 'access' })

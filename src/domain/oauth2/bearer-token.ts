@@ -2,11 +2,11 @@ import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import { newBearerTokenValue } from '../../protocol/secrets.ts'
 import type { BearerTokenRecord } from '../../storage/records.ts'
-import { recordAudit, type AuditEntry } from '../audit.ts'
+import { changeWithAudit, recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
-import type { SignedRequestInput } from '../oauth1/signed-request.ts'
+import type { RequestInput } from '../request.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { bodyParams, formParams, param } from '../request-params.ts'
+import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 /**
@@ -14,7 +14,7 @@ import { authenticateClient, readClientCredentials } from './client-credentials.
  * same until it is invalidated, also when many first calls arrive at once. Calls past the pace
  * rule get 403 code 99; only authenticated calls count, so a stranger cannot use up an app's pace.
  */
-export async function issueOrReuseBearerToken(deps: DomainDeps, input: SignedRequestInput): Promise<BearerTokenRecord> {
+export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestInput): Promise<BearerTokenRecord> {
   const params = formParams(input)
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
@@ -42,11 +42,11 @@ export async function handOutBearerToken(
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
-  return deps.stores.transaction(async (tx) => {
+  return changeWithAudit(deps, async (tx, audit) => {
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await recordAudit({ stores: tx, clock: deps.clock }, handOut(token.token !== candidate.token))
+    await audit(handOut(token.token !== candidate.token))
     return token
   })
 }

@@ -5,7 +5,7 @@ import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts
 import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject, type CountedCall } from '../rate-limits.ts'
-import { param } from '../request-params.ts'
+import { param } from '../request.ts'
 
 export interface ClientCredentials {
   clientId: string

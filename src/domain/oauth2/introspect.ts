@@ -1,7 +1,7 @@
 import { canonicalBearerToken } from '../../protocol/oauth2/bearer-token.ts'
 import type { DomainDeps } from '../deps.ts'
-import type { SignedRequestInput } from '../oauth1/signed-request.ts'
-import { bodyParams, param } from '../request-params.ts'
+import type { RequestInput } from '../request.ts'
+import { bodyParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
 export type IntrospectionAnswer =
@@ -21,7 +21,7 @@ export type IntrospectionAnswer =
  * --resource-server, authenticating with HTTP Basic) asks whether a bearer or access token is live.
  * Anything not live — unknown, invalidated, of a suspended or deleted app — is `{"active": false}`.
  */
-export async function introspectToken(deps: DomainDeps, input: SignedRequestInput): Promise<IntrospectionAnswer> {
+export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<IntrospectionAnswer> {
   await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true, rateLimit: input.rateLimit })
   const value = param(bodyParams(input), 'token')
   if (!value) return { active: false }

@@ -17,7 +17,7 @@ export async function verifyBearer(
   const presented = parseBearerHeader(authorization)
   if (presented === undefined) throw new ServiceError(E.badAuthenticationData, { detail: 'no bearer token' })
   // The app comes in the same query as the token.
-  const found = await deps.stores.bearerTokens.findByTokenWithApp(canonicalBearerToken(presented))
+  const found = await deps.stores.credentials.findBearerTokenWithApp(canonicalBearerToken(presented))
   if (!found || found.token.revokedAtMs !== null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token not live' })
   const { token, app } = found
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })

@@ -11,7 +11,7 @@ import {
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit, recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -129,10 +129,13 @@ export async function createApp(
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     }
-    if (await deps.stores.apps.create(app)) {
-      await recordAudit(deps, { event: 'app.created', appId: app.id, userId: owner.id, detail: { name: app.name, type: app.type } })
-      return app
-    }
+    // The app and its audit row in one unit; a taken id (create answers false) writes nothing.
+    const created = await changeWithAudit(deps, async (tx, audit) => {
+      if (!(await tx.apps.create(app))) return false
+      await audit({ event: 'app.created', appId: app.id, userId: owner.id, detail: { name: app.name, type: app.type } })
+      return true
+    })
+    if (created) return app
   }
   throw new Error('createApp: could not find a free app id')
 }
@@ -149,10 +152,13 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   const app = await findApp(deps, ref)
   const patch = validateSettings(input)
   if (patch.name !== undefined) await assertNameFree(deps, app.ownerId, patch.name, app.id)
-  const updated = await deps.stores.apps.update(app.id, patch, deps.clock.nowMs())
-  if (!updated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
   const detail = { fields: Object.keys(patch), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
-  await recordAudit(deps, { event: 'app.updated', appId: app.id, userId: app.ownerId, detail })
+  const updated = await changeWithAudit(deps, async (tx, audit) => {
+    const changed = await tx.apps.update(app.id, patch, deps.clock.nowMs())
+    if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail })
+    return changed
+  })
+  if (!updated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
   return updated
 }
 
@@ -195,8 +201,8 @@ export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: Ke
 
 export async function deleteApp(deps: RegistryDeps, ref: string): Promise<AppRecord> {
   const app = await findApp(deps, ref)
-  if (await deps.stores.apps.delete(app.id)) {
-    await recordAudit(deps, { event: 'app.deleted', appId: app.id, userId: app.ownerId, detail: { name: app.name } })
-  }
+  await changeWithAudit(deps, async (tx, audit) => {
+    if (await tx.apps.delete(app.id)) await audit({ event: 'app.deleted', appId: app.id, userId: app.ownerId, detail: { name: app.name } })
+  })
   return app
 }

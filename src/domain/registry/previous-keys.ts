@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts'
 import type { AppRecord } from '../../storage/records.ts'
-import type { AppStore, Stores } from '../../storage/types.ts'
+import type { AppStore, CredentialLookup, Stores } from '../../storage/types.ts'
 
 /**
  * The stores as the domain sees them once keys can be rotated with a grace period: a consumer key
@@ -21,10 +21,13 @@ export function withPreviousConsumerKeys(stores: Stores, clock: Clock): Stores {
     async findByConsumerKey(consumerKey) {
       return (await apps.findByConsumerKey(consumerKey)) ?? previous(consumerKey)
     },
-    async findByConsumerKeyWithAccessToken(consumerKey, token) {
-      const found = await apps.findByConsumerKeyWithAccessToken(consumerKey, token)
+  }
+  const credentials: CredentialLookup = {
+    ...stores.credentials,
+    async findConsumerWithAccessToken(consumerKey, token) {
+      const found = await stores.credentials.findConsumerWithAccessToken(consumerKey, token)
       return found.app ? found : { ...found, app: await previous(consumerKey) }
     },
   }
-  return { ...stores, apps: graceful }
+  return { ...stores, apps: graceful, credentials }
 }

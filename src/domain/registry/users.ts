@@ -1,7 +1,7 @@
 import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 
@@ -24,10 +24,12 @@ export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'ne
   // A false from create is a taken screen name, or (rarely) an id another process just took.
   for (let attempt = 0; attempt < 3; attempt++) {
     const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name, passwordHash, createdAtMs: deps.clock.nowMs() }
-    if (await deps.stores.users.create(user)) {
-      await recordAudit(deps, { event: 'user.created', userId: user.id, detail: { screen_name: user.screenName } })
-      return user
-    }
+    const created = await changeWithAudit(deps, async (tx, audit) => {
+      if (!(await tx.users.create(user))) return false
+      await audit({ event: 'user.created', userId: user.id, detail: { screen_name: user.screenName } })
+      return true
+    })
+    if (created) return user
     const taken = await deps.stores.users.findByScreenName(input.screenName)
     assertThat(!taken, E.alreadyExists, { message: `screen name ${input.screenName} is already taken`, field: 'screenName' })
   }

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { verifyUserContext } from '../../domain/oauth1/verify-user-context.ts'
-import { signedRequestInput } from '../signed-request.ts'
+import { requestInput } from '../request-input.ts'
 
 export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
     app.get('/1.1/account/verify_credentials.json', { config: { rateLimit: '/account/verify_credentials' } }, async (request, reply) => {
-      const { user, accessToken } = await verifyUserContext(deps, signedRequestInput(request, reply, publicUrl))
+      const { user, accessToken } = await verifyUserContext(deps, requestInput(request, reply, publicUrl))
       reply.header('x-access-level', accessToken.accessLevel)
       return reply.type('application/json; charset=utf-8').send({
         id: Number(user.id),

@@ -5,7 +5,7 @@ import { exchangeVerifier } from '../../domain/oauth1/exchange-verifier.ts'
 import { invalidateAccessToken } from '../../domain/oauth1/invalidate-access-token.ts'
 import { issueRequestToken } from '../../domain/oauth1/request-token.ts'
 import { serializeForm } from '../../protocol/oauth1/form.ts'
-import { signedRequestInput } from '../signed-request.ts'
+import { requestInput } from '../request-input.ts'
 
 /** Token responses are form-encoded: every OAuth 1.0a client parses them as a query string. */
 function sendForm(reply: FastifyReply, pairs: Array<[string, string]>): FastifyReply {
@@ -15,7 +15,7 @@ function sendForm(reply: FastifyReply, pairs: Array<[string, string]>): FastifyR
 export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
     app.post('/oauth/request_token', { config: { rateLimit: '/oauth/request_token' } }, async (request, reply) => {
-      const token = await issueRequestToken(deps, signedRequestInput(request, reply, publicUrl))
+      const token = await issueRequestToken(deps, requestInput(request, reply, publicUrl))
       return sendForm(reply, [
         ['oauth_token', token.token],
         ['oauth_token_secret', token.secret],
@@ -24,7 +24,7 @@ export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
     })
 
     app.post('/oauth/access_token', { config: { rateLimit: '/oauth/access_token' } }, async (request, reply) => {
-      const { accessToken, user } = await exchangeVerifier(deps, signedRequestInput(request, reply, publicUrl))
+      const { accessToken, user } = await exchangeVerifier(deps, requestInput(request, reply, publicUrl))
       return sendForm(reply, [
         ['oauth_token', accessToken.token],
         ['oauth_token_secret', accessToken.secret],
@@ -36,7 +36,7 @@ export function oauth1Routes(deps: DomainDeps, publicUrl: URL | undefined) {
     // Twitter's pages show the path with and without 1.1 and .json: all four are served.
     for (const path of ['/1.1/oauth/invalidate_token', '/1.1/oauth/invalidate_token.json', '/oauth/invalidate_token', '/oauth/invalidate_token.json']) {
       app.post(path, { config: { rateLimit: '/oauth/invalidate_token' } }, async (request, reply) => {
-        const { accessToken } = await invalidateAccessToken(deps, signedRequestInput(request, reply, publicUrl))
+        const { accessToken } = await invalidateAccessToken(deps, requestInput(request, reply, publicUrl))
         return reply.type('application/json; charset=utf-8').send({ access_token: accessToken })
       })
     }

@@ -5,7 +5,7 @@ import type { DomainDeps } from '../../domain/deps.ts'
 import { issueOrReuseBearerToken } from '../../domain/oauth2/bearer-token.ts'
 import { introspectToken } from '../../domain/oauth2/introspect.ts'
 import { invalidateBearerToken } from '../../domain/oauth2/invalidate-bearer-token.ts'
-import { signedRequestInput } from '../signed-request.ts'
+import { requestInput } from '../request-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -15,17 +15,17 @@ export function oauth2Routes(deps: DomainDeps, publicUrl: URL | undefined) {
     await app.register(compress, { global: true, threshold: 0, encodings: ['gzip'] })
 
     app.post('/oauth2/token', { config: { rateLimit: '/oauth2/token' } }, async (request, reply) => {
-      const token = await issueOrReuseBearerToken(deps, signedRequestInput(request, reply, publicUrl))
+      const token = await issueOrReuseBearerToken(deps, requestInput(request, reply, publicUrl))
       return reply.type(JSON_TYPE).send({ token_type: 'bearer', access_token: token.token })
     })
 
     app.post('/oauth2/invalidate_token', { config: { rateLimit: '/oauth2/invalidate_token' } }, async (request, reply) => {
-      const { accessToken } = await invalidateBearerToken(deps, signedRequestInput(request, reply, publicUrl))
+      const { accessToken } = await invalidateBearerToken(deps, requestInput(request, reply, publicUrl))
       return reply.type(JSON_TYPE).send({ access_token: accessToken })
     })
 
     app.post('/oauth2/introspect', { config: { rateLimit: '/oauth2/introspect' } }, async (request, reply) => {
-      return reply.type(JSON_TYPE).send(await introspectToken(deps, signedRequestInput(request, reply, publicUrl)))
+      return reply.type(JSON_TYPE).send(await introspectToken(deps, requestInput(request, reply, publicUrl)))
     })
   }
 }

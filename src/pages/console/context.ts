@@ -24,7 +24,7 @@ export interface PageContext {
 
 export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean): PageContext {
   const window = domain.settings.rateLimitWindowSeconds
-  const limiters = domain.stores.limiters
+  const limiters = domain.runtime.limiters
   return {
     domain,
     throttle,

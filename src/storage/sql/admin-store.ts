@@ -41,7 +41,11 @@ export function createAdminStore(db: Kysely<Database>, sealer: Sealer) {
       return Number(result.numUpdatedRows) > 0
     },
     async updateUser(id, patch) {
-      const columns = { ...(patch.name === undefined ? {} : { name: patch.name }), ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }) }
+      const columns = {
+        ...(patch.name === undefined ? {} : { name: patch.name }),
+        ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
+        ...(patch.disabledAtMs === undefined ? {} : { disabled_at_ms: patch.disabledAtMs }),
+      }
       const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : db.updateTable('users').set(columns).where('id', '=', id).returningAll()
       const row = await query.executeTakeFirst()
       return row && toUser(row)

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { AccessTokenRecord, AppRecord, BearerTokenRecord, UserRecord } from '../records.ts'
+import type { CredentialLookup } from '../types.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokensTable, AppsTable, BearerTokensTable, Database, UsersTable } from './schema.ts'
 import { preparedLookup } from './prepared.ts'
@@ -18,7 +19,7 @@ const columnsOf =
   <const C extends ReadonlyArray<keyof T & string>>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> })) =>
     columns
 
-const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms'])
+const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms', 'disabled_at_ms'])
 const APP_COLUMNS = columnsOf<AppsTable>()([
   'id',
   'name',
@@ -77,7 +78,7 @@ const accessTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: strin
 /**
  * The app, the access token and its owner, each left-joined to a one-row source so that the
  * statement answers exactly one row whatever exists: the verifier's work does not depend on which
- * of its credentials are known (src/domain/oauth1/verify-request.ts). Both lookups go through
+ * of its credentials are known (src/domain/oauth1/verify-signed-request.ts). Both lookups go through
  * unique indexes; the token is found whatever its app, which the verifier checks.
  */
 const consumerWithAccessTokenByHashes = preparedLookup((db: Kysely<Database>, keyHash: string, tokenHash: string) =>
@@ -162,4 +163,12 @@ export async function findBearerTokenWithApp(
 export async function findLiveBearerToken(db: Kysely<Database>, sealer: Sealer, appId: string): Promise<BearerTokenRecord | undefined> {
   const row = await liveBearerTokenOfApp(db, appId)
   return row && toBearerToken(row, sealer)
+}
+
+/** The joined lookups (CredentialLookup) over a database. */
+export function createCredentialLookup(db: Kysely<Database>, sealer: Sealer): CredentialLookup {
+  return {
+    findConsumerWithAccessToken: (consumerKey, token) => findConsumerWithAccessToken(db, sealer, consumerKey, token),
+    findBearerTokenWithApp: (token) => findBearerTokenWithApp(db, sealer, token),
+  }
 }

@@ -160,6 +160,8 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
         .addColumn('revoked_at_ms', 'bigint')
         .execute()
+      // A disabled person cannot sign in, and their access tokens are refused while it lasts.
+      await db.schema.alterTable('users').addColumn('disabled_at_ms', 'bigint').execute()
       // A rotated-out key pair that keeps working until expires_at_ms (rotate-keys with a grace period).
       await db.schema
         .createTable('previous_consumer_keys')

@@ -2,20 +2,17 @@ import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import { fromApp, fromUser, isUniqueViolation, sealedKeys, toApp, toUser } from './rows.ts'
-import { findAppByConsumerKey, findAppById, findConsumerWithAccessToken, findUserById } from './lookups.ts'
+import { fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
+import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
   return {
+    // `on conflict do nothing` rather than catching the violation: inside a unit of work on
+    // PostgreSQL a failed statement aborts the whole transaction, so the unit could not go on.
     async create(user) {
-      try {
-        await db.insertInto('users').values(fromUser(user)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
+      const result = await db.insertInto('users').values(fromUser(user)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
     },
     findById: (id) => findUserById(db, id),
     async findByScreenName(screenName) {
@@ -48,20 +45,20 @@ function patchColumns(patch: AppPatch) {
   return columns
 }
 
-export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
+/**
+ * The app store. Its multi-statement writes (rotateKeys, delete) open a transaction of their own,
+ * or, inside a unit of work (`isInUnit`), run in the unit's.
+ */
+export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
+  const atomically = <T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> =>
+    options.isInUnit ? work(db) : db.transaction().execute(work)
   return {
     async create(app) {
-      try {
-        await db.insertInto('apps').values(fromApp(app, sealer)).execute()
-        return true
-      } catch (error) {
-        if (isUniqueViolation(error)) return false
-        throw error
-      }
+      const result = await db.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
     },
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
-    findByConsumerKeyWithAccessToken: (consumerKey, token) => findConsumerWithAccessToken(db, sealer, consumerKey, token),
     async list() {
       const rows = await db.selectFrom('apps').selectAll().orderBy('id').execute()
       return rows.map((row) => toApp(row, sealer))
@@ -76,7 +73,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
       return row && toApp(row, sealer)
     },
     async rotateKeys(id, keys, nowMs) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         const row = await tx
           .updateTable('apps')
           .set({ ...sealedKeys(keys, sealer), updated_at_ms: nowMs })
@@ -102,7 +99,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer) {
       })
     },
     async delete(id) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens'] as const) {
           await tx.deleteFrom(table).where('app_id', '=', id).execute()
         }

@@ -31,6 +31,8 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     name: row.name,
     passwordHash: row.password_hash,
     createdAtMs: num(row.created_at_ms),
+    // Only when set: a record reads back as it was written.
+    ...(row.disabled_at_ms === null || row.disabled_at_ms === undefined ? {} : { isDisabled: true }),
   }
 }
 
@@ -42,6 +44,7 @@ export function fromUser(user: UserRecord): UsersTable {
     name: user.name,
     password_hash: user.passwordHash,
     created_at_ms: user.createdAtMs,
+    disabled_at_ms: user.isDisabled ? user.createdAtMs : null,
   }
 }
 

@@ -13,6 +13,8 @@ export interface UsersTable {
   name: string
   password_hash: string
   created_at_ms: number
+  /** When the person was disabled (admin API); null while they are not. */
+  disabled_at_ms: number | null
 }
 
 export interface AppsTable {

@@ -9,7 +9,7 @@ import {
   toAccessToken,
   toRequestToken,
 } from './rows.ts'
-import { findAccessToken, findBearerToken, findBearerTokenWithApp, findLiveBearerToken } from './lookups.ts'
+import { findAccessToken, findBearerToken, findLiveBearerToken } from './lookups.ts'
 
 /**
  * Tokens on any Kysely dialect. Single-use and one-of rules are conditional updates and unique
@@ -138,7 +138,6 @@ export function createBearerTokenStore(db: Kysely<Database>, sealer: Sealer) {
   const findLive = (appId: string) => findLiveBearerToken(db, sealer, appId)
   return {
     findByToken: (token) => findBearerToken(db, sealer, token),
-    findByTokenWithApp: (token) => findBearerTokenWithApp(db, sealer, token),
     findLive,
     issueOrReuse(candidate) {
       return issueOrReuse(

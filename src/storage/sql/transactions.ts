@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { CompiledQuery, SqliteAdapter, type Kysely } from 'kysely'
 import type { TransactionStores } from '../types.ts'
 import type { Database } from './schema.ts'
@@ -19,6 +20,40 @@ import type { Database } from './schema.ts'
  * SQLITE_BUSY_SNAPSHOT when another process (the CLI, a second instance) wrote in between.
  */
 
+/**
+ * Marks the code running inside a unit of work, whatever it awaits. A unit must use only its `tx`:
+ * on SQLite a call to the outer stores from inside a unit waits for the one connection that the
+ * unit's batch holds, and the batch waits for the unit: a hang. The outer stores check this mark
+ * (outsideUnitsOnly) and throw at once instead, on every database, so the mistake shows in the
+ * first test that makes it.
+ */
+const insideUnit = new AsyncLocalStorage<true>()
+
+/** Throws when called inside a unit of work (see insideUnit). */
+export function assertOutsideUnit(what: string): void {
+  if (insideUnit.getStore()) {
+    throw new Error(`${what} was called inside a unit of work: inside stores.transaction(async (tx) => …) use only tx, never the outer stores`)
+  }
+}
+
+/** The store with every method refusing to run inside a unit of work (the outer stores). */
+export function outsideUnitsOnly<T extends object>(store: T, name: string): T {
+  const checked: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(store)) {
+    checked[key] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => {
+            assertOutsideUnit(`${name}.${key}`)
+            return (value as (...a: unknown[]) => unknown).apply(store, args)
+          }
+        : value
+  }
+  return checked as T
+}
+
+/** Runs a unit's work marked as inside a unit. */
+const asUnit = <T>(work: (tx: TransactionStores) => Promise<T>, tx: TransactionStores): Promise<T> => insideUnit.run(true, () => work(tx))
+
 export interface TransactionRunner {
   /** True when units handed over together share one commit (SQLite). */
   isGrouped: boolean
@@ -34,7 +69,8 @@ export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kys
   return {
     isGrouped: false,
     run(work) {
-      const running = db.transaction().execute((trx) => work(storesOn(trx)))
+      assertOutsideUnit('stores.transaction')
+      const running = db.transaction().execute((trx) => asUnit(work, storesOn(trx)))
       const settled: Promise<unknown> = running.then(
         () => inFlight.delete(settled),
         () => inFlight.delete(settled),
@@ -78,6 +114,7 @@ function groupCommit(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => T
   return {
     isGrouped: true,
     run<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T> {
+      assertOutsideUnit('stores.transaction')
       return new Promise<T>((resolve, reject) => {
         // setImmediate runs after the poll phase: every request read in this turn gets to hand over its unit first.
         if (queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush)
@@ -105,8 +142,8 @@ async function commitTogether(db: Kysely<Database>, batch: Pending[], bind: (con
       await run(conn, 'begin immediate')
       try {
         // Alone, a unit needs no savepoint: its failure rolls back the transaction.
-        if (batch.length === 1) outcomes.push({ ok: true, value: await (batch[0] as Pending).work(tx) })
-        else for (const unit of batch) outcomes.push(await inSavepoint(conn, () => unit.work(tx)))
+        if (batch.length === 1) outcomes.push({ ok: true, value: await asUnit((batch[0] as Pending).work, tx) })
+        else for (const unit of batch) outcomes.push(await inSavepoint(conn, () => asUnit(unit.work, tx)))
         await run(conn, 'commit')
       } catch (error) {
         // SQLite rolls back by itself after some errors (a full disk): then there is nothing left to roll back.

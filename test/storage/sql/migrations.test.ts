@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
-import { openStores } from '../../../src/storage/open-stores.ts'
+import { openStorage } from '../../../src/storage/open-stores.ts'
 import { openSqlite } from '../../../src/storage/sqlite/open.ts'
 import { testKeyring } from '../../helpers/keys.ts'
 
@@ -24,14 +24,14 @@ test('migrateToLatest applies every migration once; the second run is a no-op', 
 
 test('reopening a migrated database keeps its data', async () => {
   const path = join(dir, 'reopen.sqlite')
-  const first = await openStores({ keyring: testKeyring(), databaseUrl: path })
+  const { stores: first, runtime: firstRuntime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
   const user = { id: '42', screenName: 'kept', name: 'Kept', passwordHash: 'h', createdAtMs: 1 }
   await first.users.create(user)
-  await first.close()
-  const second = await openStores({ keyring: testKeyring(), databaseUrl: `sqlite:${path}` })
+  await firstRuntime.close()
+  const { stores: second, runtime: secondRuntime } = await openStorage({ keyring: testKeyring(), databaseUrl: `sqlite:${path}` })
   try {
     assert.deepEqual(await second.users.findById('42'), user)
   } finally {
-    await second.close()
+    await secondRuntime.close()
   }
 })

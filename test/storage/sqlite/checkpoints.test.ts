@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { openStores } from '../../../src/storage/open-stores.ts'
+import { openStorage } from '../../../src/storage/open-stores.ts'
 import { openSqlite } from '../../../src/storage/sqlite/open.ts'
 import { SQLITE_ONLY_SKIP } from '../../helpers/backends.ts'
 import { testKeyring } from '../../helpers/keys.ts'
@@ -33,7 +33,7 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
 
   test('a WAL of more than 1 MB is checkpointed into the database file in the background, well before the auto-checkpoint', async () => {
     const path = join(dir, 'checkpoints.sqlite')
-    const stores = await openStores({ keyring: testKeyring(), databaseUrl: path })
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
     try {
       const detail = { note: 'x'.repeat(500) }
       for (let batch = 0; batch < 30; batch++) {
@@ -49,7 +49,7 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
       assert.ok(statSync(path).size >= 1024 * 1024, `the database file holds ${statSync(path).size} bytes`)
       assert.equal((await stores.audit.list({ limit: 10_000 })).length, 3000)
     } finally {
-      await stores.close()
+      await runtime.close()
     }
   })
 })

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { countedCall } from './plugins/rate-limit.ts'
-import type { SignedRequestInput } from '../domain/oauth1/signed-request.ts'
+import type { RequestInput } from '../domain/request.ts'
 import { connectionOf, publicOrigin, rawQuery, requestPath } from './request-url.ts'
 
 /** The framework-free view of a Fastify request that the OAuth 1.0a verifier reads. */
-export function signedRequestInput(request: FastifyRequest, reply: FastifyReply, publicUrl: URL | undefined): SignedRequestInput {
+export function requestInput(request: FastifyRequest, reply: FastifyReply, publicUrl: URL | undefined): RequestInput {
   const origin = publicOrigin(request, publicUrl)
   const connection = connectionOf(request)
   return {

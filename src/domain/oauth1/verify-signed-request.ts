@@ -6,7 +6,8 @@ import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } fro
 import { noteSignatureFailure, type SignatureFailureReason } from '../console/signature-failures.ts'
 import type { DomainDeps } from '../deps.ts'
 import { countCall, limitSubject } from '../rate-limits.ts'
-import { parseSignedRequest, type ParsedOAuthRequest, type SignedRequestInput } from './signed-request.ts'
+import type { RequestInput } from '../request.ts'
+import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
 
 /**
  * Which token a request must be signed with: none (request_token), a request token, an access
@@ -50,7 +51,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'signatureFailures'>,
-  input: SignedRequestInput,
+  input: RequestInput,
   options: { tokenKind: K; required?: readonly string[] },
 ): Promise<VerifiedRequest<K>> {
   const request = parseSignedRequest(input, options.required)
@@ -121,10 +122,10 @@ async function lookUpCredentials(
   nowMs: number,
 ): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
-    const found = await deps.stores.apps.findByConsumerKeyWithAccessToken(consumerKey, value)
+    const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const record = found.token
     // A token whose owner is gone acts for no one.
-    const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined
+    const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
     const token = { record, owner: found.owner, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === found.app?.id }
     return { app: found.app, token }
   }

@@ -5,31 +5,7 @@ import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../protocol/oauth1/form.ts'
 import { collectParameters } from '../../protocol/oauth1/parameters.ts'
 import { baseStringUri, buildBaseString } from '../../protocol/oauth1/signature.ts'
-import type { CountedCall } from '../rate-limits.ts'
-
-/**
- * A request as the verifier needs it, framework-free: what a resource server can build from any
- * HTTP library. `scheme` and `host` are the ones the client saw (the public URL).
- */
-export interface SignedRequestInput {
-  method: string
-  scheme: string
-  /** Host with its port when not the default. */
-  host: string
-  /** The path in its wire form, without the query. */
-  path: string
-  /** The raw query string without `?` ('' when none). */
-  query: string
-  authorization: string | undefined
-  contentType: string | undefined
-  body: Buffer | string | undefined
-  /** Whether the request reached the service over HTTPS (itself or at a trusted proxy). */
-  isSecure: boolean
-  /** The endpoint limit this call counts against once its caller is authenticated. */
-  rateLimit?: CountedCall
-  /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
-  clientAddress?: string
-}
+import { bodyText, isFormEncoded, type RequestInput } from '../request.ts'
 
 /** A syntactically valid OAuth 1.0a request, not yet authenticated. */
 export interface ParsedOAuthRequest {
@@ -55,15 +31,6 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/
 const DIGITS = /^\d{1,15}$/
 const VERSIONS = new Set(['1.0', '1.0a', '1.0A'])
 
-export function isFormEncoded(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.trimStart().toLowerCase().startsWith('application/x-www-form-urlencoded')
-}
-
-function bodyText(body: Buffer | string | undefined): string {
-  if (body === undefined) return ''
-  return typeof body === 'string' ? body : body.toString('utf8')
-}
-
 function missing(name: string): ServiceError {
   return new ServiceError(E.badAuthenticationData, { detail: `${name} is missing` })
 }
@@ -74,7 +41,7 @@ function missing(name: string): ServiceError {
  * mandatory ones are there and well-formed, and build the signature base string (§3.4.1).
  * Every failure here is 400 code 215, before any lookup, so it reveals nothing about credentials.
  */
-export function parseSignedRequest(input: SignedRequestInput, required: readonly string[] = []): ParsedOAuthRequest {
+export function parseSignedRequest(input: RequestInput, required: readonly string[] = []): ParsedOAuthRequest {
   const isForm = isFormEncoded(input.contentType)
   const { protocol, signed } = collectParameters({
     header: parseOAuthHeader(input.authorization),

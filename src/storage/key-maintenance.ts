@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs'
-import { openDatabase } from '../open-stores.ts'
-import { migrateToLatest } from '../sql/migrations.ts'
-import { countSealedUnder, resealAll } from '../sql/reseal.ts'
-import { readKeyringFile, watchKeyring, withNewActiveKey, withoutKey, writeKeyringFile, KeyringError, type Keyring } from './keyring.ts'
-import { createSealer } from './sealer.ts'
+import { openDatabase } from './open-stores.ts'
+import { migrateToLatest } from './sql/migrations.ts'
+import { countSealedUnder, resealAll } from './sql/reseal.ts'
+import { readKeyringFile, watchKeyring, withNewActiveKey, withoutKey, writeKeyringFile, KeyringError, type Keyring } from './sealing/keyring.ts'
+import { createSealer } from './sealing/sealer.ts'
 
 /** How long after a change of the key file every instance is sure to have read it. */
 const RELOAD_GRACE_MS = 3000
