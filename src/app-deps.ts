@@ -16,6 +16,8 @@ export interface HttpSettings {
   cookieSecret: string | string[]
   /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
   hsts?: string | undefined
+  /** Anyone may create an account at /console/signup. */
+  allowSignup?: boolean
 }
 
 /** The metrics the app records and, with --metrics-public, serves on GET /metrics. */

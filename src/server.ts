@@ -62,6 +62,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
       cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
+      allowSignup: config.allowSignup,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },

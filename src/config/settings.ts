@@ -157,6 +157,14 @@ export const SETTINGS = {
     description:
       'Strict-Transport-Security on every HTTPS answer in production: `on` (max-age=31536000), `off`, or a comma list of `max-age=SECONDS`, `includeSubDomains`, `preload`.',
   }),
+  allowSignup: setting({
+    flag: '--allow-signup',
+    env: 'LATCHKEY_ALLOW_SIGNUP',
+    schema: bool,
+    default: false,
+    devDefault: true,
+    description: 'Anyone may create an account at /console/signup (on in development, off in production: accounts then come from the CLI or the admin API).',
+  }),
   trustProxy: setting({
     flag: '--trust-proxy <addresses>',
     env: 'LATCHKEY_TRUST_PROXY',

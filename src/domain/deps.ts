@@ -2,6 +2,7 @@ import type { Limiter, StorageRuntime, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
 import type { DomainObserver } from './observe.ts'
+import type { SignatureFailureLog } from './console/signature-failures.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -27,4 +28,6 @@ export interface DomainDeps {
   }
   /** Told of outcomes (verifications, tokens, limits, sign-ins) for the metrics; none in the CLI. */
   observe?: DomainObserver
+  /** Each app's recent refused signed requests, for its developer (the console's diagnostics). */
+  signatureFailures?: SignatureFailureLog
 }

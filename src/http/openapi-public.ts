@@ -1,4 +1,5 @@
 import { E, type ErrorDef } from '../errors/catalogue.ts'
+import { consolePaths } from './openapi-console.ts'
 
 /**
  * The OpenAPI 3.1 document of the public endpoints (GET /openapi.json; docs/openapi-public.json).
@@ -115,6 +116,7 @@ export function publicOpenApi(): object {
       { name: 'oauth2', description: 'App-only bearer tokens' },
       { name: 'account', description: 'Signed calls an app makes' },
       { name: 'health', description: 'For load balancers' },
+      { name: 'console', description: 'The developer console and Connected apps: pages a person sees' },
     ],
     paths: {
       '/oauth/request_token': {
@@ -215,6 +217,7 @@ export function publicOpenApi(): object {
       '/healthz': { get: { operationId: 'liveness', tags: ['health'], summary: 'The process answers', responses: { '200': healthAnswer('ok') } } },
       '/readyz': { get: { operationId: 'readiness', tags: ['health'], summary: 'The database answers', responses: { '200': healthAnswer('ready'), ...errors() } } },
       '/openapi.json': { get: { operationId: 'openapi', tags: ['health'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      ...consolePaths(),
     },
   }
 }

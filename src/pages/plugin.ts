@@ -2,8 +2,12 @@ import fastifyCookie from '@fastify/cookie'
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../app-deps.ts'
 import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
+import { consoleAccountRoutes } from './console/account-routes.ts'
+import { consoleAppRoutes } from './console/app-routes.ts'
+import { addressKey, createPageContext, spend } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
+import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
 
 /**
  * The browser pages as their own encapsulated context: cookies and the HTML error renderer apply
@@ -11,9 +15,17 @@ import { installPageErrors } from './error-page.ts'
  */
 export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle } = {}) {
   const throttle = options.throttle ?? createSignInThrottle(deps.domain.runtime.limiters, deps.domain.settings)
+  const context = createPageContext(deps.domain, throttle, deps.http.allowSignup ?? false)
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: deps.http.cookieSecret })
     installPageErrors(app)
     await app.register(consentRoutes(deps.domain, throttle))
+    // The developer console and the settings pages: every request counts against its address.
+    await app.register(async (pages) => {
+      pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))
+      await pages.register(consoleAccountRoutes(context))
+      await pages.register(consoleAppRoutes(context))
+      await pages.register(connectedAppsRoutes(context))
+    })
   }
 }

@@ -4,9 +4,9 @@ import { STYLE_HASH } from './views/layout.ts'
 /**
  * Where a page's form may lead. Chromium applies CSP form-action to the redirects that follow a
  * submission too, so a consent form must also allow the callback it will redirect to;
- * pages without a form allow none.
+ * the console's pages post only to themselves; pages without a form allow none.
  */
-export type FormTarget = { kind: 'none' } | { kind: 'consent'; callback: string }
+export type FormTarget = { kind: 'none' } | { kind: 'self' } | { kind: 'consent'; callback: string }
 
 const HTTP_SOURCE = /^https?:\/\/(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/
 const SCHEME_SOURCE = /^[a-z][a-z0-9+.-]*:$/
@@ -27,6 +27,7 @@ export function callbackSource(callback: string): string | undefined {
 
 function formAction(target: FormTarget): string | undefined {
   if (target.kind === 'none') return "form-action 'none'"
+  if (target.kind === 'self') return "form-action 'self'"
   if (target.callback === 'oob') return "form-action 'self'"
   const source = callbackSource(target.callback)
   // Omitting the directive is safer than one that would block the person's own redirect.

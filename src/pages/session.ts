@@ -36,7 +36,10 @@ export function readSession(request: FastifyRequest, nowMs: number): Session | u
   return isLive ? { csrf, userId, issuedAtMs } : { csrf }
 }
 
-/** HttpOnly, SameSite=Lax, Path=/oauth, Secure over https; Max-Age only once someone signed in. */
+/**
+ * HttpOnly, SameSite=Lax, Secure over https; Max-Age only once someone signed in. Path=/ so the one
+ * session covers the consent pages, /console and /settings (and a later __Host- name needs it).
+ */
 export function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session): void {
   const signedIn = session.userId !== undefined && session.issuedAtMs !== undefined
   const value = signedIn ? `${session.csrf}:${session.userId}:${session.issuedAtMs}` : session.csrf
@@ -44,7 +47,7 @@ export function writeSession(request: FastifyRequest, reply: FastifyReply, sessi
     signed: true,
     httpOnly: true,
     sameSite: 'lax',
-    path: '/oauth',
+    path: '/',
     secure: request.protocol === 'https',
     ...(signedIn ? { maxAge: SESSION_LIFETIME_SECONDS } : {}),
   })

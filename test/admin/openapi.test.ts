@@ -35,9 +35,16 @@ describe('the OpenAPI documents', () => {
     const paths = new Set<string>()
     try {
       const printed = service.app.printRoutes({ commonPrefix: false })
+      // printRoutes draws a tree: each level is indented 4 characters and holds the rest of its parent's path.
+      const parents: string[] = []
       for (const line of printed.split('\n')) {
-        const match = /([/][^\s(]*) \(([A-Z, ]+)\)/.exec(line.replace(/^[\s│├└─]+/, ''))
-        if (match && !match[2]!.split(', ').every((m) => m === 'HEAD' || m === 'OPTIONS')) paths.add(match[1]!)
+        const text = line.replace(/^[\s│├└─]+/, '')
+        const depth = (line.length - text.length) / 4 - 1
+        const match = /^(\S+) \(([A-Z, ]+)\)/.exec(text)
+        if (!match) continue
+        const path = (parents[depth - 1] ?? '') + match[1]!
+        parents[depth] = path
+        if (!match[2]!.split(', ').every((m) => m === 'HEAD' || m === 'OPTIONS')) paths.add(path.replace(/:(\w+)/g, '{$1}'))
       }
     } finally {
       await service.close()

@@ -140,13 +140,13 @@ describe('GET /oauth/authorize: the consent page', () => {
     assert.match(page, /value="&quot;&gt;&lt;script&gt;x\(\)&lt;\/script&gt;"/)
   })
 
-  test('the session cookie is HttpOnly, SameSite=Lax, Path=/oauth and not Secure over plain http', async () => {
+  test('the session cookie is HttpOnly, SameSite=Lax, Path=/ and not Secure over plain http', async () => {
     const { response } = await pageFor()
     const cookie = response.cookies.find((c) => c.name === SESSION_COOKIE)
     assert.ok(cookie)
     assert.equal(cookie.httpOnly, true)
     assert.equal(cookie.sameSite, 'Lax')
-    assert.equal(cookie.path, '/oauth')
+    assert.equal(cookie.path, '/')
     assert.notEqual(cookie.secure, true)
   })
 

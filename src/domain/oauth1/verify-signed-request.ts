@@ -3,6 +3,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
+import { noteSignatureFailure, type SignatureFailureReason } from '../console/signature-failures.ts'
 import type { DomainDeps } from '../deps.ts'
 import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
@@ -56,7 +57,7 @@ const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
  * in that order.
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe' | 'signatureFailures'>,
   input: RequestInput,
   options: {
     tokenKind: K
@@ -85,6 +86,7 @@ export async function verifySignedRequest<K extends TokenKind>(
     observed(observedFailure(isTimely, app, token.isValid, isMethodAllowed(request, app, input.isSecure)))
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
+    await noteSignatureFailure(deps, { input, request, app, reason: failureReason(failure, request, app, input.isSecure) })
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
   }
 
@@ -109,9 +111,11 @@ export async function verifySignedRequest<K extends TokenKind>(
     // of a request the store has forgotten, so it is refused as untimely.
     if (verdict === 'before-epoch') {
       observed('timestamp_out_of_bounds')
+      await noteSignatureFailure(deps, { input, request, app, reason: 'timestamp_out_of_bounds' })
       throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)', rateLimit: charge.limit })
     }
     observed('nonce_reused')
+    await noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
   observed('ok')
@@ -138,6 +142,15 @@ function observedFailure(isTimely: boolean, app: AppRecord | undefined, isTokenV
   if (app.isSuspended) return 'suspended'
   if (!isTokenValid) return 'invalid_token'
   return isMethodOk ? 'bad_signature' : 'method_not_allowed'
+}
+
+/** The failed check as the developer console names it (the client only ever sees the code). */
+function failureReason(failure: ErrorDef, request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): SignatureFailureReason {
+  if (failure === E.timestampOutOfBounds) return 'timestamp_out_of_bounds'
+  if (failure === E.suspendedApplication) return 'app_suspended'
+  if (failure === E.invalidOrExpiredToken) return 'token_invalid'
+  if (!isMethodAllowed(request, app, isSecure)) return 'method_not_allowed'
+  return request.bodyHashMatches === false ? 'body_hash_mismatch' : 'bad_signature'
 }
 
 function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
@@ -194,7 +207,7 @@ function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined,
   return matches && isMethodAllowed(request, app, isSecure) && request.bodyHashMatches !== false
 }
 
-/** The app allows the request's signature method (PLAINTEXT only over TLS). */
+/** The app allows the method, and PLAINTEXT only over TLS. */
 function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): boolean {
   return (
     isSignatureMethod(request.signatureMethod) &&

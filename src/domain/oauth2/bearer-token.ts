@@ -22,15 +22,23 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestIn
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
   const { limit } = await chargeCall(deps, '/oauth2/token', { appId: app.id })
-  return afterCharge(limit, async () => ({ bearerToken: await liveOrNew(deps, input, app.id) }))
+  return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null) }))
 }
 
-/** The app's live token, else a new one; a hand-out either way, audited. */
-async function liveOrNew(deps: DomainDeps, input: RequestInput, appId: string): Promise<BearerTokenRecord> {
+/**
+ * The app's one live bearer token, made on first need; for POST /oauth2/token and the developer
+ * console alike. Every hand-out is recorded, the repeats too: each gives the app's credential away.
+ */
+export async function handOutBearerToken(
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>,
+  appId: string,
+  address: string | null,
+): Promise<BearerTokenRecord> {
+  const handOut = (reused: boolean): AuditEntry => ({ event: 'bearer_token.issued', appId, address, detail: { reused } })
   const live = await deps.stores.bearerTokens.findLive(appId)
   if (live) {
     // A repeat (nearly every call): the token exists, so its audit row is the only write.
-    await recordAudit(deps, handOut(appId, input, true))
+    await recordAudit(deps, handOut(true))
     deps.observe?.tokenIssued('bearer_token')
     return live
   }
@@ -39,14 +47,9 @@ async function liveOrNew(deps: DomainDeps, input: RequestInput, appId: string): 
     const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
-    await audit(handOut(appId, input, token.token !== candidate.token))
+    await audit(handOut(token.token !== candidate.token))
     return token
   })
   deps.observe?.tokenIssued('bearer_token')
   return issued
-}
-
-/** Every hand-out is recorded, the repeats too: each gives the app's credential to whoever holds its secret. */
-function handOut(appId: string, input: RequestInput, reused: boolean): AuditEntry {
-  return { event: 'bearer_token.issued', appId, address: input.clientAddress, detail: { reused } }
 }

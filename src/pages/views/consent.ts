@@ -72,6 +72,7 @@ ${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.scr
 <button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
 </div>
 ${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}
-</form>`,
+</form>
+<p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )
 }

@@ -16,7 +16,20 @@ a{color:#0b4a8f}
 .muted{color:#4a4f57}
 .alert{padding:.75rem 1rem;border:2px solid #a4111d;border-radius:6px;color:#7d0d16;background:#fff5f5}
 label{display:block;font-weight:600;margin-top:1rem}
-input[type=text],input[type=password]{display:block;width:100%;margin-top:.25rem;padding:.5rem;font:inherit;border:1px solid #5f6670;border-radius:4px}
+input[type=text],input[type=password],input[type=url],textarea,select{display:block;width:100%;margin-top:.25rem;padding:.5rem;font:inherit;border:1px solid #5f6670;border-radius:4px}
+textarea{min-height:5rem}
+input[type=checkbox]{margin-right:.5rem}
+label.check{display:flex;align-items:center;font-weight:600}
+nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0 0 1rem;padding:0;align-items:center}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+th,td{text-align:left;border-bottom:1px solid #c9ccd1;padding:.4rem .5rem;vertical-align:top}
+code,.secret{overflow-wrap:anywhere}
+.secret{display:block;font:1rem/1.4 ui-monospace,monospace;padding:.5rem;background:#f4f5f7;border:1px solid #5f6670;border-radius:4px}
+.primary{background:#0b4a8f;color:#fff}
+.secondary{background:#fff;color:#0b4a8f}
+.danger{background:#fff;color:#a4111d;border-color:#a4111d}
+main.wide{max-width:48rem}
+ul.plain{list-style:none;padding:0}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4a8f;cursor:pointer}
 #allow{background:#0b4a8f;color:#fff}
@@ -30,7 +43,7 @@ button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS, 'utf8').digest('base64')}'`
 
 /** A whole document: language, viewport, title and one <main> holding the page's heading. */
-export function layout(title: string, body: SafeHtml): string {
+export function layout(title: string, body: SafeHtml, options: { wide?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -40,7 +53,7 @@ export function layout(title: string, body: SafeHtml): string {
 <style>${raw(CSS)}</style>
 </head>
 <body>
-<main>
+${options.wide ? html`<main class="wide">` : html`<main>`}
 ${body}
 </main>
 </body>

@@ -17,17 +17,30 @@ export interface BrowserEnvironment {
  * suite. The answer is filled in by the before hook, so read its fields inside hooks and tests.
  * The browser starts first: when it cannot (CI without Chromium) nothing else is left running.
  */
-export function useBrowserEnvironment(): BrowserEnvironment {
+export function useBrowserEnvironment(serverOptions: Parameters<typeof startTestServer>[0] = {}): BrowserEnvironment {
   const env: Partial<BrowserEnvironment> = {}
   before(async () => {
-    env.browser = await launchBrowser()
-    env.server = await startTestServer()
-    env.site = await startCallbackSite()
+    Object.assign(env, await startBrowserEnvironment(serverOptions))
   })
-  after(async () => {
-    await env.browser?.close()
-    await env.site?.close()
-    await env.server?.close()
-  })
+  after(() => closeBrowserEnvironment(env))
   return env as BrowserEnvironment
+}
+
+/** The browser first: when it cannot start (CI without Chromium) nothing else is left running. */
+export async function startBrowserEnvironment(serverOptions: Parameters<typeof startTestServer>[0] = {}): Promise<BrowserEnvironment> {
+  const browser = await launchBrowser()
+  try {
+    const server = await startTestServer(serverOptions)
+    const site = await startCallbackSite()
+    return { browser, server, site }
+  } catch (error) {
+    await browser.close()
+    throw error
+  }
+}
+
+export async function closeBrowserEnvironment(env: Partial<BrowserEnvironment>): Promise<void> {
+  await env.browser?.close()
+  await env.site?.close()
+  await env.server?.close()
 }

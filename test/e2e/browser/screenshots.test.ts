@@ -1,16 +1,18 @@
-// The screenshots the README shows (issue 3): the consent page signed out and signed in, and the
-// PIN page, taken from the real pages at a 1000x800 viewport. They are taken on every run (so a
-// page that no longer renders fails here) but written to docs/screenshots only when
-// LATCHKEY_UPDATE_SCREENSHOTS=1, so an ordinary test run never changes the repository.
+// The screenshots the README shows (issues 3 and 14): the consent page signed out and signed in,
+// the PIN page, Connected apps and the console's app page, taken from the real pages at a 1000x800
+// viewport. They are taken on every run (so a page that no longer renders fails here) but written
+// to docs/screenshots only when LATCHKEY_UPDATE_SCREENSHOTS=1, so an ordinary run never changes
+// the repository.
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { type TestServer } from '../../helpers/test-app.ts'
 import { assertAccessible, newPerson, open, skipReason, submitWith } from './browser.ts'
-import { getRequestToken } from './oauth.ts'
-import { useBrowserEnvironment } from './environment.ts'
+import { exchange, getRequestToken, type CallbackSite } from './oauth.ts'
+import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots')
 const isUpdating = process.env.LATCHKEY_UPDATE_SCREENSHOTS === '1'
@@ -25,32 +27,41 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the README screenshots', { skip: skipReason }, () => {
-  const env = useBrowserEnvironment()
+  let server: TestServer
+  let site: CallbackSite
+  let browser: Browser
 
+  before(async () => {
+    ;({ browser, server, site } = await startBrowserEnvironment())
+  })
+  after(() => closeBrowserEnvironment({ browser, server, site }))
 
-  test(`the consent page signed out and signed in, and the PIN page${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
-    const owner = await makeUser(env.server.domain, { screenName: 'ada', name: 'Ada Lovelace' })
-    const app = await makeApp(env.server.domain, {
+  test(`the consent page signed out and signed in, the PIN page, Connected apps and the console's app page${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
+    const owner = await makeUser(server.domain, { screenName: 'ada', name: 'Ada Lovelace' })
+    const app = await makeApp(server.domain, {
       owner: owner.user,
       name: 'Birdwatch',
       description: 'Counts the birds in your timeline and posts a weekly summary.',
       website: 'https://birdwatch.example',
-      callbackUrls: [env.site.registered],
+      callbackUrls: [site.registered],
     })
-    const { user, password } = await makeUser(env.server.domain, { screenName: 'grace', name: 'Grace Hopper' })
-    const page = await newPerson(env.browser)
+    const { user, password } = await makeUser(server.domain, { screenName: 'grace', name: 'Grace Hopper' })
+    const page = await newPerson(browser)
 
-    const web = await getRequestToken(env.server, app, env.site.registered)
-    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${web.token}`)
+    const web = await getRequestToken(server, app, site.registered)
+    await open(page, `${server.url}/oauth/authorize?oauth_token=${web.token}`)
     await assertAccessible(page, 'the consent page, signed out')
     await screenshot(page, 'consent-signed-out.png')
     await page.fill('#username', user.screenName)
     await page.fill('#password', password)
     await submitWith(page, '#allow')
     assert.equal(new URL(page.url()).pathname, '/callback')
+    // The app exchanges the verifier, so Grace has authorized it (Connected apps below lists it).
+    const exchanged = await exchange(server, app, web, new URL(page.url()).searchParams.get('oauth_verifier') ?? '')
+    assert.equal(exchanged.status, 200, exchanged.text)
 
-    const oob = await getRequestToken(env.server, app, 'oob')
-    await open(page, `${env.server.url}/oauth/authorize?oauth_token=${oob.token}`)
+    const oob = await getRequestToken(server, app, 'oob')
+    await open(page, `${server.url}/oauth/authorize?oauth_token=${oob.token}`)
     assert.match(await page.locator('main').innerText(), /You are signed in as Grace Hopper \(@grace\)\./)
     await assertAccessible(page, 'the consent page, signed in')
     await screenshot(page, 'consent-signed-in.png')
@@ -59,5 +70,21 @@ describe('the README screenshots', { skip: skipReason }, () => {
     assert.match(await page.locator('#oauth_pin').innerText(), /^\d{7}$/)
     await assertAccessible(page, 'the PIN page')
     await screenshot(page, 'pin.png')
+
+    // Grace has authorized Birdwatch: her Connected apps list it.
+    await open(page, `${server.url}/settings/connected_apps`)
+    assert.match(await page.locator(`[data-app-id="${app.id}"]`).innerText(), /Birdwatch/)
+    await assertAccessible(page, 'connected apps')
+    await screenshot(page, 'connected-apps.png')
+
+    // Ada, Birdwatch's developer, on its page in the console.
+    const developer = await newPerson(browser)
+    await open(developer, `${server.url}/console/apps/${app.id}`)
+    await developer.fill('#username', 'ada')
+    await developer.fill('#password', owner.password)
+    await submitWith(developer, '#sign_in')
+    assert.equal(new URL(developer.url()).pathname, `/console/apps/${app.id}`)
+    await assertAccessible(developer, "the console's app page")
+    await screenshot(developer, 'console-app.png')
   })
 })

@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { personActor, withAuditActor } from '../../domain/actor.ts'
+import { assertRoomForApp, ownedApps } from '../../domain/console/owned-apps.ts'
+import { createApp } from '../../domain/registry/apps.ts'
+import { createUser } from '../../domain/registry/users.ts'
+import { signIn } from '../../domain/sign-in.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import type { UserRecord } from '../../storage/records.ts'
+import { sendPage, sendRedirect } from '../reply.ts'
+import { newSession, writeSession } from '../session.ts'
+import { EMPTY_APP_FORM, appListPage, newAppPage } from '../views/console-apps.ts'
+import { signUpPage } from '../views/frame.ts'
+import { postedForm, visitorOf } from '../visitor.ts'
+import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
+import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spend, type PageContext } from './context.ts'
+import { markSecretToReveal } from './reveal.ts'
+
+/** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
+const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
+
+/** A new session (and so a new CSRF value) for the person who just proved who they are. */
+function startSession(context: PageContext, request: FastifyRequest, reply: FastifyReply, user: UserRecord): void {
+  writeSession(request, reply, { ...newSession(), userId: user.id, issuedAtMs: context.domain.clock.nowMs() })
+}
+
+export function consoleAccountRoutes(context: PageContext) {
+  const { domain } = context
+
+  async function postSignIn(request: FastifyRequest, reply: FastifyReply) {
+    const form = await postedForm(domain, request)
+    const next = safeNext(form.fields.get('next'))
+    const username = form.fields.get('username') ?? ''
+    let user: UserRecord
+    try {
+      user = await signIn({ ...domain, throttle: context.throttle }, { username, password: form.fields.get('password') ?? '', address: request.ip })
+    } catch (error) {
+      if (!(error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code))) throw error
+      return showSignIn(context, reply, form, next, { status: error.status, message: error.publicMessage, username: username.slice(0, 64) })
+    }
+    startSession(context, request, reply, user)
+    return sendRedirect(reply, next)
+  }
+
+  async function postSignOut(request: FastifyRequest, reply: FastifyReply) {
+    await postedForm(domain, request)
+    writeSession(request, reply, newSession())
+    return sendRedirect(reply, '/console')
+  }
+
+  async function getSignUp(request: FastifyRequest, reply: FastifyReply) {
+    assertThat(context.allowSignup, E.notFound)
+    const visitor = await visitorOf(domain, request, reply)
+    if (visitor.user) return sendRedirect(reply, '/console')
+    return sendPage(reply, 200, signUpPage({ csrfToken: visitor.session.csrf, screenName: '', name: '' }), { kind: 'self' })
+  }
+
+  async function postSignUp(request: FastifyRequest, reply: FastifyReply) {
+    assertThat(context.allowSignup, E.notFound)
+    const form = await postedForm(domain, request)
+    await spend(context.limits.signUps, addressKey(request))
+    const screenName = (form.fields.get('screen_name') ?? '').trim()
+    const name = form.fields.get('name') ?? ''
+    let user: UserRecord
+    try {
+      user = await createUser(withAuditActor(domain, 'sign_up'), { screenName, name, password: form.fields.get('password') ?? '' })
+    } catch (error) {
+      if (!isFormMistake(error)) throw error
+      const page = signUpPage({ csrfToken: form.session.csrf, screenName: screenName.slice(0, 64), name: name.slice(0, 100), message: error.publicMessage })
+      return sendPage(reply, error.status, page, { kind: 'self' })
+    }
+    startSession(context, request, reply, user)
+    return sendRedirect(reply, '/console')
+  }
+
+  async function getConsole(request: FastifyRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, '/console')
+    if (!person) return reply
+    const apps = await ownedApps(domain, person.user.id)
+    return sendPage(reply, 200, appListPage({ csrfToken: person.session.csrf, user: person.user, apps }), { kind: 'self' })
+  }
+
+  async function getNewApp(request: FastifyRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, '/console')
+    if (!person) return reply
+    return sendPage(reply, 200, newAppPage({ csrfToken: person.session.csrf, user: person.user, values: EMPTY_APP_FORM }), { kind: 'self' })
+  }
+
+  async function postNewApp(request: FastifyRequest, reply: FastifyReply) {
+    const person = await personPosting(context, request, reply)
+    if (!person) return reply
+    const values = appFormOf(person.fields)
+    try {
+      await assertRoomForApp(domain, person.user.id)
+      const app = await createApp(withAuditActor(domain, personActor(person.user.id)), { ...settingsOf(values), name: values.name, ownerId: person.user.id })
+      markSecretToReveal(request, reply, person.user.id, app)
+      return sendRedirect(reply, `/console/apps/${app.id}`)
+    } catch (error) {
+      if (!isFormMistake(error)) throw error
+      const page = newAppPage({ csrfToken: person.session.csrf, user: person.user, values, message: error.publicMessage })
+      return sendPage(reply, error.status, page, { kind: 'self' })
+    }
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get('/console', getConsole)
+    app.post('/console/sign-in', postSignIn)
+    app.post('/console/sign-out', postSignOut)
+    app.get('/console/signup', getSignUp)
+    app.post('/console/signup', postSignUp)
+    app.get('/console/apps/new', getNewApp)
+    app.post('/console/apps', postNewApp)
+  }
+}

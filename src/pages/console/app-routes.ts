@@ -1,0 +1,191 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { personActor, withAuditActor } from '../../domain/actor.ts'
+import { revokeAuthorization, revokeBearerToken } from '../../domain/admin/people.ts'
+import { appUsage } from '../../domain/console/app-usage.ts'
+import { ownedApp } from '../../domain/console/owned-apps.ts'
+import { handOutBearerToken } from '../../domain/oauth2/bearer-token.ts'
+import { deleteApp, rotateAppKeys, updateApp } from '../../domain/registry/apps.ts'
+import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import type { AppRecord, UserRecord } from '../../storage/records.ts'
+import { sendPage, sendRedirect } from '../reply.ts'
+import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../views/console-apps.ts'
+import { signatureFailuresPage } from '../views/signature-failures.ts'
+import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
+import { personOrSignIn, personPosting, type PageContext } from './context.ts'
+import { markSecretToReveal, takeSecretToReveal } from './reveal.ts'
+
+type AppRequest = FastifyRequest<{ Params: { app_id: string } }>
+
+const CONSUMER_NOTE = 'Copy the consumer secret now: it is not shown again. If you lose it, regenerate the keys.'
+
+export function consoleAppRoutes(context: PageContext) {
+  const { domain } = context
+
+  interface Shown {
+    status?: number
+    revealed?: Revealed | undefined
+    message?: string | undefined
+    values?: AppFormValues
+  }
+
+  async function show(reply: FastifyReply, csrfToken: string, user: UserRecord, app: AppRecord, shown: Shown = {}) {
+    const usage = await appUsage(domain, app)
+    const page = appPage({ csrfToken, user, app, usage, revealed: shown.revealed, message: shown.message, ...(shown.values ? { values: shown.values } : {}) })
+    return sendPage(reply, shown.status ?? 200, page, { kind: 'self' })
+  }
+
+  async function getApp(request: AppRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}`)
+    if (!person) return reply
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    const revealed: Revealed | undefined = takeSecretToReveal(request, reply, person.user.id, app)
+      ? {
+          heading: 'Your consumer key and secret',
+          note: CONSUMER_NOTE,
+          values: [
+            { id: 'consumer_key', label: 'Consumer key', value: app.consumerKey },
+            { id: 'consumer_secret', label: 'Consumer secret', value: app.consumerSecret },
+          ],
+        }
+      : undefined
+    return show(reply, person.session.csrf, person.user, app, { revealed })
+  }
+
+  /** A POST about one of the person's apps: CSRF, sign-in, the change budget, then 404 unless theirs. */
+  async function appPosting(request: AppRequest, reply: FastifyReply) {
+    const person = await personPosting(context, request, reply)
+    if (!person) return undefined
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    return { ...person, app, acting: withAuditActor(domain, personActor(person.user.id)) }
+  }
+
+  async function postEdit(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    const values = appFormOf(posted.fields)
+    try {
+      const updated = await updateApp(posted.acting, posted.app.id, settingsOf(values))
+      return show(reply, posted.session.csrf, posted.user, updated, { message: 'Saved.' })
+    } catch (error) {
+      if (!isFormMistake(error)) throw error
+      return show(reply, posted.session.csrf, posted.user, posted.app, { status: error.status, message: error.publicMessage, values })
+    }
+  }
+
+  const setSuspended = (isSuspended: boolean) => async (request: AppRequest, reply: FastifyReply) => {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    await updateApp(posted.acting, posted.app.id, { isSuspended })
+    return sendRedirect(reply, `/console/apps/${posted.app.id}`)
+  }
+
+  async function getDelete(request: AppRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}`)
+    if (!person) return reply
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    return sendPage(reply, 200, deleteAppPage({ csrfToken: person.session.csrf, user: person.user, app }), { kind: 'self' })
+  }
+
+  async function getFailures(request: AppRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}/failures`)
+    if (!person) return reply
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    const failures = (await domain.signatureFailures?.recent(app.id, domain.clock.nowMs())) ?? []
+    return sendPage(reply, 200, signatureFailuresPage({ csrfToken: person.session.csrf, user: person.user, app, failures }), { kind: 'self' })
+  }
+
+  async function postDelete(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    await deleteApp(posted.acting, posted.app.id)
+    return sendRedirect(reply, '/console')
+  }
+
+  async function postKeys(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    const grace = posted.fields.get('grace') ?? ''
+    // As the CLI does: without a grace period every token goes with the old pair; with one they stay.
+    const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN, revokeTokens: false }
+    const rotated = await rotateAppKeys(posted.acting, posted.app.id, options)
+    markSecretToReveal(request, reply, posted.user.id, rotated)
+    return sendRedirect(reply, `/console/apps/${rotated.id}`)
+  }
+
+  /** A refusal of the domain (a suspended app has no owner token) shown on the app's page. */
+  async function orMessage(reply: FastifyReply, posted: NonNullable<Awaited<ReturnType<typeof appPosting>>>, work: () => Promise<Shown>) {
+    try {
+      return await show(reply, posted.session.csrf, posted.user, posted.app, await work())
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.status < 500)) throw error
+      return show(reply, posted.session.csrf, posted.user, posted.app, { status: error.status, message: error.publicMessage })
+    }
+  }
+
+  async function postOwnerToken(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      const { token } = await issueOwnerToken(posted.acting, posted.app.id)
+      return {
+        revealed: {
+          heading: 'Your access token and secret',
+          note: `They act as @${posted.user.screenName} with this app. Copy the secret now: this page is the only place it is shown.`,
+          values: [
+            { id: 'access_token', label: 'Access token', value: token.token },
+            { id: 'access_token_secret', label: 'Access token secret', value: token.secret },
+          ],
+        },
+      }
+    })
+  }
+
+  async function postInvalidateOwnerToken(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      await revokeAuthorization(posted.acting, posted.user.id, posted.app.id)
+      return { message: 'Your access tokens for this app no longer work.' }
+    })
+  }
+
+  async function postBearerToken(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      const token = await handOutBearerToken(posted.acting, posted.app.id, request.ip)
+      return {
+        revealed: {
+          heading: "The app's bearer token",
+          note: 'It stays the same until you invalidate it. Keep it as secret as the consumer secret.',
+          values: [{ id: 'bearer_token', label: 'Bearer token', value: token.token }],
+        },
+      }
+    })
+  }
+
+  async function postInvalidateBearerToken(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      await revokeBearerToken(posted.acting, posted.app.id)
+      return { message: 'The bearer token no longer works.' }
+    })
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get('/console/apps/:app_id', getApp)
+    app.post('/console/apps/:app_id', postEdit)
+    app.post('/console/apps/:app_id/suspend', setSuspended(true))
+    app.post('/console/apps/:app_id/unsuspend', setSuspended(false))
+    app.get('/console/apps/:app_id/delete', getDelete)
+    app.get('/console/apps/:app_id/failures', getFailures)
+    app.post('/console/apps/:app_id/delete', postDelete)
+    app.post('/console/apps/:app_id/keys', postKeys)
+    app.post('/console/apps/:app_id/owner-token', postOwnerToken)
+    app.post('/console/apps/:app_id/owner-token/invalidate', postInvalidateOwnerToken)
+    app.post('/console/apps/:app_id/bearer-token', postBearerToken)
+    app.post('/console/apps/:app_id/bearer-token/invalidate', postInvalidateBearerToken)
+  }
+}

@@ -1,0 +1,85 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { budgetAddress } from '../../domain/client-address.ts'
+import type { SignInThrottle } from '../../domain/sign-in.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
+import type { UserRecord } from '../../storage/records.ts'
+import type { Limiter } from '../../storage/types.ts'
+import { sendPage, sendRedirect } from '../reply.ts'
+import { signInPage } from '../views/frame.ts'
+import { postedForm, visitorOf, type Visitor } from '../visitor.ts'
+
+/** Requests per address per window to the console and settings pages, and changes per account. */
+export const PAGE_REQUESTS_PER_ADDRESS = 300
+export const CHANGES_PER_ACCOUNT = 100
+export const SIGN_UPS_PER_ADDRESS = 10
+
+export interface PageContext {
+  domain: DomainDeps
+  throttle: SignInThrottle
+  allowSignup: boolean
+  limits: { pages: Limiter; changes: Limiter; signUps: Limiter }
+}
+
+export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean): PageContext {
+  const window = domain.settings.rateLimitWindowSeconds
+  const limiters = domain.runtime.limiters
+  return {
+    domain,
+    throttle,
+    allowSignup,
+    limits: {
+      pages: limiters.create('console-pages', PAGE_REQUESTS_PER_ADDRESS, window),
+      changes: limiters.create('console-changes', CHANGES_PER_ACCOUNT, window),
+      signUps: limiters.create('console-sign-ups', SIGN_UPS_PER_ADDRESS, window),
+    },
+  }
+}
+
+/** Counts one hit; past the limit the page is a 429. */
+export async function spend(limiter: Limiter, key: string): Promise<void> {
+  const state = await limiter.hit(key)
+  if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: 'console page limit' })
+}
+
+export const addressKey = (request: FastifyRequest) => `addr:${budgetAddress(request.ip)}`
+
+/** Where a sign-in may lead: only our own pages, so the form cannot be used as an open redirect. */
+const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures)?)?|settings\/connected_apps)$/
+export const safeNext = (next: string | undefined): string => (next && NEXT.test(next) ? next : '/console')
+
+export function showSignIn(context: PageContext, reply: FastifyReply, visitor: Visitor, next: string, options: { status?: number; message?: string; username?: string } = {}) {
+  const heading = next.startsWith('/settings') ? 'Sign in to see your connected apps' : 'Sign in to the developer console'
+  const page = signInPage({
+    csrfToken: visitor.session.csrf,
+    next: safeNext(next),
+    heading,
+    usernamePrefill: options.username ?? '',
+    message: options.message,
+    allowSignup: context.allowSignup,
+  })
+  return sendPage(reply, options.status ?? 200, page, { kind: 'self' })
+}
+
+/** A GET that needs a person: the visitor, or undefined once the sign-in page has been sent. */
+export async function personOrSignIn(context: PageContext, request: FastifyRequest, reply: FastifyReply, next: string): Promise<(Visitor & { user: UserRecord }) | undefined> {
+  const visitor = await visitorOf(context.domain, request, reply)
+  if (visitor.user) return { ...visitor, user: visitor.user }
+  await showSignIn(context, reply, visitor, next)
+  return undefined
+}
+
+/**
+ * A POST that changes something: CSRF checked, the person signed in (else back to the sign-in page),
+ * one change counted against their account.
+ */
+export async function personPosting(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+  const form = await postedForm(context.domain, request)
+  if (!form.user) {
+    await sendRedirect(reply, '/console')
+    return undefined
+  }
+  await spend(context.limits.changes, `user:${form.user.id}`)
+  return { ...form, user: form.user }
+}

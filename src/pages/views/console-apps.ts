@@ -1,0 +1,198 @@
+import type { EndpointUsage } from '../../domain/console/app-usage.ts'
+import type { AppRecord, UserRecord } from '../../storage/records.ts'
+import { alert, framedPage, minute, urlText } from './frame.ts'
+import { html, type SafeHtml } from './html.ts'
+
+interface Signed {
+  csrfToken: string
+  user: UserRecord
+}
+
+const ACCESS_LABELS: Record<string, string> = {
+  read: 'Read',
+  'read-write': 'Read and write',
+  'read-write-directmessages': 'Read, write and direct messages',
+}
+
+/** The grace periods offered when regenerating keys, in seconds ('' for none). */
+export const GRACE_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['', 'No grace period: stop it now'],
+  ['3600', '1 hour'],
+  ['86400', '24 hours'],
+  ['604800', '7 days'],
+]
+
+const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
+
+export function appListPage(view: Signed & { apps: AppRecord[] }): string {
+  const rows = view.apps.map(
+    (app) => html`<tr><td><a href="/console/apps/${app.id}">${app.name}</a></td><td>${app.type}</td><td>${ACCESS_LABELS[app.accessLevel]}</td><td>${app.isSuspended ? 'Suspended' : 'Active'}</td></tr>`,
+  )
+  return framedPage(
+    { title: 'Your apps', ...view },
+    html`<h1>Your apps</h1>
+${view.apps.length === 0
+  ? html`<p>You have no apps yet.</p>`
+  : html`<table><caption class="muted">Apps you own</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Access</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`}
+<p><a href="/console/apps/new">Create an app</a></p>`,
+  )
+}
+
+/** What the app form shows: the app's settings, or what was typed when the form came back with an error. */
+export interface AppFormValues {
+  name: string
+  description: string
+  website: string
+  callbackUrls: string
+  type: string
+  accessLevel: string
+  signIn: boolean
+}
+
+export const appFormValues = (app: AppRecord): AppFormValues => ({
+  name: app.name,
+  description: app.description,
+  website: app.website,
+  callbackUrls: app.callbackUrls.join('\n'),
+  type: app.type,
+  accessLevel: app.accessLevel,
+  signIn: app.isSignInEnabled,
+})
+
+export const EMPTY_APP_FORM: AppFormValues = { name: '', description: '', website: '', callbackUrls: '', type: 'web', accessLevel: 'read', signIn: false }
+
+function option(value: string, label: string, selected: string): SafeHtml {
+  return html`<option value="${value}"${value === selected && html` selected`}>${label}</option>`
+}
+
+function appFields(values: AppFormValues): SafeHtml {
+  return html`<label for="name">Name</label>
+<input id="name" name="name" type="text" value="${values.name}" maxlength="64" required>
+<label for="description">Description</label>
+<textarea id="description" name="description" maxlength="500">${values.description}</textarea>
+<label for="website">Website</label>
+<input id="website" name="website" type="url" value="${values.website}" placeholder="https://example.com">
+<label for="callback_urls">Callback URLs</label>
+<textarea id="callback_urls" name="callback_urls" aria-describedby="callback_urls_hint">${values.callbackUrls}</textarea>
+<p id="callback_urls_hint" class="muted">One per line, at most 10. Leave empty for the PIN (oob) flow only.</p>
+<label for="type">Type</label>
+<select id="type" name="type">${option('web', 'Web', values.type)}${option('desktop', 'Desktop', values.type)}</select>
+<label for="access_level">Access level</label>
+<select id="access_level" name="access_level">${Object.entries(ACCESS_LABELS).map(([value, label]) => option(value, label, values.accessLevel))}</select>
+<label class="check" for="sign_in"><input id="sign_in" name="sign_in" type="checkbox" value="on"${values.signIn && html` checked`}>Allow Sign in with Latchkey</label>`
+}
+
+export function newAppPage(view: Signed & { values: AppFormValues; message?: string | undefined }): string {
+  return framedPage(
+    { title: 'Create an app', ...view },
+    html`<h1>Create an app</h1>
+<form method="post" action="/console/apps">
+${csrf(view.csrfToken)}
+${alert(view.message)}
+${appFields(view.values)}
+<div class="actions"><button type="submit" id="create_app" class="primary">Create app</button></div>
+</form>`,
+  )
+}
+
+/** A credential shown this once: the page that shows it is never cached (no-store). */
+export interface Revealed {
+  heading: string
+  note: string
+  values: Array<{ id: string; label: string; value: string }>
+}
+
+function revealed(view: Revealed): SafeHtml {
+  return html`<section aria-labelledby="revealed" class="alert" role="status">
+<h2 id="revealed">${view.heading}</h2>
+${view.values.map((v) => html`<p><strong>${v.label}</strong><code class="secret" id="${v.id}">${v.value}</code></p>`)}
+<p>${view.note}</p>
+</section>`
+}
+
+export interface AppPageView extends Signed {
+  app: AppRecord
+  usage: EndpointUsage[]
+  revealed?: Revealed | undefined
+  message?: string | undefined
+  /** The edit form, as typed when it came back with an error. */
+  values?: AppFormValues
+}
+
+function details(app: AppRecord): SafeHtml {
+  return html`<table><tbody>
+<tr><th scope="row">App id</th><td><code>${app.id}</code></td></tr>
+<tr><th scope="row">Consumer key</th><td><code>${app.consumerKey}</code></td></tr>
+<tr><th scope="row">Status</th><td>${app.isSuspended ? 'Suspended: every call with its credentials is refused' : 'Active'}</td></tr>
+<tr><th scope="row">Website</th><td>${app.website ? urlText(app.website) : 'None'}</td></tr>
+<tr><th scope="row">Callback URLs</th><td>${app.callbackUrls.length === 0 ? 'None (PIN flow only)' : app.callbackUrls.map((url) => html`<code>${url}</code><br>`)}</td></tr>
+<tr><th scope="row">Created</th><td>${minute(app.createdAtMs)}</td></tr>
+</tbody></table>`
+}
+
+function usageTable(usage: EndpointUsage[]): SafeHtml {
+  return html`<section aria-labelledby="usage"><h2 id="usage">Rate-limit usage</h2>
+<table><thead><tr><th scope="col">Endpoint</th><th scope="col">Used</th><th scope="col">Limit</th><th scope="col">Window resets</th></tr></thead>
+<tbody>${usage.map((u) => html`<tr><td><code>${u.resource}</code></td><td>${u.used}</td><td>${u.limit}</td><td>${minute(u.reset * 1000)}</td></tr>`)}</tbody></table>
+<p class="muted">The app's own budget per window, as GET /1.1/application/rate_limit_status.json reports it for an app-only call.</p></section>`
+}
+
+function actionForm(app: AppRecord, token: string, path: string, label: string, id: string, style = 'secondary'): SafeHtml {
+  return html`<form method="post" action="/console/apps/${app.id}/${path}">${csrf(token)}<button type="submit" id="${id}" class="${style}">${label}</button></form>`
+}
+
+export function appPage(view: AppPageView): string {
+  const { app, csrfToken } = view
+  return framedPage(
+    { title: app.name, ...view },
+    html`<h1>${app.name}</h1>
+${alert(view.message)}
+${view.revealed && revealed(view.revealed)}
+${details(app)}
+<p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a></p>
+<section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
+<form method="post" action="/console/apps/${app.id}/keys">
+${csrf(csrfToken)}
+<label for="grace">Keep the old key and secret working for</label>
+<select id="grace" name="grace" aria-describedby="grace_hint">${GRACE_CHOICES.map(([value, label]) => option(value, label, ''))}</select>
+<p id="grace_hint" class="muted">Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.</p>
+<div class="actions"><button type="submit" id="regenerate_keys" class="secondary">Regenerate consumer key and secret</button></div>
+</form>
+<div class="actions">
+${actionForm(app, csrfToken, 'owner-token', 'Generate your access token', 'generate_access_token')}
+${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access token', 'invalidate_access_token')}
+${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer_token')}
+${actionForm(app, csrfToken, 'bearer-token/invalidate', 'Invalidate the bearer token', 'invalidate_bearer_token')}
+</div></section>
+${usageTable(view.usage)}
+<section aria-labelledby="settings"><h2 id="settings">Settings</h2>
+<form method="post" action="/console/apps/${app.id}">
+${csrf(csrfToken)}
+${appFields(view.values ?? appFormValues(app))}
+<div class="actions"><button type="submit" id="save_app" class="primary">Save changes</button></div>
+</form></section>
+<section aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
+<div class="actions">
+${app.isSuspended
+  ? actionForm(app, csrfToken, 'unsuspend', 'Unsuspend app', 'unsuspend_app')
+  : actionForm(app, csrfToken, 'suspend', 'Suspend app', 'suspend_app', 'danger')}
+<a href="/console/apps/${app.id}/delete">Delete this app…</a>
+</div></section>`,
+  )
+}
+
+export function deleteAppPage(view: Signed & { app: AppRecord }): string {
+  const { app } = view
+  return framedPage(
+    { title: `Delete ${app.name}`, ...view },
+    html`<h1>Delete ${app.name}?</h1>
+<p>Every credential of this app stops working at once: its consumer key, every access token people gave it and its bearer token. This cannot be undone.</p>
+<form method="post" action="/console/apps/${app.id}/delete">
+${csrf(view.csrfToken)}
+<div class="actions">
+<button type="submit" id="confirm_delete" class="danger">Delete ${app.name}</button>
+<a href="/console/apps/${app.id}">Keep the app</a>
+</div>
+</form>`,
+  )
+}

@@ -1,0 +1,452 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { errorCode, signedFetch } from '../helpers/oauth1-client.ts'
+import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
+import { CookieBrowser, csrfOf, textOf } from './jar.ts'
+
+let address = 0
+/** Each browser from its own address, so the per-address page budget of one test leaves the others alone. */
+const nextAddress = () => `10.44.${Math.floor(++address / 250)}.${address % 250}`
+
+describe('developer console', () => {
+  let t: TestServer
+  before(async () => {
+    t = await startTestServer({ http: { allowSignup: true } })
+  })
+  after(() => t.close())
+
+  const browser = () => new CookieBrowser(t.app, nextAddress())
+
+  async function signedIn(): Promise<{ browser: CookieBrowser; user: Awaited<ReturnType<typeof makeUser>>['user'] }> {
+    const { user, password } = await makeUser(t.domain)
+    const b = browser()
+    const answer = await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
+    assert.equal(answer.statusCode, 302)
+    return { browser: b, user }
+  }
+
+  async function createThroughForm(b: CookieBrowser, fields: Record<string, string>) {
+    return b.fill('/console/apps/new', '/console/apps', {
+      name: 'My App',
+      description: '',
+      website: '',
+      callback_urls: 'https://client.example/callback',
+      type: 'web',
+      access_level: 'read-write',
+      ...fields,
+    })
+  }
+
+  test('signed out, /console is the sign-in form with username and password; it answers with the pages\' security headers', async () => {
+    const answer = await browser().get('/console')
+    assert.equal(answer.statusCode, 200)
+    assert.match(answer.body, /name="username"/)
+    assert.match(answer.body, /name="password"/)
+    assert.equal(answer.headers['cache-control'], 'no-store')
+    assert.equal(answer.headers['x-content-type-options'], 'nosniff')
+    assert.equal(answer.headers['referrer-policy'], 'no-referrer')
+    assert.match(String(answer.headers['content-security-policy']), /frame-ancestors 'none'/)
+    assert.match(String(answer.headers['content-security-policy']), /form-action 'self'/)
+    const cookie = answer.cookies.find((c) => c.name === 'latchkey_session')
+    assert.equal(cookie?.httpOnly, true)
+    assert.equal(cookie?.sameSite, 'Lax')
+    assert.equal(cookie?.path, '/')
+  })
+
+  test('sign-up: a bad password shows the form again with the reason and creates nobody; a good one signs the person in', async () => {
+    const b = browser()
+    const screenName = `dev${Date.now() % 1_000_000}`
+    const bad = await b.fill('/console/signup', '/console/signup', { screen_name: screenName, name: 'Dev', password: 'short' })
+    assert.equal(bad.statusCode, 400)
+    assert.match(bad.body, /password must be 8 to 1024 characters/)
+    assert.match(bad.body, new RegExp(`name="screen_name" type="text" value="${screenName}"`))
+    assert.equal(await t.domain.stores.users.findByScreenName(screenName), undefined)
+
+    const good = await b.fill('/console/signup', '/console/signup', { screen_name: screenName, name: 'Dev', password: 'a good password' })
+    assert.equal(good.statusCode, 302)
+    assert.equal(good.headers.location, '/console')
+    const home = await b.get('/console')
+    assert.match(home.body, /<h1>Your apps<\/h1>/)
+    assert.match(home.body, new RegExp(`@${screenName}`))
+    const user = await t.domain.stores.users.findByScreenName(screenName)
+    assert.ok(user)
+    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, userId: user.id, event: 'user.created' })
+    assert.equal(row?.detail?.actor, 'sign_up')
+  })
+
+  test('a taken screen name is refused with 409 on the form', async () => {
+    const { user } = await makeUser(t.domain)
+    const answer = await browser().fill('/console/signup', '/console/signup', { screen_name: user.screenName, name: 'X', password: 'a good password' })
+    assert.equal(answer.statusCode, 409)
+    assert.match(answer.body, /is already taken/)
+  })
+
+  test('sign-in: a wrong password is a 401 form with the message; the right one renews the session and goes to the page asked for', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const b = browser()
+    const wrong = await b.fill('/console', '/console/sign-in', { username: user.screenName, password: 'wrong-password', next: '/settings/connected_apps' })
+    assert.equal(wrong.statusCode, 401)
+    assert.match(wrong.body, /The username or password is not right\./)
+    const before = b.cookies.get('latchkey_session')
+    const right = await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/settings/connected_apps' })
+    assert.equal(right.statusCode, 302)
+    assert.equal(right.headers.location, '/settings/connected_apps')
+    assert.notEqual(b.cookies.get('latchkey_session'), before)
+  })
+
+  test('sign-in never redirects off the site', async () => {
+    const { user, password } = await makeUser(t.domain)
+    for (const next of ['https://evil.example/', '//evil.example', '/console/../oauth', '/consolex']) {
+      const answer = await browser().fill('/console', '/console/sign-in', { username: user.screenName, password, next })
+      assert.equal(answer.headers.location, '/console', next)
+    }
+  })
+
+  test('create an app: the browser lands on its page, which shows key and secret this once; the audit row names the person', async () => {
+    const { browser: b, user } = await signedIn()
+    const created = await createThroughForm(b, { sign_in: 'on', type: 'desktop', callback_urls: 'https://a.example/cb\r\n\r\nmyapp://cb\n' })
+    assert.equal(created.statusCode, 302)
+    const location = String(created.headers.location)
+    const id = /^\/console\/apps\/(\d+)$/.exec(location)?.[1]
+    assert.ok(id, location)
+    const app = await t.domain.stores.apps.findById(id)
+    assert.ok(app)
+    assert.equal(app.ownerId, user.id)
+    assert.equal(app.type, 'desktop')
+    assert.equal(app.isSignInEnabled, true)
+    assert.deepEqual(app.callbackUrls, ['https://a.example/cb', 'myapp://cb'])
+
+    const first = await b.get(location)
+    assert.equal(first.statusCode, 200)
+    assert.equal(first.headers['cache-control'], 'no-store')
+    assert.equal(textOf(first.body, 'consumer_key'), app.consumerKey)
+    assert.equal(textOf(first.body, 'consumer_secret'), app.consumerSecret)
+    assert.match(first.body, /not shown again/)
+    const again = await b.get(location)
+    assert.equal(textOf(again.body, 'consumer_secret'), undefined)
+    assert.doesNotMatch(again.body, new RegExp(app.consumerSecret))
+
+    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: id, event: 'app.created' })
+    assert.equal(row?.detail?.actor, `user:${user.id}`)
+    const list = await b.get('/console')
+    assert.match(list.body, new RegExp(`<a href="/console/apps/${id}">My App</a>`))
+  })
+
+  test('a bad callback URL shows the form again with the reason and the values typed; nothing is created', async () => {
+    const { browser: b, user } = await signedIn()
+    const answer = await createThroughForm(b, { name: 'Kept Name', callback_urls: 'not a url' })
+    assert.equal(answer.statusCode, 400)
+    assert.match(answer.body, /class="alert" role="alert"/)
+    assert.match(answer.body, /value="Kept Name"/)
+    assert.match(answer.body, />not a url<\/textarea>/)
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
+  })
+
+  test('what the app page shows is escaped; a website that is not http(s) is text, not a link', async () => {
+    const { browser: b } = await signedIn()
+    const created = await createThroughForm(b, {
+      name: '<script>alert(1)</script>',
+      description: '"><img src=x onerror=alert(1)>',
+      website: 'https://x.example/"><b>y',
+      callback_urls: 'myapp://cb/"><i>z',
+    })
+    assert.equal(created.statusCode, 302, created.body)
+    const page = await b.get(String(created.headers.location))
+    assert.doesNotMatch(page.body, /<script>alert/)
+    assert.doesNotMatch(page.body, /<img src=x/)
+    assert.doesNotMatch(page.body, /<b>y/)
+    assert.doesNotMatch(page.body, /<i>z/)
+    assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/)
+    assert.match(page.body, /<td><code>myapp:\/\/cb\/%22%3E%3Ci%3Ez<\/code><br><\/td>/, 'a callback is text, never a link')
+    const list = await b.get('/console')
+    assert.doesNotMatch(list.body, /<script>alert/)
+  })
+
+  test('edit, suspend, unsuspend, then delete after the confirmation page', async () => {
+    const { browser: b, user } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const id = location.split('/').pop() as string
+    const saved = await b.fill(location, location, {
+      name: 'Renamed',
+      description: 'Now with a description',
+      website: 'https://renamed.example',
+      callback_urls: 'https://renamed.example/cb',
+      type: 'web',
+      access_level: 'read',
+    })
+    assert.equal(saved.statusCode, 200)
+    assert.match(saved.body, /Saved\./)
+    let app = await t.domain.stores.apps.findById(id)
+    assert.equal(app?.name, 'Renamed')
+    assert.equal(app?.accessLevel, 'read')
+    assert.equal(app?.isSignInEnabled, false)
+    assert.deepEqual(app?.callbackUrls, ['https://renamed.example/cb'])
+
+    assert.equal((await b.fill(location, `${location}/suspend`, {})).statusCode, 302)
+    app = await t.domain.stores.apps.findById(id)
+    assert.equal(app?.isSuspended, true)
+    assert.match((await b.get(location)).body, /id="unsuspend_app"/)
+    await b.fill(location, `${location}/unsuspend`, {})
+    assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, false)
+
+    const confirm = await b.get(`${location}/delete`)
+    assert.match(confirm.body, /id="confirm_delete"/)
+    assert.ok(await t.domain.stores.apps.findById(id), 'opening the confirmation deletes nothing')
+    const deleted = await b.post(`${location}/delete`, { csrf_token: csrfOf(confirm.body) })
+    assert.equal(deleted.headers.location, '/console')
+    assert.equal(await t.domain.stores.apps.findById(id), undefined)
+    const rows = await t.domain.stores.admin.auditPage({ limit: 10, appId: id })
+    assert.deepEqual(
+      rows.map((r) => [r.event, r.detail?.actor]),
+      [
+        ['app.deleted', `user:${user.id}`],
+        ['app.updated', `user:${user.id}`],
+        ['app.updated', `user:${user.id}`],
+        ['app.updated', `user:${user.id}`],
+        ['app.created', `user:${user.id}`],
+      ],
+    )
+  })
+
+  test('a form without the session\'s CSRF value is refused (403) and changes nothing', async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const id = location.split('/').pop() as string
+    for (const csrf of [undefined, 'A'.repeat(32)]) {
+      const answer = await b.post(`${location}/delete`, csrf ? { csrf_token: csrf } : {})
+      assert.equal(answer.statusCode, 403)
+    }
+    const stranger = new CookieBrowser(t.app, nextAddress())
+    const page = await stranger.get('/console')
+    assert.equal((await stranger.post(`${location}/suspend`, { csrf_token: csrfOf(page.body) })).headers.location, '/console', 'signed out: sent to sign in')
+    const app = await t.domain.stores.apps.findById(id)
+    assert.equal(app?.isSuspended, false)
+  })
+
+  test("isolation: developer B gets 404 on every console route of A's app, and A's app is unchanged", async () => {
+    const a = await signedIn()
+    const location = String((await createThroughForm(a.browser, {})).headers.location)
+    const id = location.split('/').pop() as string
+    const before = await t.domain.stores.apps.findById(id)
+    const b = await signedIn()
+    for (const path of [location, `${location}/delete`]) {
+      const answer = await b.browser.get(path)
+      assert.equal(answer.statusCode, 404, path)
+      assert.doesNotMatch(answer.body, /My App/)
+    }
+    const csrf = csrfOf((await b.browser.get('/console')).body)
+    const posts = ['', '/suspend', '/unsuspend', '/delete', '/keys', '/owner-token', '/owner-token/invalidate', '/bearer-token', '/bearer-token/invalidate']
+    for (const suffix of posts) {
+      const answer = await b.browser.post(`${location}${suffix}`, { csrf_token: csrf, name: 'Stolen', callback_urls: '', type: 'web', access_level: 'read' })
+      assert.equal(answer.statusCode, 404, suffix)
+    }
+    // An id that is no app at all looks the same.
+    assert.equal((await b.browser.get('/console/apps/999999999999')).statusCode, 404)
+    assert.deepEqual(await t.domain.stores.apps.findById(id), before)
+    assert.equal(await t.domain.stores.bearerTokens.findLive(id), undefined)
+  })
+
+  test('the sign-up page is a 404 without --allow-signup', async () => {
+    const off = await startTestServer()
+    try {
+      const b = new CookieBrowser(off.app)
+      assert.equal((await b.get('/console/signup')).statusCode, 404)
+      const csrf = csrfOf((await b.get('/console')).body)
+      assert.equal((await b.post('/console/signup', { csrf_token: csrf, screen_name: 'nobody_new', name: 'N', password: 'a good password' })).statusCode, 404)
+      assert.equal(await off.domain.stores.users.findByScreenName('nobody_new'), undefined)
+      assert.doesNotMatch((await b.get('/console')).body, /Create an account/)
+    } finally {
+      await off.close()
+    }
+  })
+
+  test('owner token and bearer token are shown on the page they are made on, work with signed calls, and stop at once when invalidated', async () => {
+    const { browser: b, user } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const id = location.split('/').pop() as string
+    const app = await t.domain.stores.apps.findById(id)
+    assert.ok(app)
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const shown = await b.fill(location, `${location}/owner-token`, {})
+    const token = { key: textOf(shown.body, 'access_token') ?? '', secret: textOf(shown.body, 'access_token_secret') ?? '' }
+    const verify = () => signedFetch({ consumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    const ok = await verify()
+    assert.equal(ok.status, 200)
+    assert.equal(ok.json.screen_name, user.screenName)
+    await b.fill(location, `${location}/owner-token/invalidate`, {})
+    const dead = await verify()
+    assert.equal(dead.status, 401)
+    assert.equal(errorCode(dead), 89)
+
+    const bearerPage = await b.fill(location, `${location}/bearer-token`, {})
+    const bearer = textOf(bearerPage.body, 'bearer_token')
+    assert.ok(bearer)
+    const call = () => fetch(`${t.url}/1.1/application/rate_limit_status.json`, { headers: { authorization: `Bearer ${bearer}` } })
+    assert.equal((await call()).status, 200)
+    await b.fill(location, `${location}/bearer-token/invalidate`, {})
+    assert.equal((await call()).status, 401)
+  })
+
+  test("the app's page shows its rate-limit usage per endpoint, the counts rate_limit_status gives", async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const app = await t.domain.stores.apps.findById(location.split('/').pop() as string)
+    assert.ok(app)
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })).status, 200)
+    }
+    const status = await signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
+    const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
+    const page = await b.get(location)
+    const row = /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
+    assert.ok(row, 'a row for /oauth/request_token')
+    assert.equal(Number(row[1]), 3)
+    assert.equal(Number(row[2]) - Number(row[1]), remaining)
+    assert.doesNotMatch(page.body, /<code>\/oauth\/authorize<\/code>/, 'pages counted per address are no app\'s budget')
+  })
+
+  test('regenerating the keys shows the new pair once; the old pair stops working', async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    await b.get(location)
+    const old = await t.domain.stores.apps.findById(location.split('/').pop() as string)
+    assert.ok(old)
+    const answer = await b.fill(location, `${location}/keys`, {})
+    assert.equal(answer.headers.location, location)
+    const page = await b.get(location)
+    const key = textOf(page.body, 'consumer_key') ?? ''
+    const secret = textOf(page.body, 'consumer_secret') ?? ''
+    assert.notEqual(key, old.consumerKey)
+    const requestToken = (consumer: { key: string; secret: string }) =>
+      signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+    assert.equal((await requestToken({ key, secret })).status, 200)
+    assert.equal((await requestToken({ key: old.consumerKey, secret: old.consumerSecret })).status, 401)
+  })
+
+  test('regenerating with a grace period: the new pair works, and the old pair and its tokens keep working', async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    await b.get(location)
+    const old = await t.domain.stores.apps.findById(location.split('/').pop() as string)
+    assert.ok(old)
+    const oldConsumer = { key: old.consumerKey, secret: old.consumerSecret }
+    const ownerPage = await b.fill(location, `${location}/owner-token`, {})
+    const token = { key: textOf(ownerPage.body, 'access_token') ?? '', secret: textOf(ownerPage.body, 'access_token_secret') ?? '' }
+
+    const refused = await b.fill(location, `${location}/keys`, { grace: '99999999' })
+    assert.equal(refused.statusCode, 400)
+    assert.equal((await t.domain.stores.apps.findById(old.id))?.consumerKey, old.consumerKey, 'a bad grace value changes nothing')
+
+    await b.fill(location, `${location}/keys`, { grace: '3600' })
+    const page = await b.get(location)
+    const fresh = { key: textOf(page.body, 'consumer_key') ?? '', secret: textOf(page.body, 'consumer_secret') ?? '' }
+    assert.notEqual(fresh.key, old.consumerKey)
+    const requestToken = (consumer: { key: string; secret: string }) =>
+      signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+    assert.equal((await requestToken(fresh)).status, 200)
+    assert.equal((await requestToken(oldConsumer)).status, 200, 'the old pair works during the grace period')
+    const verify = await signedFetch({ consumer: oldConsumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    assert.equal(verify.status, 200, 'the owner token made under the old pair still works')
+    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
+    assert.equal(row?.detail?.grace_seconds, 3600)
+  })
+})
+
+describe('console limits', () => {
+  let t: TestServer
+  before(async () => {
+    t = await startTestServer()
+  })
+  after(() => t.close())
+
+  test('one address gets a 429 page after its budget of console requests; another address is not affected', async () => {
+    const b = new CookieBrowser(t.app, '10.47.0.1')
+    for (let i = 0; i < PAGE_REQUESTS_PER_ADDRESS; i++) assert.equal((await b.get('/console')).statusCode, 200)
+    const refused = await b.get('/console')
+    assert.equal(refused.statusCode, 429)
+    assert.match(refused.body, /Too many/)
+    assert.equal((await new CookieBrowser(t.app, '10.47.0.2').get('/console')).statusCode, 200)
+  })
+
+  test('one signed-in account gets a 429 page after its budget of changes', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const b = new CookieBrowser(t.app, '10.47.1.1')
+    await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
+    const csrf = csrfOf((await b.get('/console')).body)
+    for (let i = 0; i < CHANGES_PER_ACCOUNT; i++) assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 404)
+    assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 429)
+  })
+})
+
+describe('connected apps', () => {
+  let t: TestServer
+  before(async () => {
+    t = await startTestServer()
+  })
+  after(() => t.close())
+
+  test('a person sees the apps they authorized, with the owner; revoking one makes its token 401 code 89 and leaves the other', async () => {
+    const { user, password } = await makeUser(t.domain, { name: 'Pat Person' })
+    const { user: owner } = await makeUser(t.domain, { name: 'Olive Owner' })
+    const app = await makeApp(t.domain, { owner, name: '<b>Cal</b> App' })
+    const other = await makeApp(t.domain, { name: 'Other App' })
+    const grant = (appId: string) => issueOrReuseAccessToken(t.domain, { appId, userId: user.id, accessLevel: 'read' }, { via: 'exchange' })
+    const token = await grant(app.id)
+    const otherToken = await grant(other.id)
+    const b = new CookieBrowser(t.app, '10.45.0.1')
+    const signedOut = await b.get('/settings/connected_apps')
+    assert.match(signedOut.body, /Sign in to see your connected apps/)
+    await b.fill('/settings/connected_apps', '/console/sign-in', { username: user.screenName, password, next: '/settings/connected_apps' })
+    const page = await b.get('/settings/connected_apps')
+    assert.equal(page.statusCode, 200)
+    assert.match(page.body, new RegExp(`<li data-app-id="${app.id}">`))
+    assert.match(page.body, new RegExp(`<li data-app-id="${other.id}">`))
+    assert.match(page.body, /&lt;b&gt;Cal&lt;\/b&gt; App/)
+    assert.match(page.body, /Olive Owner \(@/)
+    assert.match(page.body, /name="revoke" value="\d+"/)
+
+    const verify = (key: { token: string; secret: string }, of: typeof app) =>
+      signedFetch({
+        consumer: { key: of.consumerKey, secret: of.consumerSecret },
+        token: { key: key.token, secret: key.secret },
+        method: 'GET',
+        url: `${t.url}/1.1/account/verify_credentials.json`,
+      })
+    assert.equal((await verify(token, app)).status, 200)
+    const revoked = await b.post('/settings/connected_apps/revoke', { csrf_token: csrfOf(page.body), revoke: app.id })
+    assert.equal(revoked.statusCode, 302)
+    const dead = await verify(token, app)
+    assert.equal(dead.status, 401)
+    assert.equal(errorCode(dead), 89)
+    assert.equal((await verify(otherToken, other)).status, 200)
+    const after = await b.get('/settings/connected_apps')
+    assert.doesNotMatch(after.body, new RegExp(`data-app-id="${app.id}"`))
+    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: app.id, event: 'authorization.revoked' })
+    assert.equal(row?.detail?.actor, `user:${user.id}`)
+  })
+
+  test("revoking an app the person never authorized is a 404 that changes nothing; a forged form is a 403", async () => {
+    const { user, password } = await makeUser(t.domain)
+    const { user: someoneElse } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const theirs = await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: someoneElse.id, accessLevel: 'read' }, { via: 'exchange' })
+    const b = new CookieBrowser(t.app, '10.45.0.2')
+    await b.fill('/settings/connected_apps', '/console/sign-in', { username: user.screenName, password, next: '/settings/connected_apps' })
+    const page = await b.get('/settings/connected_apps')
+    assert.match(page.body, /You have not authorized any app/)
+    assert.equal((await b.post('/settings/connected_apps/revoke', { csrf_token: csrfOf(page.body), revoke: app.id })).statusCode, 404)
+    assert.equal((await b.post('/settings/connected_apps/revoke', { csrf_token: 'B'.repeat(32), revoke: app.id })).statusCode, 403)
+    assert.equal((await t.domain.stores.accessTokens.findByToken(theirs.token))?.revokedAtMs, null)
+  })
+
+  test('the consent page links to connected apps', async () => {
+    const { makeRequestToken } = await import('../pages/helpers.ts')
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const page = await new CookieBrowser(t.app, '10.45.0.3').get(`/oauth/authorize?oauth_token=${rt.token}`)
+    assert.match(page.body, /<a href="\/settings\/connected_apps">Manage the apps you've connected<\/a>/)
+  })
+})

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+
+/**
+ * A browser for inject tests: keeps every cookie it is given (by name; a cleared one is dropped)
+ * and sends them all back, from one address.
+ */
+export class CookieBrowser {
+  readonly cookies = new Map<string, string>()
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly address = '127.0.0.1',
+  ) {}
+
+  private keep(response: LightMyRequestResponse): LightMyRequestResponse {
+    for (const cookie of response.cookies) {
+      const expired = cookie.maxAge === 0 || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now())
+      if (expired || cookie.value === '') this.cookies.delete(cookie.name)
+      else this.cookies.set(cookie.name, cookie.value)
+    }
+    return response
+  }
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.address, cookies: Object.fromEntries(this.cookies) }))
+  }
+
+  async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+    return this.keep(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.address,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        cookies: Object.fromEntries(this.cookies),
+        payload: new URLSearchParams(fields).toString(),
+      }),
+    )
+  }
+
+  /** Loads the page at `url` and posts its form (the CSRF value read from that page) to `action`. */
+  async fill(url: string, action: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+    const page = await this.get(url)
+    return this.post(action, { csrf_token: csrfOf(page.body), ...fields })
+  }
+}
+
+export function csrfOf(page: string): string {
+  const match = /name="csrf_token" value="([^"]+)"/.exec(page)
+  assert.ok(match?.[1], 'the page has a csrf_token field')
+  return match[1]
+}
+
+/** The text of the element with this id. */
+export function textOf(page: string, id: string): string | undefined {
+  return new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(page)?.[1]
+}

@@ -1,0 +1,170 @@
+// Issue 14, "tests that must exist": a new developer signs up in a real browser, creates a web app,
+// reads its credentials from the page, and the unmodified npm `oauth` client completes the
+// three-legged flow with them through the consent page; the person then revokes the app on
+// Connected apps and the client's next call gets 401 code 89. Every console and settings page is
+// checked with axe-core; a second developer gets 404 for the first one's app.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import oauthPkg from 'oauth'
+import type { Browser, Page } from 'playwright-core'
+import type { TestServer } from '../../helpers/test-app.ts'
+import { VIEWPORT, assertAccessible, mainText, newPerson, open, skipReason, submitWith } from './browser.ts'
+import { closeBrowserEnvironment, startBrowserEnvironment } from './environment.ts'
+import type { CallbackSite } from './oauth.ts'
+
+function requestToken(client: oauthPkg.OAuth): Promise<{ token: string; secret: string }> {
+  return new Promise((resolve, reject) => {
+    client.getOAuthRequestToken((error, token, secret) => (error ? reject(new Error(JSON.stringify(error))) : resolve({ token, secret })))
+  })
+}
+
+function accessToken(client: oauthPkg.OAuth, token: string, secret: string, verifier: string): Promise<{ token: string; secret: string }> {
+  return new Promise((resolve, reject) => {
+    client.getOAuthAccessToken(token, secret, verifier, (error, at, ats) => (error ? reject(new Error(JSON.stringify(error))) : resolve({ token: at, secret: ats })))
+  })
+}
+
+function verifyCredentials(client: oauthPkg.OAuth, url: string, token: string, secret: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    client.get(`${url}/1.1/account/verify_credentials.json`, token, secret, (error, data, response) => {
+      if (!response) return reject(new Error(`no response: ${JSON.stringify(error)}`))
+      resolve({ status: response.statusCode ?? 0, body: String(data ?? '') })
+    })
+  })
+}
+
+let counter = 0
+const screenName = (prefix: string) => `${prefix}${Date.now() % 100_000}${++counter}`
+
+async function signUp(page: Page, server: TestServer, name: string): Promise<string> {
+  const handle = screenName(name.toLowerCase().replace(/[^a-z]/g, '').slice(0, 5))
+  await open(page, `${server.url}/console/signup`)
+  await page.fill('input[name="screen_name"]', handle)
+  await page.fill('input[name="name"]', name)
+  await page.fill('input[name="password"]', 'correct horse battery')
+  await submitWith(page, '#sign_up')
+  assert.equal(new URL(page.url()).pathname, '/console')
+  return handle
+}
+
+async function createApp(page: Page, server: TestServer, callback: string): Promise<string> {
+  await open(page, `${server.url}/console/apps/new`)
+  await page.fill('input[name="name"]', `Birdwatch ${++counter}`)
+  await page.fill('textarea[name="description"]', 'Counts the birds in your timeline.')
+  await page.fill('input[name="website"]', 'https://birdwatch.example')
+  await page.fill('textarea[name="callback_urls"]', callback)
+  await page.selectOption('select[name="type"]', 'web')
+  await page.selectOption('select[name="access_level"]', 'read-write')
+  await page.check('input[name="sign_in"]')
+  await submitWith(page, '#create_app')
+  const id = /^\/console\/apps\/(\d+)$/.exec(new URL(page.url()).pathname)?.[1]
+  assert.ok(id, `after creation the browser is on the app's page, not ${page.url()}`)
+  return id
+}
+
+describe('the developer console and connected apps in a real browser', { skip: skipReason }, () => {
+  let server: TestServer
+  let site: CallbackSite
+  let browser: Browser
+
+  before(async () => {
+    ;({ browser, server, site } = await startBrowserEnvironment({ http: { allowSignup: true } }))
+  })
+  after(() => closeBrowserEnvironment({ browser, server, site }))
+
+  test('sign up, create an app, the npm oauth client completes the flow through the consent page, then revoke: 401 code 89', async () => {
+    const page = await newPerson(browser)
+    await open(page, `${server.url}/console`)
+    await assertAccessible(page, 'the console sign-in page')
+    await open(page, `${server.url}/console/signup`)
+    await assertAccessible(page, 'the sign-up page')
+    await page.fill('input[name="screen_name"]', 'not valid!')
+    await page.fill('input[name="name"]', 'Grace Hopper')
+    await page.fill('input[name="password"]', 'correct horse battery')
+    const refused = await submitWith(page, '#sign_up')
+    assert.equal(refused.status(), 400)
+    assert.match(await mainText(page), /screen name must be 1 to 15 letters/)
+    await assertAccessible(page, 'the sign-up page with a form error')
+
+    const handle = await signUp(page, server, 'Grace Hopper')
+    await assertAccessible(page, 'the app list, empty')
+    await open(page, `${server.url}/console/apps/new`)
+    await assertAccessible(page, 'the new app form')
+    await page.fill('input[name="name"]', 'x')
+    await page.fill('textarea[name="callback_urls"]', 'javascript:alert(1)')
+    await submitWith(page, '#create_app')
+    await assertAccessible(page, 'the new app form with an error')
+    assert.match(await mainText(page), /callback/i)
+
+    const appId = await createApp(page, server, site.registered)
+    await assertAccessible(page, "the app's page after creation")
+    const key = (await page.textContent('#consumer_key'))?.trim() ?? ''
+    const secret = (await page.textContent('#consumer_secret'))?.trim() ?? ''
+    assert.match(key, /^[A-Za-z0-9]{25}$/)
+    assert.match(secret, /^[A-Za-z0-9]{50}$/)
+    assert.match(await mainText(page), /not shown again/)
+    await page.reload()
+    assert.equal(await page.locator('#consumer_secret').count(), 0, 'the secret is shown once')
+
+    // The app's own side: the npm `oauth` library, as its README uses it, with what the page showed.
+    const client = new oauthPkg.OAuth(`${server.url}/oauth/request_token`, `${server.url}/oauth/access_token`, key, secret, '1.0A', site.registered, 'HMAC-SHA1')
+    const rt = await requestToken(client)
+    await open(page, `${server.url}/oauth/authorize?oauth_token=${rt.token}`)
+    assert.match(await mainText(page), new RegExp(`You are signed in as Grace Hopper \\(@${handle}\\)`), 'the console session carries to the consent page')
+    await submitWith(page, '#allow')
+    const landed = new URL(page.url())
+    assert.equal(landed.pathname, '/callback')
+    const verifier = landed.searchParams.get('oauth_verifier') ?? ''
+    const access = await accessToken(client, rt.token, rt.secret, verifier)
+    const before = await verifyCredentials(client, server.url, access.token, access.secret)
+    assert.equal(before.status, 200, before.body)
+    assert.equal(JSON.parse(before.body).screen_name, handle)
+
+    await open(page, `${server.url}/oauth/authorize?oauth_token=${(await requestToken(client)).token}&force_login=true`)
+    await page.click('text=Manage the apps you\'ve connected')
+    await page.waitForURL(`${server.url}/settings/connected_apps`)
+    await assertAccessible(page, 'connected apps')
+    const entry = page.locator(`[data-app-id="${appId}"]`)
+    assert.match((await entry.innerText()).replace(/\s+/g, ' '), /Birdwatch \d+ By Grace Hopper/)
+    await Promise.all([page.waitForNavigation(), entry.locator('button[name="revoke"]').click()])
+    assert.equal(await page.locator(`[data-app-id="${appId}"]`).count(), 0)
+    await assertAccessible(page, 'connected apps, empty')
+
+    const afterwards = await verifyCredentials(client, server.url, access.token, access.secret)
+    assert.equal(afterwards.status, 401)
+    assert.equal(JSON.parse(afterwards.body).errors[0].code, 89)
+  })
+
+  test('with JavaScript off a developer signs up, creates an app, edits and deletes it', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORT, javaScriptEnabled: false })
+    const page = await context.newPage()
+    await signUp(page, server, 'Ada Lovelace')
+    const appId = await createApp(page, server, site.registered)
+    assert.match((await page.textContent('#consumer_secret')) ?? '', /^[A-Za-z0-9]{50}$/)
+    await page.fill(`form[action="/console/apps/${appId}"] input[name="name"]`, 'Renamed by Ada')
+    await submitWith(page, '#save_app')
+    assert.match(await mainText(page), /Saved\./)
+    await submitWith(page, '#suspend_app')
+    assert.match(await mainText(page), /Suspended/)
+    await page.click(`a[href="/console/apps/${appId}/delete"]`)
+    await page.waitForURL(`${server.url}/console/apps/${appId}/delete`)
+    await submitWith(page, '#confirm_delete')
+    assert.equal(new URL(page.url()).pathname, '/console')
+    assert.match(await mainText(page), /You have no apps yet/)
+    await context.close()
+  })
+
+  test("developer B opens developer A's app pages: 404, nothing of A's app shown", async () => {
+    const a = await newPerson(browser)
+    await signUp(a, server, 'Alice')
+    const appId = await createApp(a, server, site.registered)
+    const b = await newPerson(browser)
+    await signUp(b, server, 'Bob')
+    for (const path of [`/console/apps/${appId}`, `/console/apps/${appId}/delete`]) {
+      const response = await open(b, `${server.url}${path}`)
+      assert.equal(response.status(), 404, path)
+      assert.doesNotMatch(await mainText(b), /Birdwatch/)
+    }
+    await assertAccessible(b, 'the 404 page')
+  })
+})
