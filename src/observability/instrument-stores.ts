@@ -27,7 +27,8 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
   wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
-  wrapped.nonces = wrapStore(stores.nonces, 'nonces', 'redis', instrument)
+  // entryCount answers at once (undefined in Redis): only the methods that go to Redis are timed.
+  wrapped.nonces = { ...wrapStore(stores.nonces, 'nonces', 'redis', instrument), entryCount: (nowMs) => stores.nonces.entryCount(nowMs) }
   return { stores: wrapped, runtime: { ...runtime, limiters: wrapLimiters(runtime.limiters, instrument) } }
 }
 
