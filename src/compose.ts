@@ -22,6 +22,8 @@ export function domainSettings(config: Config): DomainSettings {
     }),
     signInMaxFailures: config.signInMaxFailures,
     signInWindowSeconds: config.signInWindowSeconds,
+    sessionIdleTimeoutSeconds: config.sessionIdleTimeoutSeconds,
+    sessionLifetimeSeconds: config.sessionLifetimeSeconds,
   }
 }
 

@@ -192,7 +192,7 @@ export const SETTINGS = {
     schema: z.string().min(32, 'must be at least 32 characters').optional(),
     default: undefined,
     description:
-      'Key that signs the consent pages\' session cookies; by default one derived from the master keyring, so every instance that shares the keys shares sessions.',
+      'Key that signs the browser session cookies; by default one derived from the master keyring, so every instance that shares the keys shares sessions.',
   }),
   logLevel: setting({
     flag: '--log-level <level>',
@@ -268,6 +268,21 @@ export const SETTINGS = {
     schema: positiveInt,
     default: 900,
     description: 'The window in which failed sign-ins are counted.',
+  }),
+  sessionIdleTimeoutSeconds: setting({
+    flag: '--session-idle-timeout <seconds>',
+    env: 'LATCHKEY_SESSION_IDLE_TIMEOUT',
+    schema: positiveInt,
+    default: 12 * 60 * 60,
+    description:
+      'A browser session (developer console, settings and consent pages) not used for this long ends: the next page asks to sign in. Enforced on the server.',
+  }),
+  sessionLifetimeSeconds: setting({
+    flag: '--session-lifetime <seconds>',
+    env: 'LATCHKEY_SESSION_LIFETIME',
+    schema: positiveInt,
+    default: 30 * 24 * 60 * 60,
+    description: 'A browser session ends this long after sign-in, however much it is used. Enforced on the server.',
   }),
   bearerTokenCallsPerWindow: setting({
     flag: '--bearer-token-pace <count>',

@@ -13,6 +13,10 @@ export interface DomainSettings {
   rateLimits: ReadonlyMap<RateLimitedResource, number>
   signInMaxFailures: number
   signInWindowSeconds: number
+  /** A browser session unused this long has ended. */
+  sessionIdleTimeoutSeconds: number
+  /** A browser session ends this long after sign-in. */
+  sessionLifetimeSeconds: number
 }
 
 export interface DomainDeps {

@@ -1,6 +1,6 @@
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import type { UserRecord } from '../storage/records.ts'
+import type { AuditDetail, UserRecord } from '../storage/records.ts'
 import type { LimiterFactory } from '../storage/types.ts'
 import { recordAudit } from './audit.ts'
 import { budgetAddress } from './client-address.ts'
@@ -64,36 +64,65 @@ export function normalizeUsername(username: string): string {
   return username.trim().replace(/^@/, '')
 }
 
+type PasswordDeps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'> & { throttle: SignInThrottle }
+
+/**
+ * One counted password attempt: the throttle is asked first (a blocked account is refused even
+ * with the right password), then `check` says who the password proved (or undefined, with the
+ * person it was for if known). Failures are audited without what was typed: people type their
+ * password into the username field. `step` tells a sign-in from a confirmation in the trail.
+ */
+async function passwordAttempt(
+  deps: PasswordDeps,
+  keys: SignInKeys,
+  where: { address: string; appId?: string | undefined; step?: 'confirm' },
+  check: () => Promise<{ user: UserRecord | undefined; isCorrect: boolean }>,
+): Promise<UserRecord> {
+  const step: AuditDetail = where.step ? { step: where.step } : {}
+  if (!(await deps.throttle.admit(keys))) {
+    await recordAudit(deps, { event: 'sign_in.failed', appId: where.appId, address: where.address, detail: { reason: 'throttled', ...step } })
+    deps.observe?.signIn('throttled')
+    throw new ServiceError(E.signInThrottled)
+  }
+  const { user, isCorrect } = await check()
+  // A disabled person is refused like a wrong password: the page says nothing more.
+  if (!user || !isCorrect || user.isDisabled) {
+    const failure = { userId: user?.id, appId: where.appId, address: where.address, detail: { reason: 'credentials', ...step } }
+    await recordAudit(deps, { event: 'sign_in.failed', ...failure })
+    deps.observe?.signIn('wrong_password')
+    throw new ServiceError(E.signInFailed)
+  }
+  await deps.throttle.succeeded(keys)
+  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: where.appId, address: where.address, ...(where.step ? { detail: step } : {}) })
+  deps.observe?.signIn('ok')
+  return user
+}
+
 /**
  * Checks a username and password. Unknown accounts are counted and throttled like real ones and
  * verified against a dummy hash, so neither the answer, the 429 nor the timing says whether an
  * account exists. The throttle is asked before the password is checked, so a blocked account is
  * refused even with the right password.
  */
-export async function signIn(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'> & { throttle: SignInThrottle },
-  input: SignInInput,
-): Promise<UserRecord> {
+export async function signIn(deps: PasswordDeps, input: SignInInput): Promise<UserRecord> {
   const screenName = normalizeUsername(input.username)
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
-  // Failures are audited without what was typed: people type their password into the username field.
-  if (!(await deps.throttle.admit(keys))) {
-    await recordAudit(deps, { event: 'sign_in.failed', appId: input.appId, address: input.address, detail: { reason: 'throttled' } })
-    deps.observe?.signIn('throttled')
-    throw new ServiceError(E.signInThrottled)
-  }
+  return passwordAttempt(deps, keys, { address: input.address, appId: input.appId }, async () => {
+    const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
+    const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
+    return { user, isCorrect }
+  })
+}
 
-  const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
-  const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
-  // A disabled person is refused like a wrong password: the page says nothing more.
-  if (!user || !isCorrect || user.isDisabled) {
-    const failure = { userId: user?.id, appId: input.appId, address: input.address, detail: { reason: 'credentials' } }
-    await recordAudit(deps, { event: 'sign_in.failed', ...failure })
-    deps.observe?.signIn('wrong_password')
-    throw new ServiceError(E.signInFailed)
-  }
-  await deps.throttle.succeeded(keys)
-  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: input.appId, address: input.address })
-  deps.observe?.signIn('ok')
-  return user
+/**
+ * The signed-in person's password asked again before a sensitive action ("sudo"): counted and
+ * throttled on their account and address exactly as a sign-in, so the prompt is no way around it.
+ */
+export async function confirmPassword(deps: PasswordDeps, input: { user: UserRecord; password: string; address: string }): Promise<void> {
+  const keys: SignInKeys = { account: input.user.screenName.toLowerCase(), address: input.address }
+  await passwordAttempt(deps, keys, { address: input.address, step: 'confirm' }, async () => {
+    // The row as it is now: a password changed elsewhere in the meantime is the one that counts.
+    const user = await deps.stores.users.findById(input.user.id)
+    return { user, isCorrect: await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash())) }
+  })
 }

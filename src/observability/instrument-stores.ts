@@ -25,6 +25,7 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   const database = backends.database
   const wrapped = { ...stores, ...wrapUnitStores(stores, database, instrument) }
   wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
+  wrapped.sessions = wrapStore(stores.sessions, 'sessions', database, instrument)
   wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
   // entryCount answers at once (undefined in Redis): only the methods that go to Redis are timed.

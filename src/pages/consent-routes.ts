@@ -16,7 +16,9 @@ import { ServiceError, assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { readForm, readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
+import { endBrowserSession } from '../domain/browser-sessions.ts'
 import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
+import { beginSession, liveSessionOf } from './visitor.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -57,23 +59,22 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     return sendRedirect(reply, result.redirectTo)
   }
 
-  /** The signed-in person, if the session names one who still exists. */
+  /** The signed-in person, while the session is live (src/domain/browser-sessions.ts). */
   async function sessionUser(session: Session | undefined): Promise<UserRecord | undefined> {
-    const user = session?.userId ? await domain.stores.users.findById(session.userId) : undefined
-    // Disabled since signing in: signed out.
-    return user?.isDisabled ? undefined : user
+    return (await liveSessionOf(domain, session))?.user
   }
 
   async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
     const query = readQuery(request)
     const consent = await loadConsent(domain, { token: query.oauthToken, flow })
-    let session = readSession(request, domain.clock.nowMs())
+    let session = readSession(request)
     const user = await sessionUser(session)
     if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
       return approve(request, reply, flow, consent, user.id, true)
     }
-    if (!session) {
-      session = newSession()
+    if (!session || (session.claim && !user)) {
+      // None yet, or one that has ended: a signed-out session, keeping the CSRF value.
+      session = session ? { csrf: session.csrf } : newSession()
       writeSession(request, reply, session)
     }
     return show(reply, 200, flow, consent, session, {
@@ -85,18 +86,20 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
 
   async function postForm(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
     const form = readForm(request)
-    const session = readSession(request, domain.clock.nowMs())
+    const session = readSession(request)
     // Checked before anything else, so a forged form changes nothing and counts no sign-in failure.
     assertThat(session && isCsrfValid(session, form.csrfToken), E.formExpired)
     const consent = await loadConsent(domain, { token: form.oauthToken, flow })
     const token = consent.requestToken.token
 
     if (form.action === 'cancel') {
-      const result = await denyAuthorization(domain, { token, flow, userId: session.userId, address: request.ip })
+      const result = await denyAuthorization(domain, { token, flow, userId: (await sessionUser(session))?.id, address: request.ip })
       if ('oob' in result) return sendPage(reply, 200, deniedPage(consent.app.name))
       return sendRedirect(reply, result.redirectTo)
     }
     if (form.action === 'switch') {
+      // "Use another account" signs this session out, on the server too.
+      if (session.claim) await endBrowserSession(domain, session.claim.userId, session.claim.sessionId)
       const signedOut = newSession()
       writeSession(request, reply, signedOut)
       return show(reply, 200, flow, consent, signedOut, { signedIn: undefined, usernamePrefill: '', forceLogin: form.forceLogin })
@@ -117,8 +120,8 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
           message: error.publicMessage,
         })
       }
-      // A new CSRF value with every sign-in, so a value seen before it is worth nothing after.
-      writeSession(request, reply, { ...newSession(), userId: user.id, issuedAtMs: domain.clock.nowMs() })
+      // A new session and CSRF value with every sign-in, so a value seen before it is worth nothing after.
+      await beginSession(domain, request, reply, user)
       return approve(request, reply, flow, consent, user.id)
     }
 

@@ -7,6 +7,8 @@ import { consoleAppRoutes } from './console/app-routes.ts'
 import { addressKey, createPageContext, spend } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
+import { sudoRoutes } from './console/sudo.ts'
+import { accountSettingsRoutes } from './settings/account-routes.ts'
 import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
 
 /**
@@ -26,6 +28,8 @@ export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle 
       await pages.register(consoleAccountRoutes(context))
       await pages.register(consoleAppRoutes(context))
       await pages.register(connectedAppsRoutes(context))
+      await pages.register(accountSettingsRoutes(context))
+      await pages.register(sudoRoutes(context))
     })
   }
 }

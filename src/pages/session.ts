@@ -1,55 +1,60 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { SessionClaim } from '../domain/browser-sessions.ts'
 import { constantTimeEqual, randomAlphanumeric } from '../protocol/secrets.ts'
 
 /**
- * The browser session: one signed cookie (HMAC by @fastify/cookie with the configured secret)
- * holding `csrf[:userId:issuedAtMs]`. A visitor who has not signed in holds only the CSRF value.
- * Sessions last 30 days from sign-in, checked here as well as by the cookie's Max-Age. They are
- * stateless: signing out clears the cookie, but a copied cookie stays valid until it expires.
+ * The browser session cookie, signed (HMAC by @fastify/cookie with the configured secret), holding
+ * `csrf[:userId:sessionId:generation]`. A visitor who has not signed in holds only the CSRF value.
+ * The cookie only claims a session: whether it is still live (not signed out, not ended by a
+ * password change, disabling or sign-out-everywhere, within its idle and absolute limits) is
+ * decided on the server on every request (src/domain/browser-sessions.ts, src/pages/visitor.ts).
  */
 export const SESSION_COOKIE = 'latchkey_session'
-export const SESSION_LIFETIME_SECONDS = 30 * 24 * 60 * 60
+/** Over HTTPS: the browser keeps a __Host- cookie only if Secure, Path=/ and without Domain, so no subdomain can set or shadow it. */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`
 
 const CSRF = /^[A-Za-z0-9]{32}$/
 const USER_ID = /^\d{1,20}$/
+const SESSION_ID = /^[A-Za-z0-9]{32}$/
+const GENERATION = /^\d{1,9}$/
 
 export interface Session {
   /** Sent back in every form as csrf_token; a POST must carry the same value. */
   csrf: string
-  userId?: string | undefined
-  issuedAtMs?: number | undefined
+  /** Once signed in: the server-side session the cookie names. */
+  claim?: SessionClaim | undefined
 }
 
 export const newSession = (): Session => ({ csrf: randomAlphanumeric(32) })
 
-/** The valid session from the request, without its user once expired; undefined if none or forged. */
-export function readSession(request: FastifyRequest, nowMs: number): Session | undefined {
-  const cookie = request.cookies[SESSION_COOKIE]
+export const sessionCookieName = (request: FastifyRequest): string => (request.protocol === 'https' ? SECURE_SESSION_COOKIE : SESSION_COOKIE)
+
+/** The session the request's cookie holds, without its claim when malformed; undefined if none or forged. */
+export function readSession(request: FastifyRequest): Session | undefined {
+  const cookie = request.cookies[sessionCookieName(request)]
   if (!cookie) return undefined
   const unsigned = request.unsignCookie(cookie)
   if (!unsigned.valid) return undefined
-  const [csrf = '', userId = '', issuedAt = ''] = unsigned.value.split(':')
+  const [csrf = '', userId = '', sessionId = '', generation = ''] = unsigned.value.split(':')
   if (!CSRF.test(csrf)) return undefined
-  const issuedAtMs = Number(issuedAt)
-  const isLive =
-    USER_ID.test(userId) && Number.isSafeInteger(issuedAtMs) && issuedAtMs <= nowMs && nowMs - issuedAtMs < SESSION_LIFETIME_SECONDS * 1000
-  return isLive ? { csrf, userId, issuedAtMs } : { csrf }
+  const isClaim = USER_ID.test(userId) && SESSION_ID.test(sessionId) && GENERATION.test(generation)
+  return isClaim ? { csrf, claim: { userId, sessionId, generation: Number(generation) } } : { csrf }
 }
 
 /**
- * HttpOnly, SameSite=Lax, Secure over https; Max-Age only once someone signed in. Path=/ so the one
- * session covers the consent pages, /console and /settings (and a later __Host- name needs it).
+ * HttpOnly, SameSite=Lax, Path=/ (the consent pages, /console and /settings), Secure and
+ * `__Host-`-named over https; Max-Age (the absolute lifetime) only once someone signed in.
  */
-export function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session): void {
-  const signedIn = session.userId !== undefined && session.issuedAtMs !== undefined
-  const value = signedIn ? `${session.csrf}:${session.userId}:${session.issuedAtMs}` : session.csrf
-  reply.setCookie(SESSION_COOKIE, value, {
+export function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session, lifetimeSeconds?: number): void {
+  const claim = session.claim
+  const value = claim ? `${session.csrf}:${claim.userId}:${claim.sessionId}:${claim.generation}` : session.csrf
+  reply.setCookie(sessionCookieName(request), value, {
     signed: true,
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
     secure: request.protocol === 'https',
-    ...(signedIn ? { maxAge: SESSION_LIFETIME_SECONDS } : {}),
+    ...(claim && lifetimeSeconds !== undefined ? { maxAge: lifetimeSeconds } : {}),
   })
 }
 

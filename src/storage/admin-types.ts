@@ -62,8 +62,11 @@ export interface AdminStore {
   listTokens(): Promise<AdminTokenRecord[]>
   /** False when there is no such live token. */
   revokeToken(id: string, nowMs: number): Promise<boolean>
-  /** Sets the given fields; the new record, or undefined when there is no such user. */
-  updateUser(id: string, patch: { name?: string; passwordHash?: string; disabledAtMs?: number | null }): Promise<UserRecord | undefined>
+  /**
+   * Sets the given fields, and with endSessions raises the session generation in the same statement
+   * (every browser session ends); the new record, or undefined when there is no such user.
+   */
+  updateUser(id: string, patch: { name?: string; passwordHash?: string; disabledAtMs?: number | null; endSessions?: boolean }): Promise<UserRecord | undefined>
   /** Revokes every live access token of this person for this app; how many were live. */
   revokeAuthorization(userId: string, appId: string, nowMs: number): Promise<number>
   /**

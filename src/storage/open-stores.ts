@@ -6,6 +6,7 @@ import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
 import { createAdminStore } from './sql/admin-store.ts'
+import { createBrowserSessionStore } from './sql/session-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -145,6 +146,7 @@ export function createSqlStorage(
     audit: outer(auditStore(db, units), 'stores.audit'),
     credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
     admin: outer(createAdminStore(db, sealer), 'stores.admin'),
+    sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
     async transaction(work) {
       try {
         return await units.run(work)

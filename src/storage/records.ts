@@ -16,6 +16,25 @@ export interface UserRecord {
   createdAtMs: number
   /** Disabled: cannot sign in, and their access tokens get 401 code 89 while it lasts. */
   isDisabled?: boolean
+  /** Raised to end every browser session at once; absent means 0. */
+  sessionGeneration?: number
+}
+
+/** One browser session of a person (src/domain/browser-sessions.ts). */
+export interface BrowserSessionRecord {
+  /** Random; the signed session cookie names it. */
+  id: string
+  userId: string
+  /** The person's session generation when it began: live only while it is still theirs. */
+  generation: number
+  createdAtMs: number
+  lastSeenAtMs: number
+  /** When the password was last entered in it (sign-in, or a confirmation before a sensitive action). */
+  passwordAtMs: number
+  /** As the browser sent it, cut to 512 characters. */
+  userAgent: string
+  address: string
+  endedAtMs: number | null
 }
 
 export interface AppRecord {
@@ -96,6 +115,7 @@ export const AUDIT_EVENTS = [
   'admin_token.revoked',
   'user.updated',
   'authorization.revoked',
+  'sessions.ended',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

@@ -4,6 +4,7 @@ import type {
   AppRecord,
   AuditEventRecord,
   BearerTokenRecord,
+  BrowserSessionRecord,
   RequestTokenRecord,
   UserRecord,
 } from './records.ts'
@@ -135,6 +136,34 @@ export interface CredentialLookup {
   findBearerTokenWithApp(token: string): Promise<{ token: BearerTokenRecord; app: AppRecord | undefined } | undefined>
 }
 
+/**
+ * Browser sessions (src/domain/browser-sessions.ts decides what is live). A session is live while it
+ * is not ended and its generation is its person's current one: raising the person's generation
+ * (endAll) ends every session at once, in one statement, on every instance.
+ */
+export interface BrowserSessionStore {
+  create(session: BrowserSessionRecord): Promise<void>
+  /** The session as stored, ended or not (the caller decides). */
+  findById(id: string): Promise<BrowserSessionRecord | undefined>
+  /** Sets when it was last seen; false when there is no such session. */
+  touch(id: string, nowMs: number): Promise<boolean>
+  /** Records that the password was entered in it now; false when there is no such session. */
+  confirmPassword(id: string, nowMs: number): Promise<boolean>
+  /** Ends this session of this person if not ended yet; false otherwise (unknown, ended, someone else's). */
+  end(id: string, userId: string, nowMs: number): Promise<boolean>
+  /** Ends every not-ended session of the person but `keepId`; how many. */
+  endOthers(userId: string, keepId: string, nowMs: number): Promise<number>
+  /** Raises the person's session generation, ending all their sessions; false when there is no such person. */
+  endAll(userId: string): Promise<boolean>
+  /** The person's sessions that are not ended and of their current generation, last seen first. */
+  listOpen(userId: string): Promise<BrowserSessionRecord[]>
+  /**
+   * Deletes the person's rows that can never be live again: ended, of an older generation, begun
+   * before createdBeforeMs or last seen before seenBeforeMs. How many.
+   */
+  deleteDead(userId: string, limits: { createdBeforeMs: number; seenBeforeMs: number }): Promise<number>
+}
+
 export interface AuditFilter {
   appId?: string
   userId?: string
@@ -232,6 +261,8 @@ export interface Stores {
   bearerTokens: BearerTokenStore
   audit: AuditStore
   credentials: CredentialLookup
+  /** Browser sessions: the developer console, settings and consent pages. */
+  sessions: BrowserSessionStore
   nonces: NonceStore
   /** Admin tokens and the admin API's paginated lists (admin-types.ts). */
   admin: AdminStore

@@ -1,4 +1,6 @@
 import { Command } from 'commander'
+import { endEveryBrowserSession } from '../../domain/browser-sessions.ts'
+import { findUserByIdOrScreenName } from '../../domain/admin/people.ts'
 import { createUser } from '../../domain/registry/users.ts'
 import { withDomain } from '../context.ts'
 import { print, userView } from '../output.ts'
@@ -27,6 +29,19 @@ export function userCommand(): Command {
       print(!!options.json, users.map(userView), () =>
         users.length === 0 ? 'no users' : users.map((u) => `${u.id}  ${u.screenName}  ${u.name}`).join('\n'),
       )
+    })
+  user
+    .command('sign-out-everywhere')
+    .description("end every browser session of a person (console, settings and consent pages), on every instance from its next request")
+    .argument('<user>', 'user id or screen name')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const person = await withDomain(command, async (deps) => {
+        const found = await findUserByIdOrScreenName(deps, ref)
+        await endEveryBrowserSession(deps, found.id)
+        return found
+      })
+      print(!!options.json, { user_id: person.id, screen_name: person.screenName, sessions_ended: true }, () => `signed out every session of ${person.screenName} (${person.id})`)
     })
   return user
 }

@@ -15,9 +15,19 @@ export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Pr
   return user
 }
 
+/** A person by id (digits) or screen name (any case, a leading @ allowed); 404 when neither finds one. */
+export async function findUserByIdOrScreenName(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<UserRecord> {
+  const byId = /^\d{1,20}$/.test(ref) ? await deps.stores.users.findById(ref) : undefined
+  const user = byId ?? (await deps.stores.users.findByScreenName(ref.trim().replace(/^@/, '')))
+  if (!user) throw new ServiceError(E.notFound, { message: `no user with id or screen name ${ref}` })
+  return user
+}
+
 /**
  * A new display name or password, by the same rules as at registration, or disabled / enabled again:
  * a disabled person cannot sign in and their access tokens get 401 code 89 until enabled again.
+ * A new password or disabling ends every browser session of the person (their session generation
+ * is raised in the same statement), so enabling them again brings no old session back.
  */
 export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean }): Promise<UserRecord> {
   const user = await findUser(deps, id)
@@ -25,10 +35,11 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
     ...(input.disabled === undefined || input.disabled === !!user.isDisabled ? {} : { disabledAtMs: input.disabled ? deps.clock.nowMs() : null }),
     ...(input.name === undefined ? {} : { name: validName(input.name) }),
     ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
+    ...(input.password !== undefined || input.disabled === true ? { endSessions: true } : {}),
   }
   const updated = await deps.stores.admin.updateUser(id, patch)
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
-  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }) } })
+  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }), ...(patch.endSessions ? { sessions_ended: true } : {}) } })
   return updated
 }
 

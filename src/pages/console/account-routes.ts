@@ -8,10 +8,11 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
+import { endBrowserSession } from '../../domain/browser-sessions.ts'
 import { newSession, writeSession } from '../session.ts'
 import { EMPTY_APP_FORM, appListPage, newAppPage } from '../views/console-apps.ts'
 import { signUpPage } from '../views/frame.ts'
-import { postedForm, visitorOf } from '../visitor.ts'
+import { beginSession, postedForm, visitorOf } from '../visitor.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spend, type PageContext } from './context.ts'
 import { markSecretToReveal } from './reveal.ts'
@@ -19,10 +20,6 @@ import { markSecretToReveal } from './reveal.ts'
 /** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
 const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
 
-/** A new session (and so a new CSRF value) for the person who just proved who they are. */
-function startSession(context: PageContext, request: FastifyRequest, reply: FastifyReply, user: UserRecord): void {
-  writeSession(request, reply, { ...newSession(), userId: user.id, issuedAtMs: context.domain.clock.nowMs() })
-}
 
 export function consoleAccountRoutes(context: PageContext) {
   const { domain } = context
@@ -38,12 +35,14 @@ export function consoleAccountRoutes(context: PageContext) {
       if (!(error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code))) throw error
       return showSignIn(context, reply, form, next, { status: error.status, message: error.publicMessage, username: username.slice(0, 64) })
     }
-    startSession(context, request, reply, user)
+    await beginSession(domain, request, reply, user)
     return sendRedirect(reply, next)
   }
 
   async function postSignOut(request: FastifyRequest, reply: FastifyReply) {
-    await postedForm(domain, request)
+    const form = await postedForm(domain, request)
+    // Ended on the server: a copy of the cookie is signed out too.
+    if (form.session.claim) await endBrowserSession(domain, form.session.claim.userId, form.session.claim.sessionId)
     writeSession(request, reply, newSession())
     return sendRedirect(reply, '/console')
   }
@@ -69,7 +68,7 @@ export function consoleAccountRoutes(context: PageContext) {
       const page = signUpPage({ csrfToken: form.session.csrf, screenName: screenName.slice(0, 64), name: name.slice(0, 100), message: error.publicMessage })
       return sendPage(reply, error.status, page, { kind: 'self' })
     }
-    startSession(context, request, reply, user)
+    await beginSession(domain, request, reply, user)
     return sendRedirect(reply, '/console')
   }
 

@@ -13,7 +13,8 @@ import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../vi
 import { signatureFailuresPage } from '../views/signature-failures.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { personOrSignIn, personPosting, type PageContext } from './context.ts'
-import { markSecretToReveal, takeSecretToReveal } from './reveal.ts'
+import { hasSecretToReveal, markSecretToReveal, takeSecretToReveal } from './reveal.ts'
+import { hasFreshPassword, hasFreshPasswordToShow } from './sudo.ts'
 
 type AppRequest = FastifyRequest<{ Params: { app_id: string } }>
 
@@ -39,6 +40,8 @@ export function consoleAppRoutes(context: PageContext) {
     const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}`)
     if (!person) return reply
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    // The secret is shown only to a fresh password; the mark waits (5 minutes) while it is confirmed.
+    if (hasSecretToReveal(request, person.user.id, app) && !(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
     const revealed: Revealed | undefined = takeSecretToReveal(request, reply, person.user.id, app)
       ? {
           heading: 'Your consumer key and secret',
@@ -52,11 +55,15 @@ export function consoleAppRoutes(context: PageContext) {
     return show(reply, person.session.csrf, person.user, app, { revealed })
   }
 
-  /** A POST about one of the person's apps: CSRF, sign-in, the change budget, then 404 unless theirs. */
-  async function appPosting(request: AppRequest, reply: FastifyReply) {
+  /**
+   * A POST about one of the person's apps: CSRF, sign-in, the change budget, then 404 unless theirs;
+   * with `sensitive`, a fresh password too (undefined once the confirmation page is sent).
+   */
+  async function appPosting(request: AppRequest, reply: FastifyReply, options: { sensitive?: boolean } = {}) {
     const person = await personPosting(context, request, reply)
     if (!person) return undefined
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    if (options.sensitive && !(await hasFreshPassword(context, request, reply, person))) return undefined
     return { ...person, app, acting: withAuditActor(domain, personActor(person.user.id)) }
   }
 
@@ -96,14 +103,14 @@ export function consoleAppRoutes(context: PageContext) {
   }
 
   async function postDelete(request: AppRequest, reply: FastifyReply) {
-    const posted = await appPosting(request, reply)
+    const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     await deleteApp(posted.acting, posted.app.id)
     return sendRedirect(reply, '/console')
   }
 
   async function postKeys(request: AppRequest, reply: FastifyReply) {
-    const posted = await appPosting(request, reply)
+    const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     const grace = posted.fields.get('grace') ?? ''
     // As the CLI does: without a grace period every token goes with the old pair; with one they stay.
@@ -124,7 +131,7 @@ export function consoleAppRoutes(context: PageContext) {
   }
 
   async function postOwnerToken(request: AppRequest, reply: FastifyReply) {
-    const posted = await appPosting(request, reply)
+    const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     return orMessage(reply, posted, async () => {
       const { token } = await issueOwnerToken(posted.acting, posted.app.id)
@@ -151,7 +158,7 @@ export function consoleAppRoutes(context: PageContext) {
   }
 
   async function postBearerToken(request: AppRequest, reply: FastifyReply) {
-    const posted = await appPosting(request, reply)
+    const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     return orMessage(reply, posted, async () => {
       const token = await handOutBearerToken(posted.acting, posted.app.id, request.ip)

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { LiveSession } from '../../domain/browser-sessions.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { budgetAddress } from '../../domain/client-address.ts'
 import type { SignInThrottle } from '../../domain/sign-in.ts'
@@ -46,11 +47,17 @@ export async function spend(limiter: Limiter, key: string): Promise<void> {
 export const addressKey = (request: FastifyRequest) => `addr:${budgetAddress(request.ip)}`
 
 /** Where a sign-in may lead: only our own pages, so the form cannot be used as an open redirect. */
-const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures)?)?|settings\/connected_apps)$/
+const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures)?)?|settings\/(connected_apps|sessions|password))$/
 export const safeNext = (next: string | undefined): string => (next && NEXT.test(next) ? next : '/console')
 
-export function showSignIn(context: PageContext, reply: FastifyReply, visitor: Visitor, next: string, options: { status?: number; message?: string; username?: string } = {}) {
-  const heading = next.startsWith('/settings') ? 'Sign in to see your connected apps' : 'Sign in to the developer console'
+const SIGN_IN_HEADINGS: Record<string, string> = {
+  '/settings/connected_apps': 'Sign in to see your connected apps',
+  '/settings/sessions': 'Sign in to see your sessions',
+  '/settings/password': 'Sign in to change your password',
+}
+
+export function showSignIn(context: PageContext, reply: FastifyReply, visitor: Pick<Visitor, 'session'>, next: string, options: { status?: number; message?: string; username?: string } = {}) {
+  const heading = SIGN_IN_HEADINGS[next] ?? 'Sign in to the developer console'
   const page = signInPage({
     csrfToken: visitor.session.csrf,
     next: safeNext(next),
@@ -63,9 +70,11 @@ export function showSignIn(context: PageContext, reply: FastifyReply, visitor: V
 }
 
 /** A GET that needs a person: the visitor, or undefined once the sign-in page has been sent. */
-export async function personOrSignIn(context: PageContext, request: FastifyRequest, reply: FastifyReply, next: string): Promise<(Visitor & { user: UserRecord }) | undefined> {
+export type Person = Visitor & { user: UserRecord; live: LiveSession }
+
+export async function personOrSignIn(context: PageContext, request: FastifyRequest, reply: FastifyReply, next: string): Promise<Person | undefined> {
   const visitor = await visitorOf(context.domain, request, reply)
-  if (visitor.user) return { ...visitor, user: visitor.user }
+  if (visitor.user && visitor.live) return { ...visitor, user: visitor.user, live: visitor.live }
   await showSignIn(context, reply, visitor, next)
   return undefined
 }
@@ -74,12 +83,12 @@ export async function personOrSignIn(context: PageContext, request: FastifyReque
  * A POST that changes something: CSRF checked, the person signed in (else back to the sign-in page),
  * one change counted against their account.
  */
-export async function personPosting(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+export async function personPosting(context: PageContext, request: FastifyRequest, reply: FastifyReply): Promise<(Person & { fields: Map<string, string> }) | undefined> {
   const form = await postedForm(context.domain, request)
-  if (!form.user) {
+  if (!form.user || !form.live) {
     await sendRedirect(reply, '/console')
     return undefined
   }
   await spend(context.limits.changes, `user:${form.user.id}`)
-  return { ...form, user: form.user }
+  return { ...form, user: form.user, live: form.live }
 }

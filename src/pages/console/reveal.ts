@@ -24,11 +24,18 @@ export function markSecretToReveal(request: FastifyRequest, reply: FastifyReply,
   })
 }
 
+/** True when this browser is to see the app's secret (the mark is left in place). */
+export function hasSecretToReveal(request: FastifyRequest, userId: string, app: AppRecord): boolean {
+  const cookie = request.cookies[REVEAL_COOKIE]
+  if (!cookie) return false
+  const unsigned = request.unsignCookie(cookie)
+  return unsigned.valid && unsigned.value === valueOf(userId, app)
+}
+
 /** True (and the mark cleared) when this browser is to see the app's secret now. */
 export function takeSecretToReveal(request: FastifyRequest, reply: FastifyReply, userId: string, app: AppRecord): boolean {
   const cookie = request.cookies[REVEAL_COOKIE]
   if (!cookie) return false
   reply.clearCookie(REVEAL_COOKIE, { path: pathOf(app) })
-  const unsigned = request.unsignCookie(cookie)
-  return unsigned.valid && unsigned.value === valueOf(userId, app)
+  return hasSecretToReveal(request, userId, app)
 }

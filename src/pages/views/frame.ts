@@ -32,6 +32,8 @@ function nav(view: FrameView): SafeHtml {
   return html`<nav aria-label="Account"><ul>
 <li><a href="/console">Your apps</a></li>
 <li><a href="/settings/connected_apps">Connected apps</a></li>
+<li><a href="/settings/sessions">Sessions</a></li>
+<li><a href="/settings/password">Password</a></li>
 <li><form method="post" action="/console/sign-out"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><button type="submit" class="link">Sign out @${view.user.screenName}</button></form></li>
 </ul></nav>`
 }

@@ -45,6 +45,7 @@ export function createAdminStore(db: Kysely<Database>, sealer: Sealer) {
         ...(patch.name === undefined ? {} : { name: patch.name }),
         ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
         ...(patch.disabledAtMs === undefined ? {} : { disabled_at_ms: patch.disabledAtMs }),
+        ...(patch.endSessions ? { session_generation: sql<number>`session_generation + 1` } : {}),
       }
       const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : db.updateTable('users').set(columns).where('id', '=', id).returningAll()
       const row = await query.executeTakeFirst()

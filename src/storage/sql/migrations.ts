@@ -173,6 +173,27 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
+  // Browser sessions that can be ended (issue 19): a per-person generation that ends every session
+  // at once (password change, disabling, sign-out everywhere), and one row per session, so that one
+  // can be ended, listed, and held to its idle and absolute limits on every instance.
+  '006-browser-sessions': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('users').addColumn('session_generation', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+      await db.schema
+        .createTable('browser_sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('generation', 'integer', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('last_seen_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('password_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('user_agent', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('ended_at_ms', 'bigint')
+        .execute()
+      await db.schema.createIndex('browser_sessions_user').on('browser_sessions').column('user_id').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

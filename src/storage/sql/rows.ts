@@ -33,6 +33,7 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     createdAtMs: num(row.created_at_ms),
     // Only when set: a record reads back as it was written.
     ...(row.disabled_at_ms === null || row.disabled_at_ms === undefined ? {} : { isDisabled: true }),
+    ...(row.session_generation ? { sessionGeneration: num(row.session_generation) } : {}),
   }
 }
 
@@ -45,6 +46,7 @@ export function fromUser(user: UserRecord): UsersTable {
     password_hash: user.passwordHash,
     created_at_ms: user.createdAtMs,
     disabled_at_ms: user.isDisabled ? user.createdAtMs : null,
+    session_generation: user.sessionGeneration ?? 0,
   }
 }
 

@@ -15,6 +15,8 @@ export interface UsersTable {
   created_at_ms: number
   /** When the person was disabled (admin API); null while they are not. */
   disabled_at_ms: number | null
+  /** Raised to end every browser session of the person at once; sessions carry the one they began in. */
+  session_generation: number
 }
 
 export interface AppsTable {
@@ -111,6 +113,22 @@ export interface PreviousConsumerKeysTable {
   expires_at_ms: number
 }
 
+/** One browser session (a signed-in cookie names its id); ended_at_ms once signed out or ended. */
+export interface BrowserSessionsTable {
+  id: string
+  user_id: string
+  /** The person's session_generation when it began: it is live only while they are equal. */
+  generation: number
+  created_at_ms: number
+  /** Updated at most once a minute. */
+  last_seen_at_ms: number
+  /** When the password was last entered in this session (sign-in or a confirmation). */
+  password_at_ms: number
+  user_agent: string
+  address: string
+  ended_at_ms: number | null
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -120,4 +138,5 @@ export interface Database {
   audit_events: AuditEventsTable
   admin_tokens: AdminTokensTable
   previous_consumer_keys: PreviousConsumerKeysTable
+  browser_sessions: BrowserSessionsTable
 }

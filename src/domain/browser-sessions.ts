@@ -1,0 +1,127 @@
+import { randomAlphanumeric } from '../protocol/secrets.ts'
+import type { BrowserSessionRecord, UserRecord } from '../storage/records.ts'
+import { recordAudit } from './audit.ts'
+import type { DomainDeps } from './deps.ts'
+
+/**
+ * Browser sessions that can be ended (issue 19). A signed-in cookie names a session row and the
+ * person's session generation at sign-in. A session is live while:
+ * - its person exists, is not disabled, and still has that generation (raising it — a password
+ *   change, disabling, `latchkey user sign-out-everywhere` — ends every session at once);
+ * - its row is not ended (sign-out, or ended from the session list);
+ * - it was seen within the idle timeout and began within the absolute lifetime.
+ * Both limits are checked here, on the server, on every request; the cookie's Max-Age only helps
+ * the browser forget. Every instance reads the same rows, so they all agree from the next request.
+ */
+
+type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'settings'>
+
+/** The password entered this recently allows the sensitive actions (the "sudo" window). */
+export const FRESH_PASSWORD_MS = 10 * 60_000
+/** "Last seen" is written at most this often per session, so a page view is usually a read only. */
+export const LAST_SEEN_STEP_MS = 60_000
+const USER_AGENT_MAX = 512
+
+/** What a signed-in cookie claims: checked against the rows on every request. */
+export interface SessionClaim {
+  sessionId: string
+  userId: string
+  generation: number
+}
+
+export interface LiveSession {
+  session: BrowserSessionRecord
+  user: UserRecord
+  claim: SessionClaim
+  /** The password was entered in this session within FRESH_PASSWORD_MS. */
+  isPasswordFresh: boolean
+}
+
+const generationOf = (user: UserRecord) => user.sessionGeneration ?? 0
+
+/** Where it came from, as shown on the session list: the browser's own words, without control characters. */
+function cleanUserAgent(userAgent: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  return (userAgent ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, USER_AGENT_MAX)
+}
+
+/** A new session for a person who just proved who they are (sign-in, sign-up, password change). */
+export async function startBrowserSession(deps: Deps, input: { user: UserRecord; userAgent: string | undefined; address: string }): Promise<SessionClaim> {
+  const nowMs = deps.clock.nowMs()
+  // The person's rows that can never be live again go now, so the table stays as small as their live sessions.
+  await deps.stores.sessions.deleteDead(input.user.id, deadLimits(deps, nowMs))
+  const session: BrowserSessionRecord = {
+    id: randomAlphanumeric(32),
+    userId: input.user.id,
+    generation: generationOf(input.user),
+    createdAtMs: nowMs,
+    lastSeenAtMs: nowMs,
+    passwordAtMs: nowMs,
+    userAgent: cleanUserAgent(input.userAgent),
+    address: input.address,
+    endedAtMs: null,
+  }
+  await deps.stores.sessions.create(session)
+  return { sessionId: session.id, userId: session.userId, generation: session.generation }
+}
+
+function deadLimits(deps: Deps, nowMs: number) {
+  return {
+    createdBeforeMs: nowMs - deps.settings.sessionLifetimeSeconds * 1000,
+    seenBeforeMs: nowMs - deps.settings.sessionIdleTimeoutSeconds * 1000,
+  }
+}
+
+/** Whether the row is live at nowMs under the limits (the person's generation is checked by the caller). */
+function isLive(deps: Deps, session: BrowserSessionRecord, nowMs: number): boolean {
+  const limits = deadLimits(deps, nowMs)
+  return session.endedAtMs === null && session.createdAtMs >= limits.createdBeforeMs && session.lastSeenAtMs >= limits.seenBeforeMs && session.createdAtMs <= nowMs
+}
+
+/**
+ * The live session a cookie names, or undefined when it has ended in any way. The generation is
+ * compared first, on the person's row that every page reads anyway; only then is the session row
+ * read. A use marks it seen (at most once a LAST_SEEN_STEP_MS).
+ */
+export async function resumeBrowserSession(deps: Deps, claim: SessionClaim): Promise<LiveSession | undefined> {
+  const user = await deps.stores.users.findById(claim.userId)
+  if (!user || user.isDisabled || generationOf(user) !== claim.generation) return undefined
+  const session = await deps.stores.sessions.findById(claim.sessionId)
+  const nowMs = deps.clock.nowMs()
+  if (!session || session.userId !== user.id || session.generation !== claim.generation || !isLive(deps, session, nowMs)) return undefined
+  if (nowMs - session.lastSeenAtMs >= LAST_SEEN_STEP_MS) {
+    await deps.stores.sessions.touch(session.id, nowMs)
+    session.lastSeenAtMs = nowMs
+  }
+  return { session, user, claim, isPasswordFresh: nowMs - session.passwordAtMs < FRESH_PASSWORD_MS }
+}
+
+/** The password was just entered again in this session: the sensitive actions are open for FRESH_PASSWORD_MS. */
+export async function markPasswordFresh(deps: Deps, live: LiveSession): Promise<void> {
+  await deps.stores.sessions.confirmPassword(live.session.id, deps.clock.nowMs())
+}
+
+/** Signs out one session of the person (theirs only); false when it was not live. */
+export async function endBrowserSession(deps: Deps, userId: string, sessionId: string): Promise<boolean> {
+  return deps.stores.sessions.end(sessionId, userId, deps.clock.nowMs())
+}
+
+/** "Sign out of all other sessions": every session of the person but this one ends. */
+export async function endOtherBrowserSessions(deps: Deps, live: LiveSession, address: string): Promise<number> {
+  const ended = await deps.stores.sessions.endOthers(live.user.id, live.session.id, deps.clock.nowMs())
+  await recordAudit(deps, { event: 'sessions.ended', userId: live.user.id, address, detail: { scope: 'others', sessions: ended } })
+  return ended
+}
+
+/** Every session of the person ends, on every instance from its next request (the CLI's sign-out-everywhere). */
+export async function endEveryBrowserSession(deps: Deps, userId: string, address?: string): Promise<boolean> {
+  const ended = await deps.stores.sessions.endAll(userId)
+  if (ended) await recordAudit(deps, { event: 'sessions.ended', userId, address, detail: { scope: 'all' } })
+  return ended
+}
+
+/** The person's live sessions, last seen first. */
+export async function listBrowserSessions(deps: Deps, userId: string): Promise<BrowserSessionRecord[]> {
+  const nowMs = deps.clock.nowMs()
+  return (await deps.stores.sessions.listOpen(userId)).filter((session) => isLive(deps, session, nowMs))
+}

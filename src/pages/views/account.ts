@@ -1,0 +1,97 @@
+import type { BrowserSessionRecord, UserRecord } from '../../storage/records.ts'
+import { alert, framedPage, minute } from './frame.ts'
+import { html } from './html.ts'
+
+export interface ConfirmPasswordView {
+  csrfToken: string
+  user: UserRecord
+  /** Where the form posts: the action being confirmed, or /console/sudo for a page to be shown. */
+  action: string
+  /** The fields of the form being confirmed, sent again with the password. */
+  hidden: ReadonlyMap<string, string>
+  message?: string | undefined
+}
+
+/** "Confirm your password": asked before a sensitive action when it was not entered in the last 10 minutes. */
+export function confirmPasswordPage(view: ConfirmPasswordView): string {
+  return framedPage(
+    { title: 'Confirm your password', csrfToken: view.csrfToken, user: view.user },
+    html`<h1>Confirm your password</h1>
+<p>This shows or changes a secret. You have not entered your password in the last 10 minutes, so please enter it again.</p>
+<form method="post" action="${view.action}">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+${[...view.hidden].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+${alert(view.message)}
+<label for="sudo_password">Password for @${view.user.screenName}</label>
+<input id="sudo_password" name="sudo_password" type="password" autocomplete="current-password" required>
+<div class="actions"><button type="submit" id="confirm_password" class="primary">Confirm</button></div>
+</form>`,
+  )
+}
+
+export interface SessionsView {
+  csrfToken: string
+  user: UserRecord
+  sessions: BrowserSessionRecord[]
+  currentId: string
+  message?: string | undefined
+}
+
+function sessionEntry(session: BrowserSessionRecord, view: SessionsView) {
+  const isCurrent = session.id === view.currentId
+  return html`<tr data-session-id="${session.id}">
+<td>${session.userAgent === '' ? html`<span class="muted">Unknown browser</span>` : session.userAgent}${isCurrent && html` <strong>(this browser)</strong>`}</td>
+<td>${session.address}</td>
+<td>${minute(session.createdAtMs)}</td>
+<td>${minute(session.lastSeenAtMs)}</td>
+<td><form method="post" action="/settings/sessions/end">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<button type="submit" name="session" value="${session.id}" class="danger" aria-label="Sign out the session of ${minute(session.createdAtMs)}${isCurrent ? ' (this browser)' : ''}">Sign out</button>
+</form></td>
+</tr>`
+}
+
+/** The person's live sessions, each with "Sign out", and "Sign out of all other sessions". */
+export function sessionsPage(view: SessionsView): string {
+  return framedPage(
+    { title: 'Your sessions', csrfToken: view.csrfToken, user: view.user },
+    html`<h1>Your sessions</h1>
+${view.message && html`<p role="status">${view.message}</p>`}
+<p>Where you are signed in. A session you do not recognise can be signed out here; changing your password signs out every one.</p>
+<table>
+<thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>${view.sessions.map((session) => sessionEntry(session, view))}</tbody>
+</table>
+<form method="post" action="/settings/sessions/end-others">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<div class="actions"><button type="submit" id="end_other_sessions" class="danger">Sign out of all other sessions</button></div>
+</form>`,
+  )
+}
+
+export interface PasswordView {
+  csrfToken: string
+  user: UserRecord
+  message?: string | undefined
+  /** Shown as a status rather than an alert (the password was changed). */
+  isDone?: boolean
+}
+
+export function passwordPage(view: PasswordView): string {
+  return framedPage(
+    { title: 'Change your password', csrfToken: view.csrfToken, user: view.user },
+    html`<h1>Change your password</h1>
+${view.isDone ? html`<p role="status">${view.message}</p>` : alert(view.message)}
+<p>Changing your password signs you out everywhere else: every other browser will have to sign in again.</p>
+<form method="post" action="/settings/password">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<input type="hidden" name="username" value="${view.user.screenName}" autocomplete="username">
+<label for="current_password">Current password</label>
+<input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+<label for="new_password">New password</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="8" aria-describedby="new_password_hint" required>
+<p id="new_password_hint" class="muted">At least 8 characters.</p>
+<div class="actions"><button type="submit" id="change_password" class="primary">Change password</button></div>
+</form>`,
+  )
+}
