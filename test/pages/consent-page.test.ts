@@ -159,7 +159,7 @@ describe('GET /oauth/authorize: the consent page', () => {
 })
 
 describe('the session cookie over https', () => {
-  test('is Secure when the request came over https through a trusted proxy', async (ctx) => {
+  test('is Secure and named __Host- (Path=/, no Domain) when the request came over https through a trusted proxy', async (ctx) => {
     const t = await buildTestApp({ http: { trustProxy: ['127.0.0.1'] } })
     ctx.after(() => t.close())
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
@@ -170,9 +170,12 @@ describe('the session cookie over https', () => {
       headers: { 'x-forwarded-proto': 'https' },
     })
     assert.equal(response.statusCode, 200)
-    const cookie = response.cookies.find((c) => c.name === SESSION_COOKIE)
+    assert.equal(response.cookies.find((c) => c.name === SESSION_COOKIE), undefined, 'not the plain name over https')
+    const cookie = response.cookies.find((c) => c.name === `__Host-${SESSION_COOKIE}`)
     assert.equal(cookie?.secure, true)
     assert.equal(cookie?.httpOnly, true)
     assert.equal(cookie?.sameSite, 'Lax')
+    assert.equal(cookie?.path, '/')
+    assert.equal(cookie?.domain, undefined)
   })
 })

@@ -6,6 +6,7 @@ import type {
   AppRecord,
   AuditEventRecord,
   BearerTokenRecord,
+  BrowserSessionRecord,
   RequestTokenRecord,
   UserRecord,
 } from '../../src/storage/records.ts'
@@ -176,6 +177,123 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           for (const user of more) await s.users.create(user)
           const ids = (await s.users.list()).map((u) => u.id).sort()
           assert.deepEqual(ids, [owner.id, ...more.map((u) => u.id)].sort())
+        })
+      })
+    })
+
+    describe('browser sessions', () => {
+      const sessionRecord = (userId: string, generation = 0, overrides: Partial<BrowserSessionRecord> = {}): BrowserSessionRecord => ({
+        id: `s${unique().replace(/[^A-Za-z0-9]/g, '')}`.padEnd(32, '0').slice(0, 32),
+        userId,
+        generation,
+        createdAtMs: NOW,
+        lastSeenAtMs: NOW,
+        passwordAtMs: NOW,
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0 « Ünïcode »',
+        address: '2001:db8::1',
+        endedAtMs: null,
+        ...overrides,
+      })
+
+      test('a created session is found unchanged; an unknown id finds nothing', async () => {
+        await withApp(async (s, user) => {
+          const session = sessionRecord(user.id)
+          await s.sessions.create(session)
+          assert.deepEqual(await s.sessions.findById(session.id), session)
+          assert.equal(await s.sessions.findById('0'.repeat(32)), undefined)
+        })
+      })
+
+      test('touch and confirmPassword set their time only; false for an unknown session', async () => {
+        await withApp(async (s, user) => {
+          const session = sessionRecord(user.id)
+          await s.sessions.create(session)
+          assert.equal(await s.sessions.touch(session.id, NOW + 5), true)
+          assert.equal(await s.sessions.confirmPassword(session.id, NOW + 7), true)
+          assert.deepEqual(await s.sessions.findById(session.id), { ...session, lastSeenAtMs: NOW + 5, passwordAtMs: NOW + 7 })
+          assert.equal(await s.sessions.touch('0'.repeat(32), NOW), false)
+          assert.equal(await s.sessions.confirmPassword('0'.repeat(32), NOW), false)
+        })
+      })
+
+      test('end ends a session of its own person once; not another person\'s', async () => {
+        await withApp(async (s, user) => {
+          const other = userRecord()
+          await s.users.create(other)
+          const session = sessionRecord(user.id)
+          await s.sessions.create(session)
+          assert.equal(await s.sessions.end(session.id, other.id, NOW + 1), false, "someone else's session")
+          assert.equal((await s.sessions.findById(session.id))?.endedAtMs, null)
+          assert.equal(await s.sessions.end(session.id, user.id, NOW + 2), true)
+          assert.equal((await s.sessions.findById(session.id))?.endedAtMs, NOW + 2)
+          assert.equal(await s.sessions.end(session.id, user.id, NOW + 3), false, 'already ended')
+          assert.equal((await s.sessions.findById(session.id))?.endedAtMs, NOW + 2)
+        })
+      })
+
+      test('endOthers ends every open session of the person but one, and no one else\'s', async () => {
+        await withApp(async (s, user) => {
+          const other = userRecord()
+          await s.users.create(other)
+          const [keep, a, b] = [sessionRecord(user.id), sessionRecord(user.id), sessionRecord(user.id)]
+          const theirs = sessionRecord(other.id)
+          for (const session of [keep, a, b, theirs]) await s.sessions.create(session)
+          assert.equal(await s.sessions.end(b.id, user.id, NOW), true)
+          assert.equal(await s.sessions.endOthers(user.id, keep.id, NOW + 9), 1, 'only a was still open')
+          assert.deepEqual((await s.sessions.listOpen(user.id)).map((x) => x.id), [keep.id])
+          assert.deepEqual((await s.sessions.listOpen(other.id)).map((x) => x.id), [theirs.id])
+        })
+      })
+
+      test('endAll raises the generation: every session of the person leaves the open list, the user row shows it', async () => {
+        await withApp(async (s, user) => {
+          const other = userRecord()
+          await s.users.create(other)
+          const [a, b] = [sessionRecord(user.id, 0, { lastSeenAtMs: NOW + 1 }), sessionRecord(user.id)]
+          const theirs = sessionRecord(other.id)
+          for (const session of [a, b, theirs]) await s.sessions.create(session)
+          assert.deepEqual((await s.sessions.listOpen(user.id)).map((x) => x.id), [a.id, b.id], 'last seen first')
+          assert.equal(await s.sessions.endAll(user.id), true)
+          assert.equal((await s.users.findById(user.id))?.sessionGeneration, 1)
+          assert.deepEqual(await s.sessions.listOpen(user.id), [])
+          assert.equal(await s.sessions.endAll(user.id), true)
+          assert.equal((await s.users.findById(user.id))?.sessionGeneration, 2)
+          const fresh = sessionRecord(user.id, 2)
+          await s.sessions.create(fresh)
+          assert.deepEqual((await s.sessions.listOpen(user.id)).map((x) => x.id), [fresh.id], 'a session of the new generation is open')
+          assert.deepEqual((await s.sessions.listOpen(other.id)).map((x) => x.id), [theirs.id], "another person's sessions stay")
+          assert.equal((await s.users.findById(other.id))?.sessionGeneration, undefined)
+          assert.equal(await s.sessions.endAll('999999'), false)
+        })
+      })
+
+      test('admin.updateUser with endSessions raises the generation in the same change', async () => {
+        await withApp(async (s, user) => {
+          const updated = await s.admin.updateUser(user.id, { passwordHash: 'scrypt$other', endSessions: true })
+          assert.equal(updated?.sessionGeneration, 1)
+          assert.equal(updated?.passwordHash, 'scrypt$other')
+          assert.equal((await s.admin.updateUser(user.id, { name: 'Renamed' }))?.sessionGeneration, 1, 'no endSessions: unchanged')
+        })
+      })
+
+      test('deleteDead removes ended, old-generation, too old and idle rows of the person only', async () => {
+        await withApp(async (s, user) => {
+          const other = userRecord()
+          await s.users.create(other)
+          await s.sessions.endAll(user.id)
+          const live = sessionRecord(user.id, 1, { createdAtMs: NOW, lastSeenAtMs: NOW + 10 })
+          const dead = [
+            sessionRecord(user.id, 1, { endedAtMs: NOW }),
+            sessionRecord(user.id, 0),
+            sessionRecord(user.id, 1, { createdAtMs: NOW - 1, lastSeenAtMs: NOW + 10 }),
+            sessionRecord(user.id, 1, { lastSeenAtMs: NOW + 4 }),
+          ]
+          const theirs = sessionRecord(other.id, 0, { endedAtMs: NOW })
+          for (const session of [live, ...dead, theirs]) await s.sessions.create(session)
+          assert.equal(await s.sessions.deleteDead(user.id, { createdBeforeMs: NOW, seenBeforeMs: NOW + 5 }), dead.length)
+          assert.deepEqual(await s.sessions.findById(live.id), live)
+          for (const session of dead) assert.equal(await s.sessions.findById(session.id), undefined)
+          assert.deepEqual(await s.sessions.findById(theirs.id), theirs, "another person's rows are left")
         })
       })
     })
