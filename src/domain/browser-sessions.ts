@@ -75,7 +75,8 @@ function deadLimits(deps: Deps, nowMs: number) {
 /** Whether the row is live at nowMs under the limits (the person's generation is checked by the caller). */
 function isLive(deps: Deps, session: BrowserSessionRecord, nowMs: number): boolean {
   const limits = deadLimits(deps, nowMs)
-  return session.endedAtMs === null && session.createdAtMs >= limits.createdBeforeMs && session.lastSeenAtMs >= limits.seenBeforeMs && session.createdAtMs <= nowMs
+  // Live for less than the limits: at exactly 12 hours unused (or 30 days old) it has ended.
+  return session.endedAtMs === null && session.createdAtMs > limits.createdBeforeMs && session.lastSeenAtMs > limits.seenBeforeMs && session.createdAtMs <= nowMs
 }
 
 /**

@@ -1,0 +1,95 @@
+// Issue 19: every sensitive action of the console asks for a fresh password once the session's
+// password is older than 10 minutes, and does nothing until it is given; with it, the action runs.
+// Actions that show no secret (save, suspend) do not ask.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+import { CookieBrowser, csrfOf } from './jar.ts'
+
+let address = 0
+const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
+const STALE = 10 * 60_000 + 1000
+
+describe('a fresh password before sensitive console actions', () => {
+  const clock = testClock()
+  let t: TestServer
+  before(async () => {
+    t = await startTestServer({ clock })
+  })
+  after(() => t.close())
+
+  async function developerWithApp() {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { owner: user })
+    const browser = new CookieBrowser(t.app, nextAddress())
+    const answer = await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
+    assert.equal(answer.statusCode, 302)
+    return { user, password, app, browser }
+  }
+
+  const ACTIONS: Array<[string, string, RegExp]> = [
+    ['get the owner token', 'owner-token', /id="access_token_secret"/],
+    ['get the bearer token', 'bearer-token', /id="bearer_token"/],
+    ['regenerate the keys', 'keys', /^$/],
+    ['delete the app', 'delete', /^$/],
+  ]
+
+  for (const [what, path, shown] of ACTIONS) {
+    test(`${what}: asked for the password when it is 10 minutes old, done once it is given`, async () => {
+      const { password, app, browser } = await developerWithApp()
+      clock.advance(STALE)
+      const page = await browser.get(`/console/apps/${app.id}`)
+      const asked = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(page.body) })
+      assert.equal(asked.statusCode, 200)
+      assert.match(asked.body, /Confirm your password/)
+      assert.match(asked.body, new RegExp(`action="/console/apps/${app.id}/${path}"`))
+      assert.doesNotMatch(asked.body, /class="secret"/)
+      const stored = await t.domain.stores.apps.findById(app.id)
+      assert.equal(stored?.consumerKey, app.consumerKey, 'nothing was done yet')
+
+      const wrong = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(asked.body), sudo_password: 'not the password' })
+      assert.equal(wrong.statusCode, 401)
+      assert.match(wrong.body, /The username or password is not right\./)
+      assert.deepEqual(await t.domain.stores.apps.findById(app.id), stored, 'a wrong password does nothing')
+
+      const done = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(wrong.body), sudo_password: password })
+      const after = await t.domain.stores.apps.findById(app.id)
+      if (path === 'delete') assert.equal(after, undefined, 'deleted')
+      else if (path === 'keys') assert.notEqual(after?.consumerKey, app.consumerKey, 'regenerated')
+      else assert.match(done.body, shown)
+      assert.ok(done.statusCode === 200 || done.statusCode === 302, `answered ${done.statusCode}`)
+
+      // Confirmed: for the next 10 minutes the actions ask nothing.
+      if (path !== 'delete') {
+        const again = await browser.post(`/console/apps/${app.id}/${path === 'keys' ? 'bearer-token' : path}`, { csrf_token: csrfOf((await browser.get(`/console/apps/${app.id}`)).body) })
+        assert.doesNotMatch(again.body, /Confirm your password/)
+      }
+    })
+  }
+
+  test('saving settings and suspending do not ask, however old the password', async () => {
+    const { app, browser } = await developerWithApp()
+    clock.advance(STALE)
+    const page = await browser.get(`/console/apps/${app.id}`)
+    const suspended = await browser.post(`/console/apps/${app.id}/suspend`, { csrf_token: csrfOf(page.body) })
+    assert.equal(suspended.statusCode, 302)
+    assert.equal((await t.domain.stores.apps.findById(app.id))?.isSuspended, true)
+  })
+
+  test('the new-app secret page asks for the password, then shows the secret once', async () => {
+    const { password, browser } = await developerWithApp()
+    clock.advance(STALE)
+    const created = await browser.fill('/console/apps/new', '/console/apps', { name: 'Later App', callback_urls: 'https://client.example/callback', type: 'web', access_level: 'read' })
+    assert.equal(created.statusCode, 302)
+    const location = String(created.headers.location)
+    const asked = await browser.get(location)
+    assert.match(asked.body, /Confirm your password/)
+    assert.doesNotMatch(asked.body, /id="consumer_secret"/)
+    const confirmed = await browser.post('/console/sudo', { csrf_token: csrfOf(asked.body), next: location, sudo_password: password })
+    assert.equal(confirmed.statusCode, 302)
+    assert.equal(confirmed.headers.location, location)
+    assert.match((await browser.get(location)).body, /id="consumer_secret"/)
+    assert.doesNotMatch((await browser.get(location)).body, /id="consumer_secret"/, 'shown once')
+  })
+})
