@@ -15,7 +15,7 @@ import type { Storage } from '../../../src/storage/types.ts'
 import { startAdminTestServer, type AdminTestServer } from '../../helpers/admin.ts'
 import { runCli } from '../../helpers/cli.ts'
 import { testKeyring } from '../../helpers/keys.ts'
-import { testClock, testDomainSettings } from '../../helpers/test-app.ts'
+import { testClock, testDomainSettings, type TestSettings } from '../../helpers/test-app.ts'
 import { VIEWPORT, assertAccessible, launchBrowser, mainText, open, skipReason, submitWith } from './browser.ts'
 
 const PASSWORD = 'correct horse battery'
@@ -32,10 +32,10 @@ interface Instances {
 }
 
 /** A second instance of the service on the server's own database and Redis prefix (the PostgreSQL pass). */
-async function secondInstance(server: AdminTestServer, clock: ReturnType<typeof testClock>): Promise<{ url: string; close(): Promise<void> }> {
+async function secondInstance(server: AdminTestServer, clock: ReturnType<typeof testClock>, settings: TestSettings): Promise<{ url: string; close(): Promise<void> }> {
   const redis = server.redis!
   const storage: Storage = await openStorage({ keyring: testKeyring(), databaseUrl: server.dbPath, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix })
-  const domain = createDomainDeps(storage, testDomainSettings(), clock)
+  const domain = createDomainDeps(storage, testDomainSettings(settings), clock)
   const app: FastifyInstance = await buildApp({
     domain,
     logger: pino({ level: 'silent' }),
@@ -52,12 +52,12 @@ async function secondInstance(server: AdminTestServer, clock: ReturnType<typeof 
   }
 }
 
-async function startInstances(settings: Record<string, unknown> = {}): Promise<Instances> {
+async function startInstances(settings: TestSettings = {}): Promise<Instances> {
   const browser = await launchBrowser()
   const clock = testClock()
   try {
     const server = await startAdminTestServer({ clock, settings, http: { allowSignup: true, cookieSecret: COOKIE_SECRET } })
-    const second = server.redis ? await secondInstance(server, clock) : undefined
+    const second = server.redis ? await secondInstance(server, clock, settings) : undefined
     return {
       browser,
       server,
