@@ -49,7 +49,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'updateUser',
         tags: ['users'],
-        summary: "Change a person's display name or password, or disable them (or enable them again)",
+        summary: "Change a person's display name or password, or disable them (or enable them again); a new password or disabling ends every browser session of theirs",
         params: params('user_id'),
         body: USER_PATCH,
         response: responses({ 200: json('The user as changed.', USER) }, 400, 404),
