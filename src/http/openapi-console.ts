@@ -21,6 +21,7 @@ function page(operationId: string, summary: string, withAppId = false) {
   }
 }
 
+/** A POST form; the sensitive ones (keys, tokens, delete) may answer "Confirm your password" first (sudo_password). */
 function form(operationId: string, summary: string, withAppId = false) {
   return {
     post: {
@@ -42,7 +43,8 @@ export function consolePaths(): Record<string, object> {
   return {
     '/console': page('consolePage', 'The apps the developer owns'),
     '/console/sign-in': form('consoleSignIn', 'Sign in (username, password, next)'),
-    '/console/sign-out': form('consoleSignOut', 'Sign out in this browser'),
+    '/console/sign-out': form('consoleSignOut', 'Sign out: the session ends on the server, a copy of the cookie included'),
+    '/console/sudo': form('confirmPassword', 'Confirm the password (sudo_password) before a page that shows a secret; to next'),
     '/console/signup': { ...page('signUpPage', 'The sign-up form (only with --allow-signup)'), ...form('signUp', 'Create an account: screen_name, name, password') },
     '/console/apps/new': page('newAppPage', 'The new app form'),
     '/console/apps': form('createApp', "Create an app; to its page, which shows the secret once"),
@@ -58,5 +60,9 @@ export function consolePaths(): Record<string, object> {
     '/console/apps/{app_id}/failures': page('signatureFailures', "The app's signature failures of the last 24 hours", true),
     '/settings/connected_apps': page('connectedApps', 'The apps the person has authorized'),
     '/settings/connected_apps/revoke': form('revokeConnectedApp', 'Revoke an app (revoke=<app id>)'),
+    '/settings/sessions': page('browserSessions', "The person's browser sessions: browser, address, signed in, last seen"),
+    '/settings/sessions/end': form('endBrowserSession', 'Sign out one session (session=<id>)'),
+    '/settings/sessions/end-others': form('endOtherBrowserSessions', 'Sign out of all other sessions'),
+    '/settings/password': { ...page('passwordPage', 'The password change form'), ...form('changePassword', 'Change the password (current_password, new_password): every session ends, this browser gets a new one') },
   }
 }
