@@ -96,3 +96,17 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
     await remove()
   }
 })
+
+test('a migration merged after later ones already ran is still applied (migrations come from parallel branches)', async () => {
+  const { db, remove } = await freshDatabase()
+  try {
+    await migrateToLatest(db)
+    // As if 007 had come from a branch merged after 008 ran here.
+    await sql`drop table signature_failures`.execute(db)
+    await db.deleteFrom('latchkey_migrations').where('name', '=', '007-signature-failures').execute()
+    assert.deepEqual(await migrateToLatest(db), ['007-signature-failures'])
+    assert.deepEqual(await db.selectFrom('signature_failures').selectAll().execute(), [])
+  } finally {
+    await remove()
+  }
+})
