@@ -84,7 +84,7 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
     })
     const audit = await db.selectFrom('audit_events').selectAll().where('event', '=', 'app.updated').orderBy('app_id').execute()
     assert.deepEqual(
-      audit.map((row: { app_id: string; user_id: string; detail: string }) => [row.app_id, row.user_id, JSON.parse(row.detail)]),
+      audit.map((row) => [row.app_id, row.user_id, JSON.parse(String(row.detail))]),
       [
         ['102', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'weather', name: 'weather (102)' }],
         ['103', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'WEATHER', name: 'WEATHER (103)' }],
