@@ -11,11 +11,14 @@ export const FAILURES_KEPT_MS = 24 * 60 * 60 * 1000
 const BOUNDS: FailureBounds = { keep: FAILURES_KEPT, maxAgeMs: FAILURES_KEPT_MS }
 
 /**
- * Writes handed over and not yet settled, at most: past it a failure is dropped rather than queued,
- * so a flood of bad signatures can neither grow the process's memory nor queue writes without end
- * (the per-address brake already bounds how many failures one address can cause).
+ * Writes handed over and not yet settled, at most: past it a failure is dropped rather than queued.
+ * A flood of bad signatures for a known app (consumer keys are not secret) then holds at most this
+ * many of PostgreSQL's pooled connections (10 per process) or transactions queued on SQLite's one
+ * connection, so the requests that pass are not slowed by the diagnostics of those that fail, and no
+ * memory grows; the per-address brake bounds such a flood first. A developer debugging a client
+ * sends a failure now and then, far below it.
  */
-export const MAX_PENDING_FAILURE_WRITES = 64
+export const MAX_PENDING_FAILURE_WRITES = 4
 
 /** The recent signature failures of each app (at most FAILURES_KEPT, none older than FAILURES_KEPT_MS), shared by every instance. */
 export interface SignatureFailureLog {
