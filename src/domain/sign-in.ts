@@ -82,6 +82,7 @@ async function passwordAttempt(
   if (!(await deps.throttle.admit(keys))) {
     await recordAudit(deps, { event: 'sign_in.failed', appId: where.appId, address: where.address, detail: { reason: 'throttled', ...step } })
     deps.observe?.signIn('throttled')
+    deps.observe?.rateLimited('sign_in', 'sign_in')
     throw new ServiceError(E.signInThrottled)
   }
   const { user, isCorrect } = await check()

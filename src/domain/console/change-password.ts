@@ -1,7 +1,7 @@
 import type { UserRecord } from '../../storage/records.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { validPassword } from '../registry/users.ts'
@@ -18,8 +18,13 @@ export async function changeOwnPassword(
 ): Promise<UserRecord> {
   const next = validPassword(input.next)
   await confirmPassword(deps, { user: input.user, password: input.current, address: input.address })
-  const updated = await deps.stores.admin.updateUser(input.user.id, { passwordHash: await hashPassword(next), endSessions: true })
+  const passwordHash = await hashPassword(next)
+  // The new hash, the raised session generation and the audit row: one unit of work.
+  const updated = await changeWithAudit(deps, async (tx, audit) => {
+    const changed = await tx.admin.updateUser(input.user.id, { passwordHash, endSessions: true })
+    if (changed) await audit({ event: 'user.updated', userId: changed.id, address: input.address, detail: { fields: ['password'], sessions_ended: true } })
+    return changed
+  })
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${input.user.id}` })
-  await recordAudit(deps, { event: 'user.updated', userId: updated.id, address: input.address, detail: { fields: ['password'], sessions_ended: true } })
   return updated
 }

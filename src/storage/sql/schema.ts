@@ -19,9 +19,23 @@ export interface UsersTable {
   session_generation: number
 }
 
+/** The console's signature-failure log (migration 007). */
+export interface SignatureFailuresTable {
+  id: Generated<number>
+  app_id: string
+  at_ms: number
+  method: string
+  url: string
+  reason: string
+  /** Only for a bad signature. */
+  base_string: string | null
+}
+
 export interface AppsTable {
   id: string
   name: string
+  /** The name as compared for uniqueness per owner (lower case); unique with owner_id (migration 008). */
+  name_key: string | null
   description: string
   website: string
   owner_id: string
@@ -137,6 +151,7 @@ export interface Database {
   bearer_tokens: BearerTokensTable
   audit_events: AuditEventsTable
   admin_tokens: AdminTokensTable
+  signature_failures: SignatureFailuresTable
   previous_consumer_keys: PreviousConsumerKeysTable
   browser_sessions: BrowserSessionsTable
 }
