@@ -10,7 +10,7 @@ import {
 } from '../../../src/domain/oauth1/authorization.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-app.ts'
+import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-domain.ts'
 import { makeRequestToken } from '../../pages/helpers.ts'
 
 const withCode = (status: number, code: number) => (error: unknown) =>
