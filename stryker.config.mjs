@@ -33,7 +33,9 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
-  tempDirName: '.stryker-tmp',
+  // A folder per target, so that runs of two targets at once never remove each other's sandbox.
+  tempDirName: `.stryker-tmp/${name}`,
+  ignorePatterns: ['/.stryker-tmp'],
   cleanTempDir: 'always',
   thresholds: { high: 90, low: 80, break: null },
 }
