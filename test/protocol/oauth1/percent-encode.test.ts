@@ -77,3 +77,25 @@ describe('percentDecode', () => {
     }
   })
 })
+
+// The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
+describe('what the operator log says of a value that cannot be encoded or decoded', () => {
+  const detailOf = (work: () => unknown): string | undefined => {
+    try {
+      work()
+    } catch (error) {
+      assert.ok(is215(error), String(error))
+      return (error as ServiceError).detail
+    }
+    assert.fail('expected a 215')
+  }
+
+  test('a lone surrogate is not well-formed Unicode', () => {
+    assert.equal(detailOf(() => percentEncode('a\uD800b')), 'value is not well-formed Unicode')
+  })
+
+  test('a % without two hex digits after it is a malformed escape; well-formed escapes of bytes that are not UTF-8 are said to be so', () => {
+    for (const text of ['%', '%4', '%AZ', 'a%zz', '%E2%82']) assert.equal(detailOf(() => percentDecode(text)), text === '%E2%82' ? 'percent-escapes are not UTF-8' : 'malformed percent-escape', text)
+    assert.equal(detailOf(() => percentDecode('%FF')), 'percent-escapes are not UTF-8')
+  })
+})
