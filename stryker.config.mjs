@@ -1,3 +1,5 @@
+import { resolve } from 'node:path'
+
 // StrykerJS (mutation testing): `npm run mutate [-- src/protocol | src/domain | a file under them]`
 // through scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder or file per run. Not part of npm test or CI.
 // Each folder is mutated with the narrow, fast tests that are about it (no HTTP, no PostgreSQL),
@@ -13,6 +15,7 @@ const target = (process.env.LATCHKEY_MUTATE ?? 'src/protocol').replace(/\/+$/, '
 const folder = Object.keys(TESTS).find((f) => target === f || target.startsWith(`${f}/`))
 if (!folder) throw new Error(`LATCHKEY_MUTATE must be ${Object.keys(TESTS).join(' or ')} or a path under one, not ${target}`)
 const name = target.replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
+const BUNDLE = `.mutation-bundle/${folder.replace(/^src\//, '')}.mjs`
 // Property tests try a twentieth of their cases per mutant (test/helpers/property-runs.ts).
 process.env.LATCHKEY_PROPERTY_RUNS_SCALE ??= '0.05'
 
@@ -20,7 +23,10 @@ export default {
   testRunner: 'tap',
   plugins: ['@stryker-mutator/tap-runner'],
   mutate: [target.endsWith('.ts') ? target : `${target}/**/*.ts`],
-  tap: { testFiles: TESTS[folder], nodeArgs: ['--import', 'tsx'], forceBail: true },
+  // The mutation suite is bundled once per run (in the sandbox, after Stryker has instrumented the
+  // code) and each mutant runs the bundle with plain Node: a third less CPU per mutant than tsx.
+  buildCommand: `${resolve('node_modules/esbuild/bin/esbuild')} ${TESTS[folder][0]} --bundle --platform=node --format=esm --packages=external --target=node20 --log-level=warning --outfile=${BUNDLE}`,
+  tap: { testFiles: [BUNDLE], nodeArgs: [], forceBail: true },
   coverageAnalysis: 'perTest',
   ignoreStatic: true,
   incremental: true,
@@ -33,7 +39,9 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
-  tempDirName: '.stryker-tmp',
+  // A folder per target, so that runs of two targets at once never remove each other's sandbox.
+  tempDirName: `.stryker-tmp/${name}`,
+  ignorePatterns: ['/.stryker-tmp'],
   cleanTempDir: 'always',
   thresholds: { high: 90, low: 80, break: null },
 }

@@ -12,11 +12,10 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
+import { removeStaleLeftovers } from './test-leftovers.mjs'
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379'
-/** Test schemas and key prefixes left by a run that crashed are removed after this long. */
-const STALE_MS = 6 * 60 * 60 * 1000
 
 function findTests(path) {
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : []
@@ -94,45 +93,6 @@ async function unreachable() {
   return undefined
 }
 
-/** The creation time written into a test schema's or key prefix's name (test/helpers/backends.ts). */
-function createdAtMs(name) {
-  const match = /^latchkey_test_([0-9a-z]+)_[0-9a-f]{8}/.exec(name)
-  return match ? parseInt(match[1], 36) : undefined
-}
-
-/** Removes test schemas and Redis keys that a crashed run left behind (older than STALE_MS). */
-async function removeStaleLeftovers() {
-  const isStale = (name) => {
-    const at = createdAtMs(name)
-    return at !== undefined && Date.now() - at > STALE_MS
-  }
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-    const { rows } = await client.query(`select nspname from pg_namespace where nspname like 'latchkey\\_test\\_%'`)
-    for (const { nspname } of rows.filter((row) => isStale(row.nspname))) {
-      await client.query(`drop schema if exists "${nspname}" cascade`)
-    }
-  } finally {
-    await client.end().catch(() => {})
-  }
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
-  redis.on('error', () => {})
-  try {
-    await redis.connect()
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', 'latchkey_test_*', 'COUNT', 1000)
-      cursor = next
-      const stale = keys.filter(isStale)
-      if (stale.length > 0) await redis.del(...stale)
-    } while (cursor !== '0')
-  } finally {
-    redis.disconnect()
-  }
-}
-
 const baseEnv = { ...process.env }
 delete baseEnv.LATCHKEY_TEST_DATABASE_URL
 delete baseEnv.LATCHKEY_TEST_REDIS_URL
@@ -150,7 +110,7 @@ if (only !== 'sqlite') {
     skipLine = `PostgreSQL + Redis pass ${isCi ? 'cannot run (CI=true requires it)' : 'skipped'}: ${reason}`
     if (isCi) failed = true
   } else {
-    await removeStaleLeftovers().catch((error) => console.log(`(could not remove stale test schemas: ${reasonOf(error)})`))
+    await removeStaleLeftovers(databaseUrl, redisUrl).catch((error) => console.log(`(could not remove stale test schemas: ${reasonOf(error)})`))
     console.log(`▶ pass 2: PostgreSQL ${redact(databaseUrl)} + Redis ${redact(redisUrl)}`)
     const env = { ...baseEnv, LATCHKEY_TEST_DATABASE_URL: databaseUrl, LATCHKEY_TEST_REDIS_URL: redisUrl }
     passes.push({ name: 'PostgreSQL + Redis', ...(await runPass(env)) })

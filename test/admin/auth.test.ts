@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { runCli } from '../helpers/cli.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 function assertUnauthorized(answer: { status: number; headers: Headers; json: { type: string; status: number } }): void {
   assert.equal(answer.status, 401)
@@ -25,6 +26,10 @@ describe('admin API authentication', () => {
     assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth: `Bearer ${server.token.slice(0, -1)}x` }))
     assertUnauthorized(await server.admin('GET', '/admin/v1/openapi.json', undefined, { auth: 'Bearer lkadm_' }))
     assertUnauthorized(await server.admin('POST', '/admin/v1/users', { screen_name: 'nobody', password: 'long enough' }, { auth: null }))
+    // Each of the same calls with the token itself is accepted.
+    for (const auth of [null, `Basic ${server.token}`, `Bearer ${server.token.slice(0, -1)}x`, 'Bearer lkadm_']) {
+      await assertRefusedOnlyWhenBroken((variant) => server.admin('GET', '/admin/v1/users', undefined, variant === 'broken' ? { auth } : {}), { status: 401 })
+    }
   })
 
   test('a token made and revoked with the CLI works until it is revoked, then fails at once', async () => {

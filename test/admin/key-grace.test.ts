@@ -7,6 +7,7 @@ import oauthPkg from 'oauth'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { runCli } from '../helpers/cli.ts'
 import { testClock } from '../helpers/test-app.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 describe('rotate-keys with a grace period', () => {
   const clock = testClock()
@@ -88,6 +89,12 @@ describe('rotate-keys with a grace period', () => {
       assert.deepEqual(refused.json.errors.map((e: { field: string }) => e.field), ['grace_seconds'])
     }
     assert.equal((await server.admin('GET', `/admin/v1/apps/${appId}`)).json.consumer_key, before.json.consumer_key)
+    // The same call with a grace period of exactly 7 days is accepted.
+    await assertRefusedOnlyWhenBroken(
+      (variant) => server.admin('POST', `/admin/v1/apps/${appId}/rotate-keys`, { grace_seconds: variant === 'broken' ? 604_801 : 604_800 }),
+      { status: 400 },
+    )
+    assert.notEqual((await server.admin('GET', `/admin/v1/apps/${appId}`)).json.consumer_key, before.json.consumer_key)
   })
 
   test('latchkey app rotate-keys --grace keeps the old pair working (and refuses more than 7 days)', async () => {

@@ -15,6 +15,7 @@ import type { Stores } from '../../src/storage/types.ts'
 import { consentInBrowser } from '../helpers/browser-less.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch, type HttpAnswer, type SignedHttpRequest } from '../helpers/oauth1-client.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 // --- A small RFC 5849 signer of our own, for requests oauth-1.0a cannot write: repeated names,
@@ -95,6 +96,13 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     return { token, secret: answer.form.oauth_token_secret as string, verifier: outcome.query.get('oauth_verifier') as string }
   }
 
+  /** A request-token call signed correctly by our own signer, with fresh protocol parameters: the unbroken twin. */
+  const signedOob = () => {
+    const params = protocolParams(app.consumerKey, { oauth_callback: 'oob' })
+    const signature = hmacSignature('POST', requestTokenUrl(), Object.entries(params), app.consumerSecret)
+    return send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: oauthHeader({ ...params, oauth_signature: signature }) } })
+  }
+
   const exchange = (rt: { token: string; secret: string }, verifier: string, overrides: Partial<Parameters<typeof signRequest>[0]> = {}) =>
     signedFetch({ consumer: consumer(), token: { key: rt.token, secret: rt.secret }, url: accessTokenUrl(), oauth: { oauth_verifier: verifier }, ...overrides })
 
@@ -130,21 +138,25 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
   })
 
   test('a malformed percent-escape in a form body or in the Authorization header gets 400 code 215 (C2)', async () => {
-    const params = protocolParams(app.consumerKey, { oauth_callback: 'oob' })
-    const signature = hmacSignature('POST', requestTokenUrl(), Object.entries(params), app.consumerSecret)
-    const inBody = await send({
-      method: 'POST',
-      url: requestTokenUrl(),
-      headers: { authorization: oauthHeader({ ...params, oauth_signature: signature }), 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'note=%5H',
-    })
-    assert.equal(inBody.status, 400)
-    assert.deepEqual(inBody.json, BAD_AUTHENTICATION_DATA)
+    const withBody = (body: string, signedNote: string) => {
+      const params = protocolParams(app.consumerKey, { oauth_callback: 'oob' })
+      const signature = hmacSignature('POST', requestTokenUrl(), [...Object.entries(params), ['note', signedNote]], app.consumerSecret)
+      return send({
+        method: 'POST',
+        url: requestTokenUrl(),
+        headers: { authorization: oauthHeader({ ...params, oauth_signature: signature }), 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      })
+    }
+    await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? withBody('note=%5H', '%5H') : withBody('note=%5B', '[')), { status: 400, code: 215 })
 
-    const header = `${oauthHeader({ ...protocolParams(app.consumerKey, { oauth_callback: 'oob' }), oauth_signature: signature })}, oauth_body_hash="ab%G0"`
-    const inHeader = await send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: header } })
-    assert.equal(inHeader.status, 400)
-    assert.deepEqual(inHeader.json, BAD_AUTHENTICATION_DATA)
+    const brokenHeader = () => {
+      const params = protocolParams(app.consumerKey, { oauth_callback: 'oob' })
+      const signature = hmacSignature('POST', requestTokenUrl(), Object.entries(params), app.consumerSecret)
+      return send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: `${oauthHeader({ ...params, oauth_signature: signature })}, oauth_body_hash="ab%G0"` } })
+    }
+    await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? brokenHeader() : signedOob()), { status: 400, code: 215 })
+    assert.deepEqual((await brokenHeader()).json, BAD_AUTHENTICATION_DATA)
   })
 
   test('raw characters that should have been escaped in the query are accepted and signed in their escaped form, as Twitter normalises them (C2, twitter-behaviour §3.7)', async () => {
@@ -232,13 +244,12 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
     const params = protocolParams(app.consumerKey, { oauth_callback: 'oob' })
     const signature = hmacSignature('POST', requestTokenUrl(), Object.entries(params), app.consumerSecret)
     const noSignature = await send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: oauthHeader(params) } })
-    assert.equal(noSignature.status, 400)
     assert.deepEqual(noSignature.json, BAD_AUTHENTICATION_DATA)
+    await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: oauthHeader(protocolParams(app.consumerKey, { oauth_callback: 'oob' })) } }) : signedOob()), { status: 400, code: 215 })
     for (const name of ['oauth_consumer_key', 'oauth_nonce', 'oauth_signature_method', 'oauth_timestamp', 'oauth_signature']) {
-      const fresh = { ...protocolParams(app.consumerKey, { oauth_callback: 'oob' }), oauth_signature: signature, [name]: '' }
-      const answer = await send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: oauthHeader(fresh) } })
-      assert.equal(answer.status, 400, name)
-      assert.deepEqual(answer.json, BAD_AUTHENTICATION_DATA, name)
+      const emptied = () => send({ method: 'POST', url: requestTokenUrl(), headers: { authorization: oauthHeader({ ...protocolParams(app.consumerKey, { oauth_callback: 'oob' }), oauth_signature: signature, [name]: '' }) } })
+      assert.deepEqual((await emptied()).json, BAD_AUTHENTICATION_DATA, name)
+      await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? emptied() : signedOob()), { status: 400, code: 215 })
     }
   })
 
@@ -251,6 +262,8 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
       assert.equal(answer.status, 401, `oauth_timestamp=${timestamp}: ${answer.text}`)
       assert.deepEqual(answer.json, { errors: [{ code: 135, message: 'Timestamp out of bounds.' }] }, `oauth_timestamp=${timestamp}`)
     }
+    // The same request with its timestamp written in 10 digits (protocolParams's own) is accepted.
+    assert.equal((await signedOob()).status, 200)
   })
 
   // --- 2.3 Request-token endpoint ---
@@ -269,6 +282,16 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
       assert.deepEqual(answer.json, COULD_NOT_AUTHENTICATE)
     }
     assert.equal(await countRows(server.dbPath, 'request_tokens'), before)
+    // Each app's own credentials with a callback it may use are accepted.
+    for (const [broken, good] of [
+      [cases[0]!, { key: app.consumerKey, secret: app.consumerSecret, callback: CALLBACK }],
+      [cases[2]!, { key: desktop.consumerKey, secret: desktop.consumerSecret, callback: 'oob' }],
+    ] as const) {
+      await assertRefusedOnlyWhenBroken((variant) => {
+        const { key, secret, callback } = variant === 'broken' ? broken : good
+        return signedFetch({ consumer: { key, secret }, url: requestTokenUrl(), oauth: { oauth_callback: callback } })
+      }, { status: 401, code: 32 })
+    }
   })
 
   // --- 2.4 Authorization step ---
@@ -317,6 +340,9 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
       const answer = await exchange({ token: token.key, secret: token.secret }, '1234567')
       assert.equal(answer.status, 401, token.key)
       assert.deepEqual(answer.json, INVALID_TOKEN)
+      // The same exchange with an approved request token in its place is accepted.
+      const rt = await approvedRequestToken()
+      await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? exchange({ token: token.key, secret: token.secret }, rt.verifier) : exchange(rt, rt.verifier)), { status: 401, code: 89 })
     }
   })
 
@@ -363,16 +389,18 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
       const answer = await run()
       assert.equal(answer.status, 400, what)
       assert.equal(answer.text, JSON.stringify(BAD_AUTHENTICATION_DATA), what)
+      await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? run() : send(signed())), { status: 400, code: 215 })
     }
   })
 
   test('a request token or a token of the wrong shape on a protected resource gets 401 code 89 (C39)', async () => {
     const answer = await signedFetch({ consumer: consumer(), url: requestTokenUrl(), oauth: { oauth_callback: 'oob' } })
     const requestToken = { key: answer.form.oauth_token as string, secret: answer.form.oauth_token_secret as string }
+    const access = await ownerToken()
     for (const token of [requestToken, { key: '!!', secret: '' }]) {
       const refused = await signedFetch({ consumer: consumer(), token, method: 'GET', url: verifyUrl() })
-      assert.equal(refused.status, 401, token.key)
-      assert.deepEqual(refused.json, INVALID_TOKEN)
+      assert.deepEqual(refused.json, INVALID_TOKEN, token.key)
+      await assertRefusedOnlyWhenBroken((variant) => signedFetch({ consumer: consumer(), token: variant === 'broken' ? token : access, method: 'GET', url: verifyUrl() }), { status: 401, code: 89 })
     }
   })
 
@@ -389,8 +417,11 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
   test("a protected resource checks the signature with the consumer secret and the access token's secret: a wrong token secret gets 401 code 32 (C41)", async () => {
     const token = await ownerToken()
     const answer = await signedFetch({ consumer: consumer(), token: { key: token.key, secret: 'not-the-token-secret' }, method: 'GET', url: verifyUrl() })
-    assert.equal(answer.status, 401)
     assert.deepEqual(answer.json, COULD_NOT_AUTHENTICATE)
+    await assertRefusedOnlyWhenBroken(
+      (variant) => signedFetch({ consumer: consumer(), token: { key: token.key, secret: variant === 'broken' ? 'not-the-token-secret' : token.secret }, method: 'GET', url: verifyUrl() }),
+      { status: 401, code: 32 },
+    )
   })
 
   // --- 2.7 Signature computation ---
@@ -403,6 +434,8 @@ describe('OAuth 1.0a checklist (../shared/spec/oauth1-checklist.md), the items n
       const answer = await send({ ...signed, headers: { authorization } })
       assert.equal(answer.status, 401, bad.slice(0, 10))
       assert.deepEqual(answer.json, COULD_NOT_AUTHENTICATE, bad.slice(0, 10))
+      // The same request with its own signature (sent second: the refusal spent no nonce) is accepted.
+      assert.equal((await send(signed)).status, 200, `after ${bad.slice(0, 10)}`)
     }
   })
 

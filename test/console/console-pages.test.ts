@@ -6,6 +6,7 @@ import { errorCode, signedFetch } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 let address = 0
 /** Each browser from its own address, so the per-address page budget of one test leaves the others alone. */
@@ -238,6 +239,13 @@ describe('developer console', () => {
     assert.equal((await stranger.post(`${location}/suspend`, { csrf_token: csrfOf(page.body) })).headers.location, '/console', 'signed out: sent to sign in')
     const app = await t.domain.stores.apps.findById(id)
     assert.equal(app?.isSuspended, false)
+    // The same form with the session's own CSRF value goes through.
+    await assertRefusedOnlyWhenBroken(
+      async (variant) => b.post(`${location}/suspend`, { csrf_token: variant === 'broken' ? 'A'.repeat(32) : csrfOf((await b.get(location)).body) }),
+      { status: 403 },
+      302,
+    )
+    assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, true)
   })
 
   test("isolation: developer B gets 404 on every console route of A's app, and A's app is unchanged", async () => {

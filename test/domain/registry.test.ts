@@ -6,7 +6,7 @@ import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { createUser } from '../../src/domain/registry/users.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
+import { openTestDomain, type TestDomain } from '../helpers/test-domain.ts'
 
 let t: TestDomain
 before(async () => {

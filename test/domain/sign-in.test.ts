@@ -8,7 +8,7 @@ import { createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } fr
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeUser } from '../helpers/fixtures.ts'
-import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
+import { openTestDomain, type TestDomain } from '../helpers/test-domain.ts'
 
 /** A throttle that records what it was told and blocks on demand. */
 function fakeThrottle() {

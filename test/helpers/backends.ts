@@ -19,7 +19,11 @@ export const SHARED_BACKENDS_SKIP: string | false =
 /** Why a test that reads the SQLite file itself is skipped in this pass, or false when it runs. */
 export const SQLITE_ONLY_SKIP: string | false = TEST_DATABASE_URL ? 'reads the SQLite file itself; this pass runs on PostgreSQL' : false
 
-const uniqueName = (stem: string) => `${stem}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+/**
+ * `latchkey_test_<ms base 36>_p<pid>_<8 hex>`: when and by which process, so that the clean-up of
+ * another run's leftovers (scripts/test-leftovers.mjs) never removes what a running test still uses.
+ */
+const uniqueName = (stem: string) => `${stem}_${Date.now().toString(36)}_p${process.pid}_${randomBytes(4).toString('hex')}`
 
 /** `url` with `search_path` set to `schema` for every connection (libpq's `options` parameter). */
 export function withSearchPath(url: string, schema: string): string {

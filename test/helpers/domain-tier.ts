@@ -6,7 +6,7 @@ import { ServiceError } from '../../src/errors/service-error.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { signRequest, type SignOptions } from './oauth1-client.ts'
 import { testKeyring } from './keys.ts'
-import { testClock, testDomainSettings, type TestSettings } from './test-app.ts'
+import { testClock, testDomainSettings, type TestSettings } from './test-domain.ts'
 
 // The domain tier: the use cases called as functions, on the real stores over an in-memory SQLite
 // database (the real migrations, sealing and units of work), with a clock the test moves. No HTTP,

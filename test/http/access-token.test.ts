@@ -79,11 +79,17 @@ describe('POST /oauth/access_token', () => {
   })
 
   test('a missing or unknown request token gets 401 code 89 (C33, C36)', async () => {
-    const missing = await signedFetch({ consumer: consumer(), url: `${server.url}/oauth/access_token`, oauth: { oauth_verifier: 'x' }, timestamp: Math.floor(clock.nowMs() / 1000) })
-    assert.equal(missing.status, 401)
-    assert.equal(errorCode(missing), 89)
+    const good = await rt()
+    await assertRefusedOnlyWhenBroken(
+      (variant) =>
+        variant === 'broken'
+          ? signedFetch({ consumer: consumer(), url: `${server.url}/oauth/access_token`, oauth: { oauth_verifier: good.verifier }, timestamp: Math.floor(clock.nowMs() / 1000) })
+          : exchange(good, good.verifier),
+      { status: 401, code: 89 },
+    )
+    const other = await rt()
+    await assertRefusedOnlyWhenBroken((variant) => exchange(variant === 'broken' ? { token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA', secret: 'x' } : other, other.verifier), { status: 401, code: 89 })
     const unknown = await exchange({ token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA', secret: 'x' }, 'x')
-    assert.equal(errorCode(unknown), 89)
     assert.equal(unknown.json.errors[0].message, 'Invalid or expired token.')
   })
 
@@ -104,15 +110,19 @@ describe('POST /oauth/access_token', () => {
   })
 
   test('an expired request token gets 401 code 89', async () => {
-    const requestToken = await rt()
-    clock.advance(901_000)
-    try {
-      const answer = await exchange(requestToken, requestToken.verifier)
-      assert.equal(answer.status, 401)
-      assert.equal(errorCode(answer), 89)
-    } finally {
-      clock.advance(-901_000)
-    }
+    // Two tokens approved at the same moment: the one exchanged 15 minutes and a second later is
+    // refused, the one exchanged 14 minutes later is accepted.
+    const [late, inTime] = [await rt(), await rt()]
+    await assertRefusedOnlyWhenBroken(async (variant) => {
+      const wait = variant === 'broken' ? 901_000 : 840_000
+      clock.advance(wait)
+      try {
+        const requestToken = variant === 'broken' ? late : inTime
+        return await exchange(requestToken, requestToken.verifier)
+      } finally {
+        clock.advance(-wait)
+      }
+    }, { status: 401, code: 89 })
   })
 
   test('a missing or wrong verifier gets 401 code 32 and issues nothing (C34, C48)', async () => {
@@ -128,11 +138,12 @@ describe('POST /oauth/access_token', () => {
   })
 
   test('three wrong verifiers kill the request token: the right one then gets 401 code 89', async () => {
-    const requestToken = await rt({ verifier: '1234567' })
-    for (const guess of ['0000000', '1111111', '2222222']) assert.equal(errorCode(await exchange(requestToken, guess)), 32)
-    const answer = await exchange(requestToken, '1234567')
-    assert.equal(answer.status, 401)
-    assert.equal(errorCode(answer), 89)
+    const guessedThrice = await rt({ verifier: '1234567' })
+    const guessedTwice = await rt({ verifier: '1234567' })
+    for (const guess of ['0000000', '1111111', '2222222']) assert.equal(errorCode(await exchange(guessedThrice, guess)), 32)
+    for (const guess of ['0000000', '1111111']) assert.equal(errorCode(await exchange(guessedTwice, guess)), 32)
+    // The right verifier after three wrong ones is refused; after two it is still accepted.
+    await assertRefusedOnlyWhenBroken((variant) => exchange(variant === 'broken' ? guessedThrice : guessedTwice, '1234567'), { status: 401, code: 89 })
   })
 
   test('of 100 wrong verifiers sent together with the right one, at most 3 get 401 code 32 and the rest 89; the right one wins only before the third', async () => {

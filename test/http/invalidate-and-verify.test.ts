@@ -64,10 +64,20 @@ describe('invalidate_token and verify_credentials', () => {
     assert.equal(answer.status, 200)
   })
 
-  test('an app-only bearer token on verify_credentials gets 403 code 220', async () => {
+  test('an app-only bearer token on verify_credentials gets 403 code 220; the app signing for its owner gets 200', async () => {
     const answer = await send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAsomething%3Dtail' } })
     assert.equal(answer.status, 403)
     assert.deepEqual(answer.json, { errors: [{ code: 220, message: 'Your credentials do not allow access to this resource.' }] })
+    // A real bearer token of the app, in place of the owner's signature, is refused the same way.
+    const basic = `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`
+    const issued = await send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })
+    const bearer = issued.json.access_token as string
+    const token = await freshToken()
+    await assertRefusedOnlyWhenBroken(
+      (variant) =>
+        variant === 'broken' ? send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { authorization: `Bearer ${bearer}` } }) : verify(token),
+      { status: 403, code: 220 },
+    )
   })
 
   test('verify_credentials without a token gets 401 code 89, and with no credentials 400 code 215', async () => {

@@ -170,21 +170,31 @@ describe('app-only bearer tokens', () => {
     assert.equal(missing.status, 403)
     assert.deepEqual(missing.json.errors[0], { code: 170, message: 'Missing required parameter: grant_type' })
     const cases = [
-      tokenCall(app, { body: 'grant_type=password' }),
-      tokenCall(app, { headers: { authorization: basic(app.consumerKey, 'wrong') } }),
-      tokenCall(app, { headers: { authorization: basic('unknown-key', 'x') } }),
-      tokenCall(app, { headers: { authorization: 'Basic !!!notbase64' } }),
-      tokenCall(app, { headers: { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` } }),
-      tokenCall(app, { headers: { authorization: 'Basic' } }),
+      () => tokenCall(app, { body: 'grant_type=password' }),
+      () => tokenCall(app, { headers: { authorization: basic(app.consumerKey, 'wrong') } }),
+      () => tokenCall(app, { headers: { authorization: basic('unknown-key', 'x') } }),
+      () => tokenCall(app, { headers: { authorization: 'Basic !!!notbase64' } }),
+      () => tokenCall(app, { headers: { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` } }),
+      () => tokenCall(app, { headers: { authorization: 'Basic' } }),
+      async () => {
+        await updateApp(server.domain, app.id, { isSuspended: true })
+        try {
+          return await tokenCall(app)
+        } finally {
+          await updateApp(server.domain, app.id, { isSuspended: false })
+        }
+      },
     ]
-    for (const answer of await Promise.all(cases)) {
-      assert.equal(answer.status, 403)
-      assert.equal(errorCode(answer), 99)
-      assert.equal(answer.json.errors[0].label, 'authenticity_token_error')
+    for (const broken of cases) {
+      const answer = await broken()
+      assert.deepEqual([answer.status, errorCode(answer), answer.json.errors[0].label], [403, 99, 'authenticity_token_error'], answer.text)
     }
-    await updateApp(server.domain, app.id, { isSuspended: true })
-    assert.equal(errorCode(await tokenCall(app)), 99)
-    assert.equal(await countRows(server.dbPath, 'bearer_tokens'), before)
+    assert.equal(await countRows(server.dbPath, 'bearer_tokens'), before, 'no refusal issued a token')
+    // The same call unbroken, after every refusal, is accepted: the refusals were about what was broken.
+    for (const broken of [() => tokenCall(app, { body: '' }), ...cases]) {
+      await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? broken() : tokenCall(app)), { status: 403 })
+    }
+    assert.equal(await countRows(server.dbPath, 'bearer_tokens'), before + 1, 'one token, issued once and then reused')
   })
 
   test('client credentials in the URL are refused with 403 code 99 on every endpoint; the same credentials in the body or in Basic are accepted', async () => {
@@ -265,23 +275,31 @@ describe('app-only bearer tokens', () => {
       const app = await makeApp(server.domain)
       const token = (await tokenCall(app)).json.access_token as string
       const other = await makeApp(server.domain)
-      const answer = await send({ method: 'POST', url: `${server.url}/oauth2/invalidate_token?access_token=${encodeURIComponent(token)}`, headers: { authorization: basic(other.consumerKey, other.consumerSecret) } })
-      assert.equal(errorCode(answer), 99)
+      await assertRefusedOnlyWhenBroken(
+        (variant) => {
+          const owner = variant === 'broken' ? other : app
+          return send({ method: 'POST', url: `${server.url}/oauth2/invalidate_token?access_token=${encodeURIComponent(token)}`, headers: { authorization: basic(owner.consumerKey, owner.consumerSecret) } })
+        },
+        { status: 403, code: 99 },
+      )
     })
 
-    test('an OAuth 1.0a call by a user who is not the owner gets 403 code 220', async () => {
+    test('an OAuth 1.0a call by a user who is not the owner gets 403 code 220; the owner\'s same call is accepted', async () => {
       const app = await makeApp(server.domain)
       const token = (await tokenCall(app)).json.access_token as string
       const stranger = (await makeUser(server.domain)).user
       const { issueOrReuseAccessToken } = await import('../../src/domain/oauth1/issue-access-token.ts')
       const strangerToken = await issueOrReuseAccessToken(server.domain, { appId: app.id, userId: stranger.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
-      const answer = await signedFetch({
-        consumer: { key: app.consumerKey, secret: app.consumerSecret },
-        token: { key: strangerToken.token, secret: strangerToken.secret },
-        url: `${server.url}/oauth2/invalidate_token?access_token=${encodeURIComponent(token)}`,
-      })
-      assert.equal(answer.status, 403)
-      assert.equal(errorCode(answer), 220)
+      const path = `/oauth2/invalidate_token?access_token=${encodeURIComponent(token)}`
+      await assertRefusedOnlyWhenBroken(
+        async (variant) =>
+          signedFetch(
+            variant === 'broken'
+              ? { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: strangerToken.token, secret: strangerToken.secret }, url: `${server.url}${path}` }
+              : await ownerSigned(app, path),
+          ),
+        { status: 403, code: 220 },
+      )
     })
   })
 })

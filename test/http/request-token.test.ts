@@ -55,6 +55,7 @@ describe('POST /oauth/request_token', () => {
       const answer = await requestToken({ oauth: { oauth_callback: callback } })
       assert.equal(answer.status, 403, callback)
       assert.equal(errorCode(answer), 415)
+      await assertRefusedOnlyWhenBroken((variant) => requestToken({ oauth: { oauth_callback: variant === 'broken' ? callback : CALLBACK } }), { status: 403, code: 415 })
       assert.equal(
         answer.json.errors[0].message,
         'Callback URL not approved for this client application. Approved callback URLs can be adjusted in your application settings',
@@ -64,17 +65,19 @@ describe('POST /oauth/request_token', () => {
 
   test('refuses a URL callback for a desktop app with 401 code 417', async () => {
     const answer = await signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK } })
-    assert.equal(answer.status, 401)
     assert.equal(errorCode(answer), 417)
+    await assertRefusedOnlyWhenBroken(
+      (variant) => signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: variant === 'broken' ? CALLBACK : 'oob' } }),
+      { status: 401, code: 417 },
+    )
     assert.equal(answer.json.errors[0].message, "Desktop applications only support the oauth_callback value 'oob'")
   })
 
   test('refuses a missing or empty oauth_callback with 400 code 215 naming it (C19)', async () => {
     for (const oauth of [{}, { oauth_callback: "" }] as Array<Record<string, string>>) {
       const answer = await requestToken({ oauth })
-      assert.equal(answer.status, 400)
-      assert.equal(errorCode(answer), 215)
       assert.match(answer.json.errors[0].message, /oauth_callback/)
+      await assertRefusedOnlyWhenBroken((variant) => requestToken({ oauth: variant === 'broken' ? oauth : { oauth_callback: 'oob' } }), { status: 400, code: 215 })
     }
   })
 
@@ -99,6 +102,8 @@ describe('POST /oauth/request_token', () => {
     assert.equal(errorCode(answer), 215)
     const twiceInQuery = await send({ ...signed, url: `${signed.url}?oauth_nonce=a&oauth_nonce=b` })
     assert.equal(errorCode(twiceInQuery), 215)
+    // Sent as signed, with each parameter once, the same request is accepted (neither refusal spent its nonce).
+    assert.equal((await send(signed)).status, 200)
   })
 
   test('refuses a non-ASCII nonce with 400 code 215 (C17)', async () => {

@@ -75,6 +75,10 @@ describe('every signed request', () => {
         assert.equal(answer.status, 400, String(authorization))
         assert.deepEqual(answer.json, { errors: [{ code: 215, message: 'Bad Authentication data.' }] })
       }
+      // In its place, a well-formed header signed for the same call is accepted.
+      const params = handSigned(rtUrl(), 'POST', consumer(), baseParams(app.consumerKey))
+      const header = `OAuth ${Object.entries(params).map(([k, v]) => `${k}="${enc(v)}"`).join(', ')}`
+      assert.equal((await send({ method: 'POST', url: rtUrl(), headers: { authorization: header } })).status, 200)
     })
 
     test('a missing mandatory oauth_ parameter gets 400 code 215 (C10)', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { updateApp } from '../../src/domain/registry/apps.ts'
 import { makeApp } from '../helpers/fixtures.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { buildTestApp, testClock, type TestApp } from '../helpers/test-app.ts'
 import { makeRequestToken } from './helpers.ts'
 
@@ -51,10 +53,16 @@ describe('consent pages for a link that cannot work', () => {
   })
 
   test('for a suspended app: 403, saying the app has been suspended', async () => {
-    const rt = await makeRequestToken(t.domain, await makeApp(t.domain, { isSuspended: true }))
+    const app = await makeApp(t.domain, { isSuspended: true })
+    const rt = await makeRequestToken(t.domain, app)
     const response = await open(`/oauth/authorize?oauth_token=${rt.token}`)
-    assert.equal(response.statusCode, 403)
     assert.match(response.body, /This app has been suspended\./)
+    // The same link once the app is no longer suspended shows the consent page.
+    await assertRefusedOnlyWhenBroken(async (variant) => {
+      if (variant === 'broken') return open(`/oauth/authorize?oauth_token=${rt.token}`)
+      await updateApp(t.domain, app.id, { isSuspended: false })
+      return t.app.inject({ method: 'GET', url: `/oauth/authorize?oauth_token=${rt.token}` })
+    }, { status: 403 })
   })
 
   test('a desktop app on /oauth/authenticate: 403, saying desktop apps cannot use it', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { csrfOf, makeRequestToken, newBrowser, openAndAllow, openAndPress, signInAndAllow, submit, textOfId, visit } from './helpers.ts'
@@ -94,7 +95,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
     const browser = newBrowser()
-    await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
     const fields = { oauth_token: rt.token, action: 'allow', username: user.screenName, password }
     for (const csrf of [undefined, 'A'.repeat(32)]) {
       const response = await submit(t.app, browser, '/oauth/authorize', csrf ? { ...fields, csrf_token: csrf } : fields)
@@ -107,6 +108,13 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const cancel = await submit(t.app, browser, '/oauth/authorize', { oauth_token: rt.token, action: 'cancel' })
     assert.equal(cancel.statusCode, 403)
     assert.equal(await statusOf(rt.token), 'issued')
+    // The same form with the page's own CSRF value approves (a redirect to the callback).
+    await assertRefusedOnlyWhenBroken(
+      (variant) => submit(t.app, browser, '/oauth/authorize', { ...fields, csrf_token: variant === 'broken' ? 'A'.repeat(32) : csrfOf(page.body) }),
+      { status: 403 },
+      302,
+    )
+    assert.equal(await statusOf(rt.token), 'authorized')
   })
 
   test('a tampered session cookie counts as no session', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { csrfOf, makeRequestToken, newBrowser, openAndPress, submit, visit, type Browser } from './helpers.ts'
+import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 describe('signing in on the consent page', () => {
   let t: TestApp
@@ -22,7 +23,7 @@ describe('signing in on the consent page', () => {
   const MESSAGE = 'The username or password is not right.'
 
   test('a wrong password and an unknown user get the same page: 401, the same message, the form again', async () => {
-    const { user } = await makeUser(t.domain)
+    const { user, password } = await makeUser(t.domain)
     const wrong = await tryPassword(newBrowser('10.1.0.1'), user.screenName, 'not-the-password')
     const unknown = await tryPassword(newBrowser('10.1.0.2'), 'nobody_at_all', 'not-the-password')
     for (const { response, status } of [wrong, unknown]) {
@@ -32,6 +33,12 @@ describe('signing in on the consent page', () => {
       assert.equal(status, 'issued')
     }
     assert.match(wrong.response.body, new RegExp(`name="username" type="text" value="${user.screenName}"`))
+    // The same form with the right password approves (a redirect to the callback).
+    await assertRefusedOnlyWhenBroken(
+      async (variant) => (await tryPassword(newBrowser('10.1.0.3'), user.screenName, variant === 'broken' ? 'not-the-password' : password)).response,
+      { status: 401 },
+      302,
+    )
     assert.doesNotMatch(wrong.response.body, /not-the-password/, 'the password is never echoed')
   })
 

@@ -39,7 +39,7 @@ describe('randomAlphanumeric', () => {
   })
 
   test('rejects a negative or fractional length', () => {
-    assert.throws(() => randomAlphanumeric(-1), RangeError)
+    assert.throws(() => randomAlphanumeric(-1), { name: 'RangeError', message: 'bad length: -1' }, 'the message names the length, for the developer who passed it')
     assert.throws(() => randomAlphanumeric(1.5), RangeError)
   })
 })

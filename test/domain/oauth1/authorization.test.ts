@@ -8,9 +8,11 @@ import {
   isAlreadyGranted,
   loadConsent,
 } from '../../../src/domain/oauth1/authorization.ts'
+import { updateApp } from '../../../src/domain/registry/apps.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
+import { assertRefusedOnlyWhenBrokenCall } from '../../helpers/domain-tier.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
-import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-app.ts'
+import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-domain.ts'
 import { makeRequestToken } from '../../pages/helpers.ts'
 
 const withCode = (status: number, code: number) => (error: unknown) =>
@@ -38,6 +40,11 @@ describe('authorization (the browser step, domain)', () => {
     await assert.rejects(loadConsent(t.domain, { token: undefined, flow: 'authorize' }), withCode(400, 1100))
     await assert.rejects(loadConsent(t.domain, { token: 'no-such-token', flow: 'authorize' }), withCode(404, 1101))
     await assert.rejects(loadConsent(t.domain, { token: 'x'.repeat(500), flow: 'authorize' }), withCode(404, 1101))
+    // In their place, a request token that exists loads.
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    for (const [token, code] of [[undefined, 1100], ['no-such-token', 1101], ['x'.repeat(500), 1101]] as const) {
+      await assertRefusedOnlyWhenBrokenCall((variant) => loadConsent(t.domain, { token: variant === 'broken' ? token : rt.token, flow: 'authorize' }), code)
+    }
   })
 
   test('an expired token is 410 "expired"', async () => {
@@ -58,6 +65,11 @@ describe('authorization (the browser step, domain)', () => {
     const app = await makeApp(t.domain, { isSuspended: true })
     const rt = await makeRequestToken(t.domain, app)
     await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), withCode(403, 1104))
+    // The same token loads once the app is no longer suspended.
+    await assertRefusedOnlyWhenBrokenCall(async (variant) => {
+      if (variant === 'unbroken') await updateApp(t.domain, app.id, { isSuspended: false })
+      return loadConsent(t.domain, { token: rt.token, flow: 'authorize' })
+    }, 1104)
   })
 
   test('a desktop app may use authorize but not authenticate', async () => {

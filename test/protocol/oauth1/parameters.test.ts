@@ -148,3 +148,30 @@ describe('collectParameters (RFC 5849 §3.4.1.3.1, with Twitter’s rule for rep
     assert.deepEqual(signed[0], ['x_auth_access_type', 'read'])
   })
 })
+
+// The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
+describe('what the operator log says of a refused parameter set', () => {
+  const detailOf = (sources: Parameters<typeof collectParameters>[0]): string | undefined => {
+    try {
+      collectParameters(sources)
+    } catch (error) {
+      assert.ok(is215(error), String(error))
+      return (error as ServiceError).detail
+    }
+    assert.fail('expected a 215')
+  }
+  const twice: Array<[string, string]> = [
+    ['oauth_nonce', 'a'],
+    ['oauth_nonce', 'b'],
+  ]
+
+  test('a name repeated within one source names the name and the source', () => {
+    assert.equal(detailOf({ header: twice, query: [], body: [] }), 'oauth_nonce repeated in the header')
+    assert.equal(detailOf({ header: undefined, query: twice, body: [] }), 'oauth_nonce repeated in the query')
+    assert.equal(detailOf({ header: undefined, query: [], body: twice }), 'oauth_nonce repeated in the body')
+  })
+
+  test('a name with two values in two sources names the name', () => {
+    assert.equal(detailOf({ header: [['oauth_token', 'a']], query: [], body: [['oauth_token', 'b']] }), 'oauth_token differs between sources')
+  })
+})

@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { percentDecode, percentEncode } from '../../../src/protocol/oauth1/percent-encode.ts'
 import { propertyRuns } from '../../helpers/property-runs.ts'
+import { anyString } from '../../helpers/any-string.ts'
 
 const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
@@ -39,7 +40,7 @@ describe('percentEncode (RFC 5849 §3.6)', () => {
 
   test('produces only unreserved characters and upper-case escapes, and decodes back', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (value) => {
+      fc.property(anyString(), (value) => {
         const encoded = percentEncode(value)
         assert.match(encoded, /^(?:[A-Za-z0-9\-._~]|%[0-9A-F]{2})*$/)
         assert.equal(percentDecode(encoded), value)
@@ -74,5 +75,27 @@ describe('percentDecode', () => {
     for (const bad of ['%80', '%FF', '%C3', '%C3%28', '%C0%AF', '%ED%A0%80', '%F4%90%80%80']) {
       assert.throws(() => percentDecode(bad), is215, bad)
     }
+  })
+})
+
+// The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
+describe('what the operator log says of a value that cannot be encoded or decoded', () => {
+  const detailOf = (work: () => unknown): string | undefined => {
+    try {
+      work()
+    } catch (error) {
+      assert.ok(is215(error), String(error))
+      return (error as ServiceError).detail
+    }
+    assert.fail('expected a 215')
+  }
+
+  test('a lone surrogate is not well-formed Unicode', () => {
+    assert.equal(detailOf(() => percentEncode('a\uD800b')), 'value is not well-formed Unicode')
+  })
+
+  test('a % without two hex digits after it is a malformed escape; well-formed escapes of bytes that are not UTF-8 are said to be so', () => {
+    for (const text of ['%', '%4', '%AZ', 'a%zz', '%E2%82']) assert.equal(detailOf(() => percentDecode(text)), text === '%E2%82' ? 'percent-escapes are not UTF-8' : 'malformed percent-escape', text)
+    assert.equal(detailOf(() => percentDecode('%FF')), 'percent-escapes are not UTF-8')
   })
 })

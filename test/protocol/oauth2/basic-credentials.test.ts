@@ -60,3 +60,32 @@ describe('parseBasicCredentials (RFC 7617 §2, RFC 6749 §2.3.1)', () => {
     }
   })
 })
+
+describe('parseBasicCredentials: the edges of the header, and what the operator log says', () => {
+  const b64 = (raw: string) => Buffer.from(raw, 'utf8').toString('base64')
+
+  test('whitespace around the header is ignored', () => {
+    assert.deepEqual(parseBasicCredentials(`  Basic ${b64('id:secret')}  `), { clientId: 'id', clientSecret: 'secret' })
+  })
+
+  test('characters outside base64 before or after the credentials are refused, not skipped', () => {
+    assert.deepEqual(parseBasicCredentials(`Basic ${b64('id:secret')}`), { clientId: 'id', clientSecret: 'secret' })
+    for (const header of [`Basic !!!!${b64('id:secret')}`, `Basic ${b64('id:secret')}!!!!`]) assert.throws(() => parseBasicCredentials(header), is99, header)
+  })
+
+  test("each refusal's log detail says why (the client sees only 403/99)", () => {
+    const detailOf = (header: string) => {
+      try {
+        parseBasicCredentials(header)
+      } catch (error) {
+        assert.ok(is99(error), String(error))
+        return (error as ServiceError).detail
+      }
+      assert.fail(`expected a 403/99 for ${header}`)
+    }
+    assert.equal(detailOf('Basic !!!!'), 'Basic credentials: not base64')
+    assert.equal(detailOf(`Basic ${Buffer.from([0x69, 0x64, 0x3a, 0xff]).toString('base64')}`), 'Basic credentials: not UTF-8')
+    assert.equal(detailOf(basic('no-colon')), 'Basic credentials: no colon')
+    assert.equal(detailOf(basic(':secret')), 'Basic credentials: empty client id')
+  })
+})

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { DomainDeps } from '../../../src/domain/deps.ts'
+import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import type { DomainObserver, OAuth1VerificationResult } from '../../../src/domain/observe.ts'
+import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
+import type { RequestInput } from '../../../src/domain/request.ts'
+import { updateApp } from '../../../src/domain/registry/apps.ts'
+import type { AppRecord } from '../../../src/storage/records.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { TIER_URL, assertServiceError, inputOf, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
+import type { SignOptions } from '../../helpers/oauth1-client.ts'
+
+// What an operator and a developer see of each refusal, beside the client's code: the verification
+// result the metrics count (oauth1_verifications_total{result}), the clock skew they chart, and the
+// reason the developer console's failure log shows (docs/metrics.md, issue 14).
+
+const VERIFY = '/1.1/account/verify_credentials.json'
+
+describe('what verifySignedRequest reports of each outcome (domain tier)', () => {
+  let tier: DomainTier
+  let app: AppRecord
+  let token: { key: string; secret: string }
+  let results: Array<[string, OAuth1VerificationResult]>
+  let skews: number[]
+  let deps: DomainDeps
+
+  const observer: DomainObserver = {
+    oauth1Verification: (endpoint, result) => void results.push([endpoint, result]),
+    clockSkew: (seconds) => void skews.push(seconds),
+    bearerVerification: () => {},
+    tokenIssued: () => {},
+    tokenInvalidated: () => {},
+    rateLimited: () => {},
+    signIn: () => {},
+  }
+  const signed = (options: Partial<SignOptions> & { app?: AppRecord } = {}, extra: Partial<RequestInput> = {}) => {
+    const { app: signer = app, ...rest } = options
+    return signedInput(tier, { consumer: { key: signer.consumerKey, secret: signer.consumerSecret }, method: 'GET', path: VERIFY, token, ...rest }, { endpoint: VERIFY, ...extra })
+  }
+  const verify = (input: RequestInput, kind: TokenKind = 'access') => verifySignedRequest(deps, input, { tokenKind: kind, charge: null })
+  /** The app's failure log, once the writes handed over so far have settled. */
+  const failures = async (of: AppRecord = app) => {
+    await tier.domain.signatureFailures!.settled()
+    return tier.domain.signatureFailures!.recent(of.id, tier.clock.nowMs())
+  }
+  /** The newest entry of the app's failure log. */
+  const lastFailure = async (of: AppRecord = app) => (await failures(of))[0]
+  /** Runs one refused verification and answers what it reported. */
+  async function refused(input: RequestInput, code: number, kind: TokenKind = 'access') {
+    results = []
+    skews = []
+    await assertServiceError(verify(input, kind), code)
+    return { results, skews }
+  }
+
+  before(async () => {
+    tier = await openDomainTier()
+    deps = { ...tier.domain, observe: observer }
+    app = await makeApp(tier.domain, { signatureMethods: ['HMAC-SHA1', 'PLAINTEXT'] })
+    const person = (await makeUser(tier.domain)).user
+    const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: person.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+    token = { key: issued.token, secret: issued.secret }
+  })
+  after(() => tier.close())
+
+  test('accepted: ok for its endpoint, and its clock skew; the resource-server verifier reports as library', async () => {
+    results = []
+    skews = []
+    await verify(signed({ timestamp: tier.nowSeconds() - 42 }))
+    await verify(signed({}, { endpoint: undefined }))
+    assert.deepEqual(results, [
+      [VERIFY, 'ok'],
+      ['library', 'ok'],
+    ])
+    assert.deepEqual(skews, [42, 0])
+  })
+
+  test('no OAuth parameters at all: malformed, and nothing for the failure log', async () => {
+    const before = (await failures()).length
+    const { results } = await refused({ ...inputOf('GET', `${TIER_URL}${VERIFY}`, {}), endpoint: VERIFY }, 215)
+    assert.deepEqual(results, [[VERIFY, 'malformed']])
+    assert.equal((await failures()).length, before)
+  })
+
+  test('a stale timestamp: timestamp_out_of_bounds, its skew, and the same reason in the failure log', async () => {
+    const { results, skews } = await refused(signed({ timestamp: tier.nowSeconds() - 3600 }), 135)
+    assert.deepEqual(results, [[VERIFY, 'timestamp_out_of_bounds']])
+    assert.deepEqual(skews, [3600])
+    const failure = await lastFailure()
+    assert.equal(failure?.reason, 'timestamp_out_of_bounds')
+    assert.equal(failure?.baseString, undefined, 'only a bad signature shows its base string')
+    assert.equal(failure?.method, 'GET')
+    assert.equal(failure?.url, `${TIER_URL}${VERIFY}`)
+  })
+
+  test('an unknown consumer key: unknown_consumer, and no app gets a failure', async () => {
+    const stranger = { ...app, id: 'none', consumerKey: 'unknown-consumer-key', consumerSecret: 'x' }
+    const before = (await failures()).length
+    const { results } = await refused(signed({ app: stranger, token: undefined }, {}), 32, 'none')
+    assert.deepEqual(results, [[VERIFY, 'unknown_consumer']])
+    assert.equal((await failures()).length, before)
+  })
+
+  test('a suspended app: suspended, and app_suspended in its failure log', async () => {
+    const suspended = await makeApp(tier.domain)
+    await updateApp(tier.domain, suspended.id, { isSuspended: true })
+    const { results } = await refused(signed({ app: suspended, token: undefined }), 416, 'none')
+    assert.deepEqual(results, [[VERIFY, 'suspended']])
+    assert.equal((await lastFailure(suspended))?.reason, 'app_suspended')
+  })
+
+  test('an unknown token: invalid_token, and token_invalid in the failure log', async () => {
+    const { results } = await refused(signed({ token: { key: '1-unknown', secret: 'x' } }), 89)
+    assert.deepEqual(results, [[VERIFY, 'invalid_token']])
+    assert.equal((await lastFailure())?.reason, 'token_invalid')
+  })
+
+  test('a wrong secret: bad_signature, and the base string in the failure log', async () => {
+    const input = signed({ token: { key: token.key, secret: 'wrong' } })
+    const { results } = await refused(input, 32)
+    assert.deepEqual(results, [[VERIFY, 'bad_signature']])
+    const failure = await lastFailure()
+    assert.equal(failure?.reason, 'bad_signature')
+    assert.match(failure?.baseString ?? '', /^GET&https%3A%2F%2Fapi\.example\.test%2F1\.1%2Faccount%2Fverify_credentials\.json&/)
+  })
+
+  test('a method the app does not allow, or PLAINTEXT without TLS: method_not_allowed in both', async () => {
+    for (const [input, what] of [
+      [signed({ signatureMethod: 'HMAC-SHA256' }), 'HMAC-SHA256'],
+      [signed({ signatureMethod: 'PLAINTEXT' }, { isSecure: false }), 'PLAINTEXT over http'],
+    ] as const) {
+      const { results } = await refused(input, 32)
+      assert.deepEqual(results, [[VERIFY, 'method_not_allowed']], what)
+      assert.equal((await lastFailure())?.reason, 'method_not_allowed', what)
+    }
+    // PLAINTEXT over TLS, which the app allows, is accepted.
+    await verify(signed({ signatureMethod: 'PLAINTEXT' }))
+  })
+
+  test('a replayed request: nonce_reused, and the same reason in the failure log', async () => {
+    const input = signed()
+    await verify(input)
+    const { results } = await refused(input, 32)
+    assert.deepEqual(results, [[VERIFY, 'nonce_reused']])
+    assert.equal((await lastFailure())?.reason, 'nonce_reused')
+  })
+})

@@ -1,0 +1,100 @@
+import { mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Clock } from '../../src/domain/clock.ts'
+import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
+import { createDomainDeps, domainSettings, type Observed } from '../../src/compose.ts'
+import { loadConfig } from '../../src/config/load.ts'
+import type { SettingName } from '../../src/config/settings.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
+import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema } from './backends.ts'
+import { testKeyring } from './keys.ts'
+
+// The use cases on fresh real storage, without the HTTP layer: nothing here imports Fastify, so the
+// domain tests (and their mutation runs, which start Node once per mutant) load only what they use.
+// test-app.ts builds the whole service on top of this.
+
+/** Settings by their config names, as `serve` would read them; production defaults for the rest. */
+export type TestSettings = Partial<Record<SettingName, unknown>>
+
+export function testDomainSettings(settings: TestSettings = {}): DomainSettings {
+  return domainSettings(loadConfig({ env: {}, flags: settings }))
+}
+
+/**
+ * A clock tests can move. Without a start it starts at the real time of its first reading, which
+ * comes after the stores were opened: a request stamped by it is never before the nonce store's
+ * epoch (the moment the store was created).
+ */
+export function testClock(startMs?: number): Clock & { advance(ms: number): void } {
+  let now = startMs
+  const read = () => (now ??= Date.now())
+  return { nowMs: read, advance: (ms) => void (now = read() + ms) }
+}
+
+export interface TestDomain {
+  domain: DomainDeps
+  /**
+   * What `--database` would be: the SQLite file, or on the PostgreSQL pass a postgres:// URL whose
+   * search_path is this test's own schema. Works with countRows and as LATCHKEY_DATABASE_URL.
+   */
+  dbPath: string
+  /** The Redis URL and key prefix of this test's nonces and limits (PostgreSQL pass only). */
+  redis?: { url: string; keyPrefix: string }
+  close(): Promise<void>
+}
+
+/** A fresh database and nonce/limit store for one test: see openTestDomain. */
+async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: string; keyPrefix: string }; remove(): Promise<void> }> {
+  if (TEST_DATABASE_URL && TEST_REDIS_URL) {
+    const schema = await createTestSchema(TEST_DATABASE_URL)
+    const keys = createTestRedisPrefix(TEST_REDIS_URL)
+    return {
+      dbPath: schema.url,
+      redis: { url: TEST_REDIS_URL, keyPrefix: keys.prefix },
+      async remove() {
+        await Promise.all([schema.drop(), keys.clean()])
+      },
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
+  // Called once the stores are closed (the checkpoint worker's connection too); the retries cover
+  // whatever else still holds the folder for a moment (ENOTEMPTY, EBUSY), with a short pause between.
+  return { dbPath: join(dir, 'latchkey.sqlite'), remove: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) }
+}
+
+/**
+ * The real stores on fresh storage, removed on close: a SQLite file in a temp folder with nonces and
+ * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
+ * second pass of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
+ */
+export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed; stateInMemory?: boolean } = {}): Promise<TestDomain> {
+  const storage = await openTestStorage()
+  // stateInMemory: nonces and limits in this process even on the PostgreSQL pass (--single-instance).
+  const redis = options.stateInMemory ? undefined : storage.redis
+  const nonceCapacity = loadConfig({ env: {}, flags: options.settings ?? {} }).nonceCapacity
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceCapacity }).catch(
+    async (error: unknown) => {
+      await storage.remove()
+      throw error
+    },
+  )
+  const clock = options.clock ?? { nowMs: () => Date.now() }
+  const domain: DomainDeps = createDomainDeps(
+    options.observed ? options.observed.instrument({ stores, runtime }) : { stores, runtime },
+    testDomainSettings(options.settings),
+    clock,
+    options.observed?.observer,
+  )
+  return {
+    domain,
+    dbPath: storage.dbPath,
+    ...(storage.redis ? { redis: storage.redis } : {}),
+    async close() {
+      await domain.signatureFailures?.settled()
+      await runtime.close()
+      await storage.remove()
+    },
+  }
+}
