@@ -71,7 +71,10 @@ try {
   ]
   console.log(`${N} requests a shape after ${N / 5} to warm up; CPU µs per request, the cheapest of ${ROUNDS} rounds; access log ${accessLog ? 'on' : 'off'}`)
   // Shape 0 again at the end: the first shape measured warms up what every other shares.
-  for (const [name, make] of [...shapes, shapes[0]!]) {
+  // LATCHKEY_INJECT_SHAPES=1,2: only those (for a profile of one shape).
+  const only = process.env.LATCHKEY_INJECT_SHAPES?.split(',')
+  const chosen = only ? shapes.filter(([name]) => only.includes(name.slice(1, 2))) : [...shapes, shapes[0]!]
+  for (const [name, make] of chosen) {
     const round = Math.ceil(N / ROUNDS)
     const send = async () => {
       const answer = await app.inject(make())
