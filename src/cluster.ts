@@ -19,7 +19,8 @@ const CRASH_WINDOW_MS = 60_000
 export interface PrimaryOptions {
   workers: number
   /** Runs once, when the first worker listens, with the URL it answers on. */
-  onListening(url: string): Promise<void>
+  /** `adminUrl`: the admin listener's address, when the workers open one. */
+  onListening(url: string, adminUrl: string | undefined): Promise<void>
   /** One line for the operator (stderr). */
   log(line: string): void
   /** After SIGTERM, how long workers may take to drain before they are killed. */
@@ -62,7 +63,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
         if (phase !== 'starting' || !isMessage(message, LISTENING)) return
         phase = 'running'
         for (let i = 1; i < options.workers; i++) fork()
-        options.onListening(String((message as { url: unknown }).url)).catch((error: unknown) => {
+        options.onListening(String((message as { url: unknown }).url), adminUrlOf(message)).catch((error: unknown) => {
           options.log(`latchkey: ${(error as Error).message}`)
           exitCode = 1
           shutdown()
@@ -101,9 +102,14 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   })
 }
 
-/** In a worker: tells the primary that this worker listens on `url`. */
-export function reportListening(url: string): void {
-  process.send?.({ type: LISTENING, url })
+/** In a worker: tells the primary that this worker listens on `url` (and on `adminUrl` for the admin API, when open). */
+export function reportListening(url: string, adminUrl?: string): void {
+  process.send?.({ type: LISTENING, url, ...(adminUrl === undefined ? {} : { adminUrl }) })
+}
+
+function adminUrlOf(message: unknown): string | undefined {
+  const adminUrl = (message as { adminUrl?: unknown }).adminUrl
+  return typeof adminUrl === 'string' ? adminUrl : undefined
 }
 
 function isMessage(message: unknown, type: string): boolean {

@@ -2,7 +2,7 @@ import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
 import type { DomainObserver } from './domain/observe.ts'
-import { createMemoryFailureLog } from './domain/console/signature-failures.ts'
+import { createFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
@@ -42,7 +42,7 @@ export function createDomainDeps({ stores, runtime }: Storage, settings: DomainS
         ]),
       ),
     },
-    signatureFailures: createMemoryFailureLog(),
+    signatureFailures: createFailureLog(stores.signatureFailures),
   }
 }
 

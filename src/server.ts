@@ -106,6 +106,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       clearInterval(sweeper)
       stopStats()
       await Promise.all([app.close(), admin?.close()])
+      // Signature failures handed over to be written go in before the database closes.
+      await domain.signatureFailures?.settled()
       await tracing?.shutdown()
       await domain.runtime.close()
       serveLock?.release()

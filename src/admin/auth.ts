@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { actingAs } from './actor.ts'
+import { adminTokenActor, withAuditActor } from '../domain/actor.ts'
 import { PROBLEM_TYPES, ProblemError } from './problem.ts'
 import { findLiveAdminToken } from '../domain/admin/admin-tokens.ts'
 import type { DomainDeps } from '../domain/deps.ts'
@@ -34,7 +34,7 @@ export function installAdminAuth(app: FastifyInstance, domain: DomainDeps): void
     setLimitHeaders(reply, state)
     if (!state.isAllowed) throw new ProblemError(429, PROBLEM_TYPES.rateLimited, 'This admin token has made too many calls; see x-rate-limit-reset.')
     request.adminToken = token
-    request.adminDomain = actingAs(domain, token.id)
+    request.adminDomain = withAuditActor(domain, adminTokenActor(token.id))
   })
 }
 

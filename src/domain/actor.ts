@@ -19,4 +19,8 @@ export function withAuditActor(domain: DomainDeps, actor: string): DomainDeps {
   return { ...domain, stores }
 }
 
+/** The actor of the developer console and the settings pages: the person signed in. */
 export const personActor = (userId: string) => `user:${userId}`
+
+/** The actor of the admin API: the admin token presented (its id, never the token). */
+export const adminTokenActor = (adminTokenId: string) => `admin_token:${adminTokenId}`

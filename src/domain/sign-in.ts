@@ -80,6 +80,7 @@ export async function signIn(
   if (!(await deps.throttle.admit(keys))) {
     await recordAudit(deps, { event: 'sign_in.failed', appId: input.appId, address: input.address, detail: { reason: 'throttled' } })
     deps.observe?.signIn('throttled')
+    deps.observe?.rateLimited('sign_in', 'sign_in')
     throw new ServiceError(E.signInThrottled)
   }
 

@@ -14,7 +14,7 @@ export interface StoreBackends {
 }
 
 /** The database's stores, as the outer stores and a unit of work's stores both have them. */
-const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit'] as const
+const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'admin'] as const
 
 /**
  * The same storage, every store call (and every limiter call) going through `instrument`. The
@@ -25,6 +25,7 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   const database = backends.database
   const wrapped = { ...stores, ...wrapUnitStores(stores, database, instrument) }
   wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
+  wrapped.signatureFailures = wrapStore(stores.signatureFailures, 'signatureFailures', database, instrument)
   wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
   // entryCount answers at once (undefined in Redis): only the methods that go to Redis are timed.

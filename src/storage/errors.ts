@@ -5,3 +5,19 @@
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError'
 }
+
+/**
+ * A write that would give an owner two apps of one name (compared without regard to case): the
+ * unique index of migration 008 refused it. The domain answers 409 code 1008.
+ */
+export class AppNameTakenError extends Error {
+  override name = 'AppNameTakenError'
+}
+
+/** Whether `error` is the database refusing a row that breaks the unique index `index` (PostgreSQL) on `columns` (SQLite). */
+export function isUniqueViolation(error: unknown, index: string, columns: string): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown }
+  if (code === '23505') return constraint === index
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes(columns)
+}

@@ -6,6 +6,7 @@ import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
 import { createAdminStore } from './sql/admin-store.ts'
+import { createSignatureFailureStore } from './sql/signature-failure-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -133,6 +134,7 @@ export function createSqlStorage(
     bearerTokens: createBearerTokenStore(conn, sealer),
     apps: createAppStore(conn, sealer, { isInUnit: true }),
     audit: createAuditStore(conn),
+    admin: createAdminStore(conn, sealer, { isInUnit: true }),
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
@@ -145,6 +147,7 @@ export function createSqlStorage(
     audit: outer(auditStore(db, units), 'stores.audit'),
     credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
     admin: outer(createAdminStore(db, sealer), 'stores.admin'),
+    signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
     async transaction(work) {
       try {
         return await units.run(work)

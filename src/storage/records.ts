@@ -112,3 +112,26 @@ export interface AuditEventRecord {
   address: string | null
   detail: AuditDetail | null
 }
+
+/** Which check of a signed request failed, as the developer console names it. */
+export type SignatureFailureReason =
+  | 'bad_signature'
+  | 'timestamp_out_of_bounds'
+  | 'nonce_reused'
+  | 'token_invalid'
+  | 'method_not_allowed'
+  | 'body_hash_mismatch'
+  | 'app_suspended'
+
+/**
+ * One refused signed request of an app, for its developer: never a secret. The base string is the
+ * one Latchkey computed (it holds parameters and token values, never a secret or the signature).
+ */
+export interface SignatureFailure {
+  atMs: number
+  method: string
+  url: string
+  reason: SignatureFailureReason
+  /** Only for a bad signature: what the client's base string should have been. */
+  baseString?: string
+}

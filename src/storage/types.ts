@@ -5,6 +5,7 @@ import type {
   AuditEventRecord,
   BearerTokenRecord,
   RequestTokenRecord,
+  SignatureFailure,
   UserRecord,
 } from './records.ts'
 import type { AdminStore } from './admin-types.ts'
@@ -43,12 +44,19 @@ export type AppPatch = Partial<
 >
 
 export interface AppStore {
-  /** Inserts the app; false when its id or consumer key already exists. */
+  /**
+   * Inserts the app; false when its id or consumer key already exists, or when its owner already
+   * has an app of this name, compared without regard to case (a unique index: concurrent creates
+   * of one name cannot both succeed).
+   */
   create(app: AppRecord): Promise<boolean>
   findById(id: string): Promise<AppRecord | undefined>
   findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
   list(): Promise<AppRecord[]>
-  /** Applies the patch and returns the new record; undefined when there is no such app. */
+  /**
+   * Applies the patch and returns the new record; undefined when there is no such app. Rejects with
+   * AppNameTakenError (src/storage/errors.ts) when the new name is one its owner already uses.
+   */
   update(id: string, patch: AppPatch, nowMs: number): Promise<AppRecord | undefined>
   /**
    * In one transaction: sets the new key pair and revokes every request, access and bearer token
@@ -155,6 +163,25 @@ export interface AuditStore {
   list(filter: AuditFilter): Promise<AuditEventRecord[]>
 }
 
+/** How many signature failures an app keeps, and for how long (the domain's rule, handed to the store). */
+export interface FailureBounds {
+  /** At most this many per app, the newest. */
+  keep: number
+  /** None older than this. */
+  maxAgeMs: number
+}
+
+/**
+ * Each app's recent refused signed requests, for its developer (the console's diagnostics), shared
+ * by every instance. Bounded per app: each write drops what falls outside `bounds`.
+ */
+export interface SignatureFailureStore {
+  /** Keeps the failure, then drops the app's failures beyond the newest `bounds.keep` and those older than `bounds.maxAgeMs` at failure.atMs. */
+  record(appId: string, failure: SignatureFailure, bounds: FailureBounds): Promise<void>
+  /** The app's failures within `bounds` at nowMs, newest first. */
+  recent(appId: string, nowMs: number, bounds: FailureBounds): Promise<SignatureFailure[]>
+}
+
 /** What makes a signed request unique (RFC 5849 §3.3): the nonce with its timestamp, consumer key and token. */
 export interface NonceUse {
   consumerKey: string
@@ -213,8 +240,12 @@ export interface LimiterFactory {
   create(name: string, limit: number, windowSeconds: number): Limiter
 }
 
-/** The database's stores as a unit of work sees them (Stores.transaction): all of them, bound to its transaction. */
-export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit'>
+/**
+ * The database's stores as a unit of work sees them (Stores.transaction): every store that writes a
+ * credential or its audit row, bound to its transaction. `admin` is there for the admin API's writes
+ * (admin tokens, user updates, revocations, key rotation), each kept in one unit with its audit row.
+ */
+export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'admin'>
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
 export interface DependencyStates {
@@ -235,6 +266,8 @@ export interface Stores {
   nonces: NonceStore
   /** Admin tokens and the admin API's paginated lists (admin-types.ts). */
   admin: AdminStore
+  /** Each app's recent signature failures, for the developer console. */
+  signatureFailures: SignatureFailureStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the

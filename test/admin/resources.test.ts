@@ -30,6 +30,26 @@ describe('admin API resources', () => {
     return answer.json as Record<string, unknown> & { app_id: string; consumer_key: string; consumer_secret: string }
   }
 
+  test('app names: 10 concurrent creates of one name by one owner give one 201 and nine 409 conflicts; a rename onto it is 409 too', async () => {
+    const owner = await newUser('racer')
+    const body = (name: string) => ({ name, owner: owner.user_id, callbacks: [], type: 'desktop', sign_in: false, access_level: 'read' })
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => server.admin('POST', '/admin/v1/apps', body(i % 2 ? 'Racer' : 'racer'))))
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409, 409, 409])
+    for (const refused of answers.filter((a) => a.status === 409)) {
+      assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/)
+      assert.equal(refused.json.type, 'urn:latchkey:problem:conflict', refused.text)
+      assert.match(refused.json.detail, /already has an app named/)
+    }
+    const listed = await server.admin('GET', `/admin/v1/apps?owner=${owner.user_id}`)
+    assert.equal(listed.json.data.length, 1, 'one app was created')
+
+    const other = await newApp(owner.user_id, 'Other')
+    const renamed = await server.admin('PATCH', `/admin/v1/apps/${other.app_id}`, { name: 'RACER' })
+    assert.equal(renamed.status, 409, renamed.text)
+    assert.equal(renamed.json.type, 'urn:latchkey:problem:conflict')
+    assert.equal((await server.admin('GET', `/admin/v1/apps/${other.app_id}`)).json.name, 'Other')
+  })
+
   test('users: create, get, find by screen name, rename, change password; a taken screen name is 409', async () => {
     const ada = await newUser('ada')
     assert.deepEqual(Object.keys(ada).sort(), ['created_at', 'disabled', 'name', 'screen_name', 'user_id'])

@@ -107,6 +107,7 @@ describe('latchkey refuses bad input with one line and a non-zero exit', { concu
   const env = newDatabase()
   before(async () => {
     await json(['user', 'create', '--screen-name', 'taken', '--password', 'long enough password'], env)
+    await json(['app', 'create', '--name', 'Taken App', '--owner', 'taken'], env)
   })
 
   const cases: Array<[string, string[], RegExp, Record<string, string>?]> = [
@@ -119,6 +120,7 @@ describe('latchkey refuses bad input with one line and a non-zero exit', { concu
     ['an unknown owner', ['app', 'create', '--name', 'X', '--owner', 'nobody'], /nobody/],
     ['a bad access level', ['app', 'create', '--name', 'X', '--owner', 'taken', '--access-level', 'admin'], /access level/],
     ['a javascript: callback', ['app', 'create', '--name', 'X', '--owner', 'taken', '--callback', 'javascript:alert(1)'], /callback/],
+    ['an app name the owner already uses, in another case', ['app', 'create', '--name', 'TAKEN APP', '--owner', 'taken'], /already has an app named TAKEN APP/],
     ['an unknown app', ['app', 'show', '12345'], /12345/],
     ['a missing app argument', ['app', 'rotate-keys'], /app/],
     ['a bad config value', ['serve'], /LATCHKEY_PORT/, { LATCHKEY_PORT: 'abc' }],

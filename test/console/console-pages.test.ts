@@ -145,6 +145,20 @@ describe('developer console', () => {
     assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
   })
 
+  test('an app name the developer already uses, in any case, is refused with 409 on the form, on create and on edit', async () => {
+    const { browser: b, user } = await signedIn()
+    assert.equal((await createThroughForm(b, { name: 'Weather' })).statusCode, 302)
+    const twin = await createThroughForm(b, { name: 'WEATHER' })
+    assert.equal(twin.statusCode, 409)
+    assert.match(twin.body, /class="alert" role="alert"[^>]*>[^<]*already has an app named WEATHER/)
+    const location = String((await createThroughForm(b, { name: 'Tides' })).headers.location)
+    const renamed = await b.fill(location, location, { name: 'weather', description: '', website: '', callback_urls: 'https://client.example/callback', type: 'web', access_level: 'read-write' })
+    assert.equal(renamed.statusCode, 409)
+    assert.match(renamed.body, /already has an app named weather/)
+    const names = (await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).map((a) => a.name).sort()
+    assert.deepEqual(names, ['Tides', 'Weather'])
+  })
+
   test('what the app page shows is escaped; a website that is not http(s) is text, not a link', async () => {
     const { browser: b } = await signedIn()
     const created = await createThroughForm(b, {

@@ -28,7 +28,12 @@ describe("the console's signature failures of an app", () => {
     const app = await makeApp(t.domain, { owner: user })
     const browser = new CookieBrowser(t.app, `10.46.0.${Math.floor(Math.random() * 200)}`)
     await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
-    return { user, app, browser, failures: async () => failuresOf((await browser.get(`/console/apps/${app.id}/failures`)).body) }
+    // The failures are written off the 401's path: wait for the writes handed over, then read the page.
+    const failures = async () => {
+      await t.domain.signatureFailures?.settled()
+      return failuresOf((await browser.get(`/console/apps/${app.id}/failures`)).body)
+    }
+    return { user, app, browser, failures }
   }
 
   test('a wrong secret: 401 code 32 for the client, and a bad_signature with the base string the client also built', async () => {

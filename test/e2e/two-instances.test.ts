@@ -14,7 +14,8 @@ import {
   type TestRedisPrefix,
   type TestSchema,
 } from '../helpers/backends.ts'
-import { makeApp } from '../helpers/fixtures.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { csrfOf } from '../console/jar.ts'
 import { errorCode, send, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 import { countRows, testDomainSettings } from '../helpers/test-app.ts'
@@ -182,7 +183,61 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     assert.equal(new Set(answers.map((x) => x.json.access_token)).size, 1)
     assert.equal(await countRows(schema.url, 'bearer_tokens'), 1)
   })
+
+  test("a signature failure refused by instance A is on the developer console of instance B", async () => {
+    const { user, password } = await makeUser(domain)
+    const owned = await makeApp(domain, { owner: user, name: 'Seen everywhere' })
+    const [a, b] = instances as [ServeProcess, ServeProcess]
+    const browser = new FetchBrowser(b.url, FORWARDED)
+    const signInPage = await browser.get('/console')
+    const signedIn = await browser.post('/console/sign-in', { csrf_token: csrfOf(signInPage.text), username: user.screenName, password, next: '/console' })
+    assert.equal(signedIn.status, 302, signedIn.text)
+
+    const refused = await signed('/oauth/request_token', { consumer: { key: owned.consumerKey, secret: 'not-the-secret' }, oauth: { oauth_callback: 'oob' } })(a)
+    assert.equal(refused.status, 401)
+    assert.equal(errorCode(refused), 32)
+
+    // Written off the 401's path: visible on B within moments, never in the client's answer.
+    let page = ''
+    for (let tries = 0; tries < 50 && !page.includes('class="failure"'); tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+      const answer = await browser.get(`/console/apps/${owned.id}/failures`)
+      assert.equal(answer.status, 200)
+      page = answer.text
+    }
+    assert.match(page, /<li class="failure">[\s\S]*\(bad_signature\)/)
+    assert.match(page, /POST&amp;https%3A%2F%2Fapi\.latchkey\.test%2Foauth%2Frequest_token&amp;/, 'the base string A computed')
+    assert.ok(!page.includes(owned.consumerSecret))
+  })
 })
+
+/** A browser over real HTTP (fetch): keeps the cookies it is given, sends the proxy's headers, never follows redirects. */
+class FetchBrowser {
+  private readonly cookies = new Map<string, string>()
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  private async call(path: string, init: RequestInit): Promise<{ status: number; text: string }> {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+    const response = await fetch(`${this.baseUrl}${path}`, { ...init, redirect: 'manual', headers: { ...this.headers, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } })
+    for (const set of response.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';')
+      const at = pair.indexOf('=')
+      this.cookies.set(pair.slice(0, at), pair.slice(at + 1))
+    }
+    return { status: response.status, text: await response.text() }
+  }
+
+  get(path: string) {
+    return this.call(path, { method: 'GET' })
+  }
+
+  post(path: string, fields: Record<string, string>) {
+    return this.call(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() })
+  }
+}
 
 function countBy(values: Array<string | number>): Record<string, number> {
   const counts: Record<string, number> = {}

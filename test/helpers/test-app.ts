@@ -95,6 +95,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
     dbPath: storage.dbPath,
     ...(storage.redis ? { redis: storage.redis } : {}),
     async close() {
+      await domain.signatureFailures?.settled()
       await runtime.close()
       await storage.remove()
     },

@@ -88,8 +88,9 @@ describe('latchkey serve --workers', () => {
     test('N workers share the port; seeding and the banner happen once; a killed worker is replaced; SIGTERM drains all and exits 0', async () => {
       schema = await createTestSchema()
       keys = createTestRedisPrefix()
+      const adminPort = await sparePort()
       const served = await startServe(
-        ['--dev', '--port', String(await sparePort()), '--workers', '3', '--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix, '--log-level', 'info'],
+        ['--dev', '--port', String(await sparePort()), '--admin-port', String(adminPort), '--workers', '3', '--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix, '--log-level', 'info'],
       )
       const primary = served.child.pid!
       try {
@@ -102,6 +103,11 @@ describe('latchkey serve --workers', () => {
         await new Promise((resolve) => setTimeout(resolve, 500))
         assert.equal(served.output().match(/Latchkey is listening on/g)?.length, 1, served.output())
         assert.equal(served.output().match(/sign in as/g)?.length, 1, 'the demo is seeded and shown once')
+        // The primary's banner names the admin listener too, once, as a single process does; the demo's curl line uses it.
+        const adminUrl = `http://127.0.0.1:${adminPort}`
+        assert.equal(served.output().match(/Admin API is listening on .*/g)?.join(), `Admin API is listening on ${adminUrl}`, served.output())
+        assert.match(served.output(), new RegExp(`admin API +curl .* ${adminUrl}/admin/v1/apps`))
+        assert.equal((await fetch(`${adminUrl}/admin/v1/apps`)).status, 401, 'the admin listener answers there')
 
         const [victim] = childrenOf(primary)
         process.kill(victim!, 'SIGKILL')

@@ -7,8 +7,10 @@ import type {
   AuditEventRecord,
   BearerTokenRecord,
   RequestTokenRecord,
+  SignatureFailure,
   UserRecord,
 } from '../../src/storage/records.ts'
+import { AppNameTakenError } from '../../src/storage/errors.ts'
 import type { StorageRuntime, Stores } from '../../src/storage/types.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
@@ -46,7 +48,7 @@ export function appRecord(ownerId: string, overrides: Partial<AppRecord> = {}): 
   const n = unique()
   return {
     id: nextId(),
-    name: 'An App',
+    name: `An App ${n}`,
     description: 'Does things',
     website: 'https://app.example',
     ownerId,
@@ -867,6 +869,83 @@ export function storeContract(adapter: string, open: () => Promise<OpenedStores>
           const since = nonceUse('ck', 'new')
           assert.equal(await s.nonces.remember(since, expiryOf(since), now), 'fresh')
         })
+      })
+    })
+  })
+
+  describe(`${adapter} app names`, () => {
+    test('an owner cannot have two apps of one name, in any case; another owner can', async () => {
+      await withApp(async (s, user, app) => {
+        assert.equal(await s.apps.create(appRecord(user.id, { name: app.name.toUpperCase() })), false)
+        const other = userRecord()
+        await s.users.create(other)
+        assert.equal(await s.apps.create(appRecord(other.id, { name: app.name })), true)
+        const second = appRecord(user.id, { name: 'Second' })
+        assert.equal(await s.apps.create(second), true)
+        await assert.rejects(s.apps.update(second.id, { name: app.name.toLowerCase() }, NOW), AppNameTakenError)
+        assert.equal((await s.apps.findById(second.id))?.name, 'Second')
+        assert.equal((await s.apps.update(second.id, { name: 'second' }, NOW))?.name, 'second', 'its own name in another case')
+      })
+    })
+
+    test('of 10 concurrent creates of one name by one owner exactly one succeeds', async () => {
+      await withApp(async (s, user) => {
+        const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => s.apps.create(appRecord(user.id, { name: i % 2 ? 'Racer' : 'RACER' }))))
+        assert.equal(outcomes.filter(Boolean).length, 1)
+      })
+    })
+  })
+
+  describe(`${adapter} signature failures`, () => {
+    const bounds = { keep: 5, maxAgeMs: HOUR }
+    const failure = (atMs: number, overrides: Partial<SignatureFailure> = {}): SignatureFailure => ({
+      atMs,
+      method: 'POST',
+      url: `https://api.example/oauth/request_token?n=${atMs}`,
+      reason: 'bad_signature',
+      baseString: `POST&https%3A%2F%2Fapi.example&n%3D${atMs}`,
+      ...overrides,
+    })
+
+    test('an app keeps its newest failures, newest first, each as written; other apps are apart', async () => {
+      await withApp(async (s, user, app) => {
+        const other = appRecord(user.id)
+        await s.apps.create(other)
+        for (let i = 0; i < 8; i++) await s.signatureFailures.record(app.id, failure(NOW + i), bounds)
+        await s.signatureFailures.record(other.id, failure(NOW, { reason: 'nonce_reused', baseString: undefined }), bounds)
+        const recent = await s.signatureFailures.recent(app.id, NOW + 10, bounds)
+        assert.deepEqual(recent.map((f) => f.atMs), [NOW + 7, NOW + 6, NOW + 5, NOW + 4, NOW + 3])
+        assert.deepEqual(recent[0], failure(NOW + 7))
+        assert.deepEqual(await s.signatureFailures.recent(other.id, NOW + 10, bounds), [{ atMs: NOW, method: 'POST', url: `https://api.example/oauth/request_token?n=${NOW}`, reason: 'nonce_reused' }])
+      })
+    })
+
+    test('the store holds no more than the bound per app (older rows are deleted, not only hidden)', async () => {
+      await withApp(async (s, _user, app) => {
+        for (let i = 0; i < 12; i++) await s.signatureFailures.record(app.id, failure(NOW + i), bounds)
+        const wide = { keep: 1000, maxAgeMs: 10 * HOUR }
+        assert.equal((await s.signatureFailures.recent(app.id, NOW + 20, wide)).length, bounds.keep)
+      })
+    })
+
+    test('a failure older than the bound is not shown, and is deleted by the next write', async () => {
+      await withApp(async (s, _user, app) => {
+        await s.signatureFailures.record(app.id, failure(NOW), bounds)
+        assert.equal((await s.signatureFailures.recent(app.id, NOW + HOUR - 1, bounds)).length, 1)
+        assert.equal((await s.signatureFailures.recent(app.id, NOW + HOUR, bounds)).length, 0)
+        await s.signatureFailures.record(app.id, failure(NOW + HOUR + 1), bounds)
+        const wide = { keep: 1000, maxAgeMs: 10 * HOUR }
+        assert.deepEqual((await s.signatureFailures.recent(app.id, NOW + HOUR + 2, wide)).map((f) => f.atMs), [NOW + HOUR + 1])
+      })
+    })
+
+    test("deleting an app deletes its failures", async () => {
+      await withApp(async (s, user, app) => {
+        await s.signatureFailures.record(app.id, failure(NOW), bounds)
+        assert.equal(await s.apps.delete(app.id), true)
+        const again = appRecord(user.id, { id: app.id })
+        assert.equal(await s.apps.create(again), true)
+        assert.deepEqual(await s.signatureFailures.recent(app.id, NOW + 1, bounds), [])
       })
     })
   })

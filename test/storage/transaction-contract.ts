@@ -197,6 +197,52 @@ export function transactionContract(adapter: string, open: () => Promise<FreshSt
       })
     })
 
+    test("the admin store joins the unit: an admin token, a user update and a key rotation are rolled back with it", async () => {
+      await withApp(async (s, appId) => {
+        const app = await s.apps.findById(appId)
+        const token = `lkadm_${randomUUID()}`
+        const record = { id: `adm-${randomUUID()}`, name: 'rolled back', createdAtMs: NOW, revokedAtMs: null }
+        const keys = { consumerKey: `ck-${randomUUID()}`, consumerSecret: `cs-${randomUUID()}` }
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.admin.createToken(record, token)
+            await tx.admin.updateUser(app!.ownerId, { name: 'Renamed in a unit' })
+            await tx.admin.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
+            throw new Error('the audit row could not be written')
+          }),
+          /the audit row could not be written/,
+        )
+        assert.equal(await s.admin.findToken(token), undefined)
+        assert.notEqual((await s.users.findById(app!.ownerId))?.name, 'Renamed in a unit')
+        assert.equal((await s.apps.findById(appId))?.consumerKey, app?.consumerKey)
+        assert.equal(await s.admin.findPreviousKey(app!.consumerKey), undefined)
+
+        await s.transaction(async (tx) => {
+          await tx.admin.createToken(record, token)
+          await tx.admin.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
+          await tx.audit.record(auditEvent(appId, 'kept'))
+        })
+        assert.equal((await s.admin.findToken(token))?.id, record.id)
+        assert.equal((await s.apps.findById(appId))?.consumerKey, keys.consumerKey)
+        assert.equal((await s.admin.findPreviousKey(app!.consumerKey))?.appId, appId)
+        assert.deepEqual(await addressesOf(s, appId), ['kept'])
+      })
+    })
+
+    test('the outer admin store called inside a unit fails at once, and the unit keeps nothing', { timeout: 20_000 }, async () => {
+      await withApp(async (s, appId) => {
+        const record = requestToken(appId)
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.requestTokens.create(record)
+            await s.admin.revokeToken('1', NOW)
+          }),
+          /stores\.admin\.revokeToken was called inside a unit of work/,
+        )
+        assert.equal(await s.requestTokens.findByToken(record.token), undefined)
+      })
+    })
+
     test('close waits for units already handed over', async () => {
       const opened = await open()
       const user = userRecord()

@@ -76,15 +76,17 @@ async function servePrimary(config: Config): Promise<never> {
   const code = await runPrimary({
     workers: config.workers,
     log: (line) => process.stderr.write(`${line}\n`),
-    async onListening(url) {
+    async onListening(url, adminUrl) {
       try {
         if (config.dev) {
           const demo = await seedDemo(domain, url)
-          if (demo) printDemo(url, demo)
+          if (demo) printDemo(url, demo, adminUrl)
         }
       } finally {
         await closeDomain()
       }
+      // As one process prints it: every worker listens on the same admin address too.
+      if (adminUrl) process.stdout.write(`Admin API is listening on ${adminUrl}\n`)
       process.stdout.write(`Latchkey is listening on ${url}${config.dev ? ' (development mode)' : ''} with ${config.workers} workers\n`)
     },
   })
@@ -100,7 +102,7 @@ async function serveWorker(config: Config): Promise<void> {
     await running.server?.close()
   })
   running.server = await startServer(config)
-  reportListening(running.server.url)
+  reportListening(running.server.url, running.server.adminUrl)
 }
 
 function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object, adminUrl?: string): void {

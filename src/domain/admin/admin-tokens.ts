@@ -2,10 +2,10 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { AdminTokenRecord } from '../../storage/admin-types.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
-type AdminDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
+type AdminDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId' | 'observe'>
 
 /** The prefix makes a leaked admin token recognisable (secret scanners, log greps). */
 const TOKEN_PREFIX = 'lkadm_'
@@ -17,8 +17,12 @@ export async function createAdminToken(deps: AdminDeps, name: string): Promise<{
   assertThat(trimmed.length >= 1 && trimmed.length <= 64, E.invalidParameter, { message: 'admin token name must be 1 to 64 characters' })
   const record: AdminTokenRecord = { id: deps.newId(), name: trimmed, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
   const token = `${TOKEN_PREFIX}${randomAlphanumeric(43)}`
-  await deps.stores.admin.createToken(record, token)
-  await recordAudit(deps, { event: 'admin_token.created', detail: { admin_token_id: record.id, name: record.name } })
+  // The token and its audit row in one unit of work: neither is kept without the other.
+  await changeWithAudit(deps, async (tx, audit) => {
+    await tx.admin.createToken(record, token)
+    await audit({ event: 'admin_token.created', detail: { admin_token_id: record.id, name: record.name } })
+  })
+  deps.observe?.tokenIssued('admin_token')
   return { record, token }
 }
 
@@ -27,11 +31,14 @@ export async function listAdminTokens(deps: Pick<DomainDeps, 'stores'>): Promise
 }
 
 /** From now on the token is refused by every instance (each request looks it up). */
-export async function revokeAdminToken(deps: Pick<DomainDeps, 'stores' | 'clock'>, id: string): Promise<void> {
-  if (!(await deps.stores.admin.revokeToken(id, deps.clock.nowMs()))) {
-    throw new ServiceError(E.notFound, { message: `no live admin token with id ${id}` })
-  }
-  await recordAudit(deps, { event: 'admin_token.revoked', detail: { admin_token_id: id } })
+export async function revokeAdminToken(deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>, id: string): Promise<void> {
+  const revoked = await changeWithAudit(deps, async (tx, audit) => {
+    if (!(await tx.admin.revokeToken(id, deps.clock.nowMs()))) return false
+    await audit({ event: 'admin_token.revoked', detail: { admin_token_id: id } })
+    return true
+  })
+  if (!revoked) throw new ServiceError(E.notFound, { message: `no live admin token with id ${id}` })
+  deps.observe?.tokenInvalidated('admin_token', 'admin')
 }
 
 /** The live admin token presented, or undefined (unknown, revoked, malformed). */

@@ -1,13 +1,13 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { findApp } from '../registry/apps.ts'
 import { validName, validPassword } from '../registry/users.ts'
 
-type Deps = Pick<DomainDeps, 'stores' | 'clock'>
+type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'>
 
 export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Promise<UserRecord> {
   const user = await deps.stores.users.findById(id)
@@ -26,9 +26,14 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
     ...(input.name === undefined ? {} : { name: validName(input.name) }),
     ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
   }
-  const updated = await deps.stores.admin.updateUser(id, patch)
+  const detail = { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }) }
+  // The password is hashed above, before the unit: nothing slow holds the database.
+  const updated = await changeWithAudit(deps, async (tx, audit) => {
+    const changed = await tx.admin.updateUser(id, patch)
+    if (changed) await audit({ event: 'user.updated', userId: id, detail })
+    return changed
+  })
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
-  await recordAudit(deps, { event: 'user.updated', userId: id, detail: { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }) } })
   return updated
 }
 
@@ -39,17 +44,24 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
 export async function revokeAuthorization(deps: Deps, userId: string, appId: string): Promise<void> {
   await findUser(deps, userId)
   const app = await findApp(deps, appId)
-  const revoked = await deps.stores.admin.revokeAuthorization(userId, app.id, deps.clock.nowMs())
+  const revoked = await changeWithAudit(deps, async (tx, audit) => {
+    const count = await tx.admin.revokeAuthorization(userId, app.id, deps.clock.nowMs())
+    if (count > 0) await audit({ event: 'authorization.revoked', appId: app.id, userId, detail: { tokens: count } })
+    return count
+  })
   if (revoked === 0) throw new ServiceError(E.notFound, { message: `user ${userId} has not authorized app ${app.id}` })
-  await recordAudit(deps, { event: 'authorization.revoked', appId: app.id, userId, detail: { tokens: revoked } })
+  for (let i = 0; i < revoked; i++) deps.observe?.tokenInvalidated('access_token', 'admin')
 }
 
 /** Invalidates the app's outstanding bearer token, as POST /oauth2/invalidate_token would. */
 export async function revokeBearerToken(deps: Deps, appRef: string): Promise<void> {
   const app = await findApp(deps, appRef)
-  const live = await deps.stores.bearerTokens.findLive(app.id)
-  if (!live || !(await deps.stores.bearerTokens.revoke(live.token, deps.clock.nowMs()))) {
-    throw new ServiceError(E.notFound, { message: `app ${app.id} has no outstanding bearer token` })
-  }
-  await recordAudit(deps, { event: 'bearer_token.invalidated', appId: app.id, detail: { via: 'admin' } })
+  const revoked = await changeWithAudit(deps, async (tx, audit) => {
+    const live = await tx.bearerTokens.findLive(app.id)
+    if (!live || !(await tx.bearerTokens.revoke(live.token, deps.clock.nowMs()))) return false
+    await audit({ event: 'bearer_token.invalidated', appId: app.id, detail: { via: 'admin' } })
+    return true
+  })
+  if (!revoked) throw new ServiceError(E.notFound, { message: `app ${app.id} has no outstanding bearer token` })
+  deps.observe?.tokenInvalidated('bearer_token', 'admin')
 }

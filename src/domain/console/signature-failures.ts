@@ -1,54 +1,62 @@
-import type { AppRecord } from '../../storage/records.ts'
+import type { AppRecord, SignatureFailure } from '../../storage/records.ts'
+import type { FailureBounds, SignatureFailureStore } from '../../storage/types.ts'
 import type { Clock } from '../clock.ts'
 import type { ParsedOAuthRequest } from '../oauth1/parse-signed-request.ts'
 import type { RequestInput } from '../request.ts'
 
-/** Which check of a signed request failed, as the developer console names it. */
-export type SignatureFailureReason =
-  | 'bad_signature'
-  | 'timestamp_out_of_bounds'
-  | 'nonce_reused'
-  | 'token_invalid'
-  | 'method_not_allowed'
-  | 'body_hash_mismatch'
-  | 'app_suspended'
-
-/**
- * One refused signed request of an app, for its developer: never a secret. The base string is the
- * one Latchkey computed (it holds parameters and token values, never a secret or the signature).
- */
-export interface SignatureFailure {
-  atMs: number
-  method: string
-  url: string
-  reason: SignatureFailureReason
-  /** Only for a bad signature: what the client's base string should have been. */
-  baseString?: string
-}
-
-/** The recent signature failures of each app: at most FAILURES_KEPT, none older than FAILURES_KEPT_MS. */
-export interface SignatureFailureLog {
-  record(appId: string, failure: SignatureFailure): Promise<void>
-  /** Newest first. */
-  recent(appId: string, nowMs: number): Promise<SignatureFailure[]>
-}
+export type { SignatureFailure, SignatureFailureReason } from '../../storage/records.ts'
 
 export const FAILURES_KEPT = 50
 export const FAILURES_KEPT_MS = 24 * 60 * 60 * 1000
+const BOUNDS: FailureBounds = { keep: FAILURES_KEPT, maxAgeMs: FAILURES_KEPT_MS }
 
-/** The log in this process's memory (each instance sees the failures it refused itself). */
-export function createMemoryFailureLog(): SignatureFailureLog {
-  const byApp = new Map<string, SignatureFailure[]>()
-  const fresh = (failures: SignatureFailure[], nowMs: number) => failures.filter((f) => nowMs - f.atMs < FAILURES_KEPT_MS)
+/**
+ * Writes handed over and not yet settled, at most: past it a failure is dropped rather than queued.
+ * A flood of bad signatures for a known app (consumer keys are not secret) then holds at most this
+ * many of PostgreSQL's pooled connections (10 per process) or transactions queued on SQLite's one
+ * connection, so the requests that pass are not slowed by the diagnostics of those that fail, and no
+ * memory grows; the per-address brake bounds such a flood first. A developer debugging a client
+ * sends a failure now and then, far below it.
+ */
+export const MAX_PENDING_FAILURE_WRITES = 4
+
+/** The recent signature failures of each app (at most FAILURES_KEPT, none older than FAILURES_KEPT_MS), shared by every instance. */
+export interface SignatureFailureLog {
+  /**
+   * Hands the failure over to be written and returns at once: the refused request's 401 never waits
+   * for the write. A write that fails is ignored (the diagnostics are a convenience).
+   */
+  note(appId: string, failure: SignatureFailure): void
+  /** Newest first. */
+  recent(appId: string, nowMs: number): Promise<SignatureFailure[]>
+  /** Resolves once every write handed over so far has settled (for tests and shutdown). */
+  settled(): Promise<void>
+  /** Failures dropped so far because MAX_PENDING_FAILURE_WRITES writes were pending. */
+  dropped(): number
+}
+
+/** The log over its store (the database's table, so every instance writes and reads the same rows). */
+export function createFailureLog(store: SignatureFailureStore, options: { maxPending?: number } = {}): SignatureFailureLog {
+  const maxPending = options.maxPending ?? MAX_PENDING_FAILURE_WRITES
+  const pending = new Set<Promise<void>>()
+  let dropped = 0
   return {
-    async record(appId, failure) {
-      const kept = fresh(byApp.get(appId) ?? [], failure.atMs)
-      kept.unshift(failure)
-      byApp.set(appId, kept.slice(0, FAILURES_KEPT))
+    note(appId, failure) {
+      if (pending.size >= maxPending) {
+        dropped += 1
+        return
+      }
+      const write: Promise<void> = store.record(appId, failure, BOUNDS).then(
+        () => void pending.delete(write),
+        () => void pending.delete(write),
+      )
+      pending.add(write)
     },
-    async recent(appId, nowMs) {
-      return fresh(byApp.get(appId) ?? [], nowMs)
+    recent: (appId, nowMs) => store.recent(appId, nowMs, BOUNDS),
+    async settled() {
+      await Promise.all(pending)
     },
+    dropped: () => dropped,
   }
 }
 
@@ -59,23 +67,26 @@ function urlOf(input: RequestInput): string {
 export interface RefusedRequest {
   input: RequestInput
   request: ParsedOAuthRequest
-  /** The app the consumer key names; a failure of an unknown key belongs to no app and is not kept. */
+  /**
+   * The app the consumer key names. A failure of an unknown key belongs to no app and is not kept:
+   * no developer could be shown it, and keeping it would let anyone write rows by sending garbage
+   * keys (it is counted in `latchkey_oauth1_verifications_total{result="unknown_consumer"}`).
+   */
   app: AppRecord | undefined
-  reason: SignatureFailureReason
+  reason: SignatureFailure['reason']
 }
 
 /**
- * The verifier's hook: keeps a refused request for its app's developer. It never changes the answer
- * the client gets, and a log that fails is ignored (the diagnostics are a convenience).
+ * The verifier's hook: keeps a refused request for its app's developer, off the request's path. It
+ * never changes the answer the client gets, nor delays it by more than handing the write over.
  */
-export async function noteSignatureFailure(deps: { signatureFailures?: SignatureFailureLog | undefined; clock: Clock }, refused: RefusedRequest): Promise<void> {
+export function noteSignatureFailure(deps: { signatureFailures?: SignatureFailureLog | undefined; clock: Clock }, refused: RefusedRequest): void {
   if (!refused.app || !deps.signatureFailures) return
-  const failure: SignatureFailure = {
+  deps.signatureFailures.note(refused.app.id, {
     atMs: deps.clock.nowMs(),
     method: refused.input.method,
     url: urlOf(refused.input),
     reason: refused.reason,
     ...(refused.reason === 'bad_signature' ? { baseString: refused.request.baseString } : {}),
-  }
-  await deps.signatureFailures.record(refused.app.id, failure).catch(() => undefined)
+  })
 }

@@ -91,7 +91,7 @@ export async function verifySignedRequest<K extends TokenKind>(
     observed(OBSERVED_AS[cause])
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
-    await noteSignatureFailure(deps, { input, request, app, reason: SHOWN_AS[cause] })
+    noteSignatureFailure(deps, { input, request, app, reason: SHOWN_AS[cause] })
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
   }
 
@@ -116,11 +116,11 @@ export async function verifySignedRequest<K extends TokenKind>(
     // of a request the store has forgotten, so it is refused as untimely.
     if (verdict === 'before-epoch') {
       observed('timestamp_out_of_bounds')
-      await noteSignatureFailure(deps, { input, request, app, reason: 'timestamp_out_of_bounds' })
+      noteSignatureFailure(deps, { input, request, app, reason: 'timestamp_out_of_bounds' })
       throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)', rateLimit: charge.limit })
     }
     observed('nonce_reused')
-    await noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
+    noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
   observed('ok')

@@ -10,8 +10,9 @@ import {
   type SignatureMethodName,
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
+import { AppNameTakenError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
-import { changeWithAudit, recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -90,12 +91,18 @@ function asField<T>(field: string, check: () => T): T {
   }
 }
 
-/** An owner has at most one app of a name (compared without regard to case). */
-async function assertNameFree(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name: string, exceptAppId?: string): Promise<void> {
+/**
+ * An owner has at most one app of a name (compared without regard to case). The database's unique
+ * index decides it (migration 008), so two concurrent creates cannot both win; this only tells
+ * whether a refused write was refused for the name.
+ */
+async function nameTaken(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name: string): Promise<boolean> {
   const apps = await deps.stores.admin.appsPage({ ownerId, limit: 10_000 })
-  const clash = apps.find((a) => a.id !== exceptAppId && a.name.toLowerCase() === name.toLowerCase())
-  assertThat(!clash, E.alreadyExists, { message: `the owner already has an app named ${name}`, field: 'name' })
+  return apps.some((a) => a.name.toLowerCase() === name.toLowerCase())
 }
+
+const nameTakenError = (name: string, cause?: unknown) =>
+  new ServiceError(E.alreadyExists, { message: `the owner already has an app named ${name}`, field: 'name', ...(cause === undefined ? {} : { cause }) })
 
 /** Registers an app owned by an existing user; new consumer key and secret. */
 export async function createApp(
@@ -109,7 +116,6 @@ export async function createApp(
     field: 'owner',
   })
   const patch = validateSettings(input)
-  await assertNameFree(deps, owner.id, patch.name ?? input.name)
   const nowMs = deps.clock.nowMs()
   for (let attempt = 0; attempt < 3; attempt++) {
     const app: AppRecord = {
@@ -129,13 +135,14 @@ export async function createApp(
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     }
-    // The app and its audit row in one unit; a taken id (create answers false) writes nothing.
+    // The app and its audit row in one unit; a taken name or id (create answers false) writes nothing.
     const created = await changeWithAudit(deps, async (tx, audit) => {
       if (!(await tx.apps.create(app))) return false
       await audit({ event: 'app.created', appId: app.id, userId: owner.id, detail: { name: app.name, type: app.type } })
       return true
     })
     if (created) return app
+    if (await nameTaken(deps, owner.id, app.name)) throw nameTakenError(app.name)
   }
   throw new Error('createApp: could not find a free app id')
 }
@@ -151,12 +158,14 @@ export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Pr
 export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings): Promise<AppRecord> {
   const app = await findApp(deps, ref)
   const patch = validateSettings(input)
-  if (patch.name !== undefined) await assertNameFree(deps, app.ownerId, patch.name, app.id)
   const detail = { fields: Object.keys(patch), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
   const updated = await changeWithAudit(deps, async (tx, audit) => {
     const changed = await tx.apps.update(app.id, patch, deps.clock.nowMs())
     if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail })
     return changed
+  }).catch((error: unknown) => {
+    // The unique index refused the name (the unit is rolled back): 409, as for a create.
+    throw error instanceof AppNameTakenError ? nameTakenError(patch.name ?? '', error) : error
   })
   if (!updated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
   return updated
@@ -187,15 +196,20 @@ export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: Ke
   }
   const app = await findApp(deps, ref)
   const nowMs = deps.clock.nowMs()
-  const rotated = await deps.stores.admin.rotateKeys(app.id, {
+  const rotation = {
     keys: newConsumerKeys(),
     ...(graceSeconds === undefined ? {} : { previousValidUntilMs: nowMs + graceSeconds * 1000 }),
     revokeTokens,
     nowMs,
+  }
+  const detail = { revoke_tokens: revokeTokens, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
+  // The new keys (and the revoked tokens) and their audit row in one unit of work.
+  const rotated = await changeWithAudit(deps, async (tx, audit) => {
+    const changed = await tx.admin.rotateKeys(app.id, rotation)
+    if (changed) await audit({ event: 'app.keys_rotated', appId: app.id, userId: app.ownerId, detail })
+    return changed
   })
   if (!rotated) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
-  const detail = { revoke_tokens: revokeTokens, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
-  await recordAudit(deps, { event: 'app.keys_rotated', appId: app.id, userId: app.ownerId, detail })
   return rotated
 }
 

@@ -4,6 +4,7 @@ import type { AdminStore, AdminTokenRecord } from '../admin-types.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AdminTokensTable, Database } from './schema.ts'
 import { sealedKeys, toApp, toAuditEvent, toUser } from './rows.ts'
+import { atomicallyOn } from './transactions.ts'
 
 function toAdminToken(row: Selectable<AdminTokensTable>): AdminTokenRecord {
   return {
@@ -14,8 +15,12 @@ function toAdminToken(row: Selectable<AdminTokensTable>): AdminTokenRecord {
   }
 }
 
-/** The admin API's own queries on any Kysely dialect (SQLite, PostgreSQL). */
-export function createAdminStore(db: Kysely<Database>, sealer: Sealer) {
+/**
+ * The admin API's own queries on any Kysely dialect (SQLite, PostgreSQL). rotateKeys opens a
+ * transaction of its own, or, inside a unit of work (`isInUnit`), runs in the unit's.
+ */
+export function createAdminStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
+  const atomically = atomicallyOn(db, options.isInUnit)
   return {
     async createToken(record, token) {
       await db
@@ -61,7 +66,7 @@ export function createAdminStore(db: Kysely<Database>, sealer: Sealer) {
       return Number(result.numUpdatedRows)
     },
     async rotateKeys(appId, rotation) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         const current = await tx.selectFrom('apps').select(['consumer_key', 'consumer_secret']).where('id', '=', appId).executeTakeFirst()
         if (!current) return undefined
         const row = await tx

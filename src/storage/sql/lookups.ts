@@ -20,7 +20,8 @@ const columnsOf =
     columns
 
 const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms', 'disabled_at_ms'])
-const APP_COLUMNS = columnsOf<AppsTable>()([
+// Every column but name_key, which only the unique index of migration 008 reads.
+const APP_COLUMNS = columnsOf<Omit<AppsTable, 'name_key'>>()([
   'id',
   'name',
   'description',

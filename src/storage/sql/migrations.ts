@@ -173,6 +173,71 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
+  // 006 is another branch's (browser sessions). The console's signature-failure log (issue 14), shared
+  // by every instance: the last FAILURES_KEPT per app, none older than a day (the store prunes as it writes).
+  '007-signature-failures': {
+    async up(db: Kysely<any>) {
+      const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+      await db.schema
+        .createTable('signature_failures')
+        .addColumn('id', isPostgres ? 'bigserial' : 'integer', (c) => (isPostgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('base_string', 'text')
+        .execute()
+      await db.schema.createIndex('signature_failures_app_at').on('signature_failures').columns(['app_id', 'at_ms', 'id']).execute()
+    },
+  },
+  // An owner's app names are unique without regard to case: a unique index instead of a read before
+  // the write, so two concurrent creates cannot both win. Existing duplicates (possible before this
+  // migration) are renamed first: the oldest app of a name keeps it, each later one becomes
+  // `<name> (<app id>)`, with an `app.updated` audit row saying so (docs/audit.md).
+  '008-app-name-unique': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('apps').addColumn('name_key', 'text').execute()
+      // One statement for the usual case; the loop below writes only renamed apps and names the
+      // database lowers differently from JavaScript (SQLite's lower() folds ASCII only).
+      await sql`update apps set name_key = lower(name)`.execute(db)
+      const apps: Array<{ id: string; owner_id: string; name: string; name_key: string }> = await db
+        .selectFrom('apps')
+        .select(['id', 'owner_id', 'name', 'name_key'])
+        .orderBy('created_at_ms')
+        .orderBy('id')
+        .execute()
+      const keyOf = (ownerId: string, name: string) => `${ownerId}\n${name.toLowerCase()}`
+      // Original names are never handed to a renamed app, so a later app keeps its own.
+      const taken = new Set(apps.map((app) => keyOf(app.owner_id, app.name)))
+      const kept = new Set<string>()
+      for (const app of apps) {
+        let name = app.name
+        if (kept.has(keyOf(app.owner_id, name))) {
+          for (let n = 0; n === 0 || kept.has(keyOf(app.owner_id, name)) || taken.has(keyOf(app.owner_id, name)); n++) {
+            const suffix = n === 0 ? ` (${app.id})` : ` (${app.id}-${n})`
+            name = `${app.name.slice(0, 64 - suffix.length)}${suffix}`
+          }
+          await db
+            .insertInto('audit_events')
+            .values({
+              at_ms: Date.now(),
+              event: 'app.updated',
+              app_id: app.id,
+              user_id: app.owner_id,
+              address: null,
+              detail: JSON.stringify({ fields: ['name'], via: 'migration 008-app-name-unique', previous_name: app.name, name }),
+            })
+            .execute()
+        }
+        kept.add(keyOf(app.owner_id, name))
+        if (name !== app.name || name.toLowerCase() !== app.name_key) {
+          await db.updateTable('apps').set({ name, name_key: name.toLowerCase() }).where('id', '=', app.id).execute()
+        }
+      }
+      await db.schema.createIndex('apps_owner_name_key').on('apps').columns(['owner_id', 'name_key']).unique().execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
@@ -202,6 +267,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     migrationTableName: 'latchkey_migrations',
     migrationLockTableName: 'latchkey_migration_lock',
     migrationTableSchema: await postgresSchema(db),
+    // Migrations are written on parallel branches (006 and 007/008 were): a database that already ran
+    // a later one still gets an earlier one merged afterwards, instead of refusing to start.
+    allowUnorderedMigrations: true,
   })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
+import { atomicallyOn } from './transactions.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import { fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
+import { appNameKey, fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
+import { AppNameTakenError, isUniqueViolation } from '../errors.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
@@ -30,9 +32,15 @@ export function createUserStore(db: Kysely<Database>) {
   } satisfies UserStore
 }
 
+/** The unique index on (owner_id, name_key) of migration 008. */
+export const APP_NAME_INDEX = 'apps_owner_name_key'
+
 function patchColumns(patch: AppPatch) {
   const columns: Partial<Omit<ReturnType<typeof fromApp>, 'id'>> = {}
-  if (patch.name !== undefined) columns.name = patch.name
+  if (patch.name !== undefined) {
+    columns.name = patch.name
+    columns.name_key = appNameKey(patch.name)
+  }
   if (patch.description !== undefined) columns.description = patch.description
   if (patch.website !== undefined) columns.website = patch.website
   if (patch.callbackUrls !== undefined) columns.callback_urls = JSON.stringify(patch.callbackUrls)
@@ -50,9 +58,9 @@ function patchColumns(patch: AppPatch) {
  * or, inside a unit of work (`isInUnit`), run in the unit's.
  */
 export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
-  const atomically = <T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> =>
-    options.isInUnit ? work(db) : db.transaction().execute(work)
+  const atomically = atomicallyOn(db, options.isInUnit)
   return {
+    // A taken id or consumer key, or a name the owner already uses, answers false (see UserStore.create).
     async create(app) {
       const result = await db.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
@@ -64,13 +72,18 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
       return rows.map((row) => toApp(row, sealer))
     },
     async update(id, patch, nowMs) {
-      const row = await db
-        .updateTable('apps')
-        .set({ ...patchColumns(patch), updated_at_ms: nowMs })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst()
-      return row && toApp(row, sealer)
+      try {
+        const row = await db
+          .updateTable('apps')
+          .set({ ...patchColumns(patch), updated_at_ms: nowMs })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst()
+        return row && toApp(row, sealer)
+      } catch (error) {
+        if (isUniqueViolation(error, APP_NAME_INDEX, 'apps.owner_id, apps.name_key')) throw new AppNameTakenError(`the owner already has an app named ${patch.name}`, { cause: error })
+        throw error
+      }
     },
     async rotateKeys(id, keys, nowMs) {
       return atomically(async (tx) => {
@@ -100,7 +113,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
     },
     async delete(id) {
       return atomically(async (tx) => {
-        for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens'] as const) {
+        for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens', 'signature_failures'] as const) {
           await tx.deleteFrom(table).where('app_id', '=', id).execute()
         }
         const result = await tx.deleteFrom('apps').where('id', '=', id).executeTakeFirst()

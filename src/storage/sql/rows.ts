@@ -48,7 +48,8 @@ export function fromUser(user: UserRecord): UsersTable {
   }
 }
 
-export function toApp(row: Selectable<AppsTable>, sealer: Sealer): AppRecord {
+/** `name_key` is the unique index's (migration 008): written with the name, never read. */
+export function toApp(row: Omit<Selectable<AppsTable>, 'name_key'>, sealer: Sealer): AppRecord {
   return {
     id: row.id,
     name: row.name,
@@ -69,10 +70,14 @@ export function toApp(row: Selectable<AppsTable>, sealer: Sealer): AppRecord {
   }
 }
 
+/** How an app's name is compared for uniqueness per owner: without regard to case (the domain's rule too). */
+export const appNameKey = (name: string): string => name.toLowerCase()
+
 export function fromApp(app: AppRecord, sealer: Sealer): AppsTable {
   return {
     id: app.id,
     name: app.name,
+    name_key: appNameKey(app.name),
     description: app.description,
     website: app.website,
     owner_id: app.ownerId,

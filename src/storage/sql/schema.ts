@@ -17,9 +17,23 @@ export interface UsersTable {
   disabled_at_ms: number | null
 }
 
+/** The console's signature-failure log (migration 007). */
+export interface SignatureFailuresTable {
+  id: Generated<number>
+  app_id: string
+  at_ms: number
+  method: string
+  url: string
+  reason: string
+  /** Only for a bad signature. */
+  base_string: string | null
+}
+
 export interface AppsTable {
   id: string
   name: string
+  /** The name as compared for uniqueness per owner (lower case); unique with owner_id (migration 008). */
+  name_key: string | null
   description: string
   website: string
   owner_id: string
@@ -119,5 +133,6 @@ export interface Database {
   bearer_tokens: BearerTokensTable
   audit_events: AuditEventsTable
   admin_tokens: AdminTokensTable
+  signature_failures: SignatureFailuresTable
   previous_consumer_keys: PreviousConsumerKeysTable
 }

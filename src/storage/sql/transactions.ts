@@ -51,6 +51,14 @@ export function outsideUnitsOnly<T extends object>(store: T, name: string): T {
   return checked as T
 }
 
+/**
+ * How a store's multi-statement write stays atomic: in a transaction of its own, or, for a store
+ * bound to a unit of work (`isInUnit`), in the unit's transaction (Kysely cannot nest them).
+ */
+export function atomicallyOn(db: Kysely<Database>, isInUnit = false): <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T> {
+  return (work) => (isInUnit ? work(db) : db.transaction().execute(work))
+}
+
 /** Runs a unit's work marked as inside a unit. */
 const asUnit = <T>(work: (tx: TransactionStores) => Promise<T>, tx: TransactionStores): Promise<T> => insideUnit.run(true, () => work(tx))
 

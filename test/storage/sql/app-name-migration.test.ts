@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { sql, type Kysely } from 'kysely'
+import { openDatabase } from '../../../src/storage/open-stores.ts'
+import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
+import { TEST_DATABASE_URL, createTestSchema } from '../../helpers/backends.ts'
+
+/**
+ * Migration 008 on a database that already holds duplicate app names (possible before it): the
+ * oldest app of a name keeps it, each later one is renamed `<name> (<app id>)` with an audit row,
+ * and from then on the unique index refuses a duplicate. On this pass's database.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test writes the tables as they were before the migration, which the schema type no longer describes
+async function freshDatabase(): Promise<{ db: Kysely<any>; remove(): Promise<void> }> {
+  if (TEST_DATABASE_URL) {
+    const schema = await createTestSchema()
+    const db = openDatabase(schema.url)
+    return { db, remove: async () => (await db.destroy(), await schema.drop()) }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-008-'))
+  const db = openDatabase(join(dir, 'latchkey.sqlite'))
+  return { db, remove: async () => (await db.destroy(), rmSync(dir, { recursive: true, force: true })) }
+}
+
+const app = (id: string, ownerId: string, name: string, createdAtMs: number) => ({
+  id,
+  name,
+  description: '',
+  website: '',
+  owner_id: ownerId,
+  consumer_key: `ck-${id}`,
+  consumer_key_hash: `ckh-${id}`,
+  consumer_secret: `cs-${id}`,
+  callback_urls: '[]',
+  access_level: 'read',
+  app_type: 'web',
+  sign_in_enabled: 0,
+  signature_methods: 'HMAC-SHA1',
+  is_suspended: 0,
+  is_resource_server: 0,
+  created_at_ms: createdAtMs,
+  updated_at_ms: createdAtMs,
+})
+
+test('008-app-name-unique renames existing duplicates, oldest first, with an audit row each; then the index refuses one', async () => {
+  const { db, remove } = await freshDatabase()
+  try {
+    await migrateToLatest(db)
+    // The database as it was before 008.
+    await sql`drop index apps_owner_name_key`.execute(db)
+    await sql`alter table apps drop column name_key`.execute(db)
+    await db.deleteFrom('latchkey_migrations').where('name', '=', '008-app-name-unique').execute()
+    for (const id of ['1', '2']) {
+      await db.insertInto('users').values({ id, screen_name: `owner${id}`, screen_name_lower: `owner${id}`, name: 'Owner', password_hash: 'h', created_at_ms: 1 }).execute()
+    }
+    const longName = 'L'.repeat(64)
+    await db
+      .insertInto('apps')
+      .values([
+        app('103', '1', 'WEATHER', 3),
+        app('101', '1', 'Weather', 1),
+        app('102', '1', 'weather', 2),
+        app('104', '1', 'Other', 4),
+        app('105', '2', 'Weather', 5),
+        app('106', '1', longName, 6),
+        app('107', '1', longName.toLowerCase(), 7),
+      ])
+      .execute()
+
+    assert.deepEqual(await migrateToLatest(db), ['008-app-name-unique'])
+
+    const names = Object.fromEntries((await db.selectFrom('apps').select(['id', 'name']).execute()).map((r: { id: string; name: string }) => [r.id, r.name]))
+    assert.deepEqual(names, {
+      '101': 'Weather',
+      '102': 'weather (102)',
+      '103': 'WEATHER (103)',
+      '104': 'Other',
+      '105': 'Weather',
+      '106': longName,
+      '107': `${'l'.repeat(58)} (107)`,
+    })
+    const audit = await db.selectFrom('audit_events').selectAll().where('event', '=', 'app.updated').orderBy('app_id').execute()
+    assert.deepEqual(
+      audit.map((row) => [row.app_id, row.user_id, JSON.parse(String(row.detail))]),
+      [
+        ['102', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'weather', name: 'weather (102)' }],
+        ['103', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'WEATHER', name: 'WEATHER (103)' }],
+        ['107', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: longName.toLowerCase(), name: `${'l'.repeat(58)} (107)` }],
+      ],
+    )
+    await assert.rejects(db.insertInto('apps').values({ ...app('108', '1', 'OTHER', 8), name_key: 'other' }).execute(), /unique|UNIQUE/)
+  } finally {
+    await remove()
+  }
+})
+
+test('a migration merged after later ones already ran is still applied (migrations come from parallel branches)', async () => {
+  const { db, remove } = await freshDatabase()
+  try {
+    await migrateToLatest(db)
+    // As if 007 had come from a branch merged after 008 ran here.
+    await sql`drop table signature_failures`.execute(db)
+    await db.deleteFrom('latchkey_migrations').where('name', '=', '007-signature-failures').execute()
+    assert.deepEqual(await migrateToLatest(db), ['007-signature-failures'])
+    assert.deepEqual(await db.selectFrom('signature_failures').selectAll().execute(), [])
+  } finally {
+    await remove()
+  }
+})
