@@ -38,7 +38,7 @@ export interface ServerProcess {
   url: string
   /** stdout and stderr of the process (Latchkey's JSON log lines). */
   logFile: string
-  stop(): Promise<number | null>
+  stop(timeoutMs?: number): Promise<number | null>
 }
 
 /**

@@ -18,6 +18,8 @@ export interface HttpSettings {
   hsts?: string | undefined
   /** Anyone may create an account at /console/signup. */
   allowSignup?: boolean
+  /** One log line per request (AccessLog, src/http/access-log.ts); false is `--access-log off`. Default on. */
+  accessLog?: boolean
 }
 
 /** The metrics the app records and, with --metrics-public, serves on GET /metrics. */

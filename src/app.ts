@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { AppDeps } from './app-deps.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
+import { AccessLog, lazyChildLogger } from './http/access-log.ts'
 import { BOUNDS, clientErrorHandler, refuseBadHost } from './http/bounds.ts'
 import { refuseCredentialsInUrl } from './http/credentials-in-url.ts'
 import { installJsonErrors } from './http/json-errors.ts'
@@ -29,7 +30,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own request lines would carry the query string (tokens, verifiers); ours carry the path.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new AccessLog(deps.logger, { message: 'request', enabled: deps.http.accessLog !== false }),
+    childLoggerFactory: lazyChildLogger,
     genReqId: () => randomUUID(),
     trustProxy: deps.http.trustProxy.length > 0 ? trustedProxies(deps.http.trustProxy) : false,
     bodyLimit: BOUNDS.bodyBytes,
@@ -62,7 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: no promise per request (a throw is handed to the error handler all the same).
+  app.addHook('onRequest', (request, reply, done) => {
     refuseBadHost(request, reply)
     // Clients correct their clock from the Date header (Node sets it); nothing here is cacheable.
     reply.header('cache-control', 'no-store')
@@ -73,12 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       throw new ServiceError(E.sslRequired)
     }
     refuseCredentialsInUrl(requestPath(request), request.raw.url ?? '')
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, path: requestPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    )
+    done()
   })
 
   if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)

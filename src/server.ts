@@ -63,6 +63,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
       allowSignup: config.allowSignup,
+      accessLog: config.accessLog,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },

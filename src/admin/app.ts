@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { DomainDeps } from '../domain/deps.ts'
 import { BOUNDS, clientErrorHandler } from '../http/bounds.ts'
 import { metricsRoute } from '../http/plugins/metrics.ts'
-import { requestPath } from '../http/request-url.ts'
+import { AccessLog } from '../http/access-log.ts'
 import { installAdminAuth } from './auth.ts'
 import { installProblemErrors } from './errors.ts'
 import { appRoutes } from './routes/apps.ts'
@@ -45,9 +45,11 @@ export const OPENAPI_INFO = {
 
 /** The admin listener's service: a Fastify instance of its own, never the public one's routes. */
 export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance> {
+  const logger = deps.logger.child({ listener: 'admin' })
   const app = Fastify({
-    loggerInstance: deps.logger.child({ listener: 'admin' }),
-    logController: new LogController({ disableRequestLogging: true }),
+    loggerInstance: logger,
+    // One line per request, with the path only: a query string may hold a screen name someone is looking for.
+    logController: new AccessLog(logger, { message: 'admin request', enabled: true }),
     genReqId: () => randomUUID(),
     bodyLimit: ADMIN_BODY_BYTES,
     requestTimeout: BOUNDS.requestTimeoutMs,
@@ -63,10 +65,6 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   installProblemErrors(app)
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('cache-control', 'no-store')
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    // The path only: a query string may hold a screen name someone is looking for.
-    request.log.info({ method: request.method, path: requestPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'admin request')
   })
   installAdminAuth(app, deps.domain)
 

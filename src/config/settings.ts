@@ -201,6 +201,14 @@ export const SETTINGS = {
     default: 'info',
     description: 'Log level (logs are JSON in production, pretty in development).',
   }),
+  accessLog: setting({
+    flag: '--access-log <on|off>',
+    env: 'LATCHKEY_ACCESS_LOG',
+    schema: z.enum(['on', 'off']).transform((v) => v === 'on'),
+    default: 'on',
+    description:
+      'One info line per request (method, path without its query, status, ms, request id). off: none, for deployments whose proxy logs every request; other lines stay.',
+  }),
   metricsPublic: setting({
     flag: '--metrics-public',
     env: 'LATCHKEY_METRICS_PUBLIC',

@@ -1,4 +1,4 @@
-import { E, type ErrorDef } from '../../errors/catalogue.ts'
+import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
@@ -76,17 +76,22 @@ export async function verifySignedRequest<K extends TokenKind>(
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
   const isSignatureValid = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret, input.isSecure))
 
-  const failure = firstFailure([
-    [!isTimely, E.timestampOutOfBounds],
-    [app?.isSuspended === true, E.suspendedApplication],
-    [!token.isValid, E.invalidOrExpiredToken],
-    [!app || !isSignatureValid, E.couldNotAuthenticate],
-  ])
+  // The first failure in the order of the checks (the function's comment).
+  const failure = !isTimely
+    ? E.timestampOutOfBounds
+    : app?.isSuspended === true
+      ? E.suspendedApplication
+      : !token.isValid
+        ? E.invalidOrExpiredToken
+        : !app || !isSignatureValid
+          ? E.couldNotAuthenticate
+          : undefined
   if (failure) {
-    observed(observedFailure(isTimely, app, token.isValid, isMethodAllowed(request, app, input.isSecure)))
+    const cause = refusalCause(isTimely, app, token.isValid, request, input.isSecure)
+    observed(OBSERVED_AS[cause])
     // For the operator's log only: which checks failed (the client sees just the code).
     const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
-    noteSignatureFailure(deps, { input, request, app, reason: failureReason(failure, request, app, input.isSecure) })
+    noteSignatureFailure(deps, { input, request, app, reason: SHOWN_AS[cause] })
     throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
   }
 
@@ -135,26 +140,41 @@ function parseOrObserve(input: RequestInput, required: readonly string[] | undef
   }
 }
 
-/** The root cause of a refusal, for the operator: an unknown consumer first (its token cannot be its own). */
-function observedFailure(isTimely: boolean, app: AppRecord | undefined, isTokenValid: boolean, isMethodOk: boolean): OAuth1VerificationResult {
-  if (!isTimely) return 'timestamp_out_of_bounds'
+/** Why a signed request was refused, at its root: an unknown consumer first (its token cannot be its own). */
+type RefusalCause = 'timestamp' | 'unknown_consumer' | 'suspended' | 'token' | 'method' | 'body_hash' | 'signature'
+
+function refusalCause(isTimely: boolean, app: AppRecord | undefined, isTokenValid: boolean, request: ParsedOAuthRequest, isSecure: boolean): RefusalCause {
+  if (!isTimely) return 'timestamp'
   if (!app) return 'unknown_consumer'
   if (app.isSuspended) return 'suspended'
-  if (!isTokenValid) return 'invalid_token'
-  return isMethodOk ? 'bad_signature' : 'method_not_allowed'
+  if (!isTokenValid) return 'token'
+  if (!isMethodAllowed(request, app, isSecure)) return 'method'
+  return request.bodyHashMatches === false ? 'body_hash' : 'signature'
 }
 
-/** The failed check as the developer console names it (the client only ever sees the code). */
-function failureReason(failure: ErrorDef, request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): SignatureFailureReason {
-  if (failure === E.timestampOutOfBounds) return 'timestamp_out_of_bounds'
-  if (failure === E.suspendedApplication) return 'app_suspended'
-  if (failure === E.invalidOrExpiredToken) return 'token_invalid'
-  if (!isMethodAllowed(request, app, isSecure)) return 'method_not_allowed'
-  return request.bodyHashMatches === false ? 'body_hash_mismatch' : 'bad_signature'
+/** The cause as the metrics name it (src/domain/observe.ts). */
+const OBSERVED_AS: Record<RefusalCause, OAuth1VerificationResult> = {
+  timestamp: 'timestamp_out_of_bounds',
+  unknown_consumer: 'unknown_consumer',
+  suspended: 'suspended',
+  token: 'invalid_token',
+  method: 'method_not_allowed',
+  body_hash: 'bad_signature',
+  signature: 'bad_signature',
 }
 
-function firstFailure(checks: Array<[boolean, ErrorDef]>): ErrorDef | undefined {
-  return checks.find(([failed]) => failed)?.[1]
+/**
+ * The cause as the developer console names it (the client only ever sees the code). A refusal of an
+ * unknown consumer belongs to no app and is never kept (noteSignatureFailure).
+ */
+const SHOWN_AS: Record<RefusalCause, SignatureFailureReason> = {
+  timestamp: 'timestamp_out_of_bounds',
+  unknown_consumer: 'bad_signature',
+  suspended: 'app_suspended',
+  token: 'token_invalid',
+  method: 'method_not_allowed',
+  body_hash: 'body_hash_mismatch',
+  signature: 'bad_signature',
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import type { DomainObserver } from '../../domain/observe.ts'
 import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
 import { limitSubject } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, type RateLimitState } from '../../errors/service-error.ts'
-import type { LimitState, Limiter } from '../../storage/types.ts'
+import type { LimitState } from '../../storage/types.ts'
 import { connectionOf } from '../request-url.ts'
 
 declare module 'fastify' {
@@ -37,29 +37,40 @@ export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | und
  * A request reserves its hit before any work is done and gives it back once its answer turns out
  * not to be a failure, so parallel failures from one address can never pass the limit together
  * (a check before and a count after would let a whole burst through the check).
+ *
+ * The hooks are the routes' own (added as each route is declared), only on routes with a limit:
+ * the others (`/healthz`, the documents, a 404) pay nothing for them. They run after the app's own
+ * onRequest hooks, as they did when they were the app's.
  */
 export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters'], observe?: DomainObserver): void {
-  const reservations = new WeakMap<FastifyRequest, { limiter: Limiter; key: string; state: LimitState }>()
-  app.addHook('onRequest', async (request, reply) => {
-    const { rateLimit: resource, rateLimitByAddress } = request.routeOptions.config
+  app.addHook('onRoute', (route) => {
+    const { rateLimit: resource, rateLimitByAddress } = (route.config ?? {}) as FastifyContextConfig
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
-    if (!limiter) return
-    const key = limitSubject.address(connectionOf(request).ip)
-    const state = await limiter.hit(key)
-    if (!rateLimitByAddress) reservations.set(request, { limiter, key, state })
-    if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
-    if (!state.isAllowed) observe?.rateLimited(resource!, 'address')
-    if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    const reservation = reservations.get(request)
-    if (!reservation) return payload
-    reservations.delete(request)
-    if (AUTH_FAILURE_STATUSES.has(reply.statusCode)) {
-      if (!reply.hasHeader('x-rate-limit-limit')) setLimitHeaders(reply, reservation.state)
-    } else {
-      await reservation.limiter.refund(reservation.key)
+    if (!resource || !limiter) return
+    const reservations = new WeakMap<FastifyRequest, { key: string; state: LimitState }>()
+    const reserve: onRequestAsyncHookHandler = async (request, reply) => {
+      const key = limitSubject.address(connectionOf(request).ip)
+      const state = await limiter.hit(key)
+      if (!rateLimitByAddress) reservations.set(request, { key, state })
+      if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
+      if (!state.isAllowed) observe?.rateLimited(resource, 'address')
+      if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
     }
-    return payload
+    const settle: onSendAsyncHookHandler = async (request, reply, payload) => {
+      const reservation = reservations.get(request)
+      if (!reservation) return payload
+      reservations.delete(request)
+      if (AUTH_FAILURE_STATUSES.has(reply.statusCode)) {
+        if (!reply.hasHeader('x-rate-limit-limit')) setLimitHeaders(reply, reservation.state)
+      } else {
+        await limiter.refund(reservation.key)
+      }
+      return payload
+    }
+    // New arrays: the route's own options object may be shared (Fastify copies a GET's for its HEAD).
+    route.onRequest = [...asArray(route.onRequest), reserve]
+    if (!rateLimitByAddress) route.onSend = [...asArray(route.onSend), settle]
   })
 }
+
+const asArray = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks])

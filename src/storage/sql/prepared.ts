@@ -1,3 +1,4 @@
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 
 /**
@@ -9,6 +10,13 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely'
  * SQL; its compiled parameters are then replaced by the call's arguments. Answers the first row,
  * or undefined. On PostgreSQL the same SQL text also goes to the server as a named prepared
  * statement (`preparedStatementName`, used by postgres/open.ts).
+ *
+ * On SQLite (a database opened by sqlite/open.ts, which hands over its connection with
+ * `lookUpDirectly`) the statement is also prepared once on better-sqlite3 itself and run there,
+ * synchronously, whenever no transaction is open on the connection: Kysely's path (its connection
+ * mutex, driver and result objects, a chain of promises) cost more than SQLite's own answer. While a
+ * unit of work holds the connection (a transaction is open), the lookup goes through Kysely as
+ * before, which waits for the unit's commit: a lookup never sees a write that is not committed.
  */
 export function preparedLookup<DB, Args extends string[], Row>(
   build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>,
@@ -17,15 +25,24 @@ export function preparedLookup<DB, Args extends string[], Row>(
   return async (db, ...args) => {
     let compiled = compiledFor.get(db)
     if (!compiled) compiledFor.set(db, (compiled = compile(db, build)))
-    const { query, queryId, sql, parameters, slots } = compiled
+    const { query, queryId, sql, parameters, slots, direct } = compiled
     const values = slots.map((slot, i) => (slot === CONSTANT ? parameters[i] : args[slot]))
+    if (direct && !direct.connection.inTransaction) return direct.statement.get(values) as Row | undefined
     const { rows } = await db.executeQuery<Row>({ query, queryId, sql, parameters: values })
     return rows[0]
   }
 }
 
-/** A compiled query and, for each of its parameters, the argument that replaces it (or CONSTANT). */
-type Compiled<Row> = CompiledQuery<Row> & { slots: number[] }
+/** A compiled query, for each of its parameters the argument that replaces it (or CONSTANT), and its SQLite statement. */
+type Compiled<Row> = CompiledQuery<Row> & { slots: number[]; direct: { connection: SqliteDatabase; statement: Statement } | undefined }
+
+/** The better-sqlite3 connection under each SQLite Kysely instance (sqlite/open.ts). */
+const sqliteConnections = new WeakMap<object, SqliteDatabase>()
+
+/** Lets the prepared lookups on `db` run on its better-sqlite3 connection directly (see preparedLookup). */
+export function lookUpDirectly<DB>(db: Kysely<DB>, connection: SqliteDatabase): void {
+  sqliteConnections.set(db, connection)
+}
 
 const CONSTANT = -1
 
@@ -45,5 +62,7 @@ function compile<DB, Args extends string[], Row>(db: Kysely<DB>, build: (db: Kys
   const slots = compiled.parameters.map((value) => placeholders.indexOf(value as string))
   if (placeholders.some((_, i) => !slots.includes(i))) throw new Error(`preparedLookup: an argument is not a value of the query: ${compiled.sql}`)
   if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `latchkey_lookup_${statementNames.size + 1}`)
-  return { ...compiled, slots }
+  const connection = sqliteConnections.get(db)
+  const direct = connection && { connection, statement: connection.prepare(compiled.sql) }
+  return { ...compiled, slots, direct }
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely, SqliteDialect, type Driver, type SqliteDatabase } from 'kysely'
+import { lookUpDirectly } from '../sql/prepared.ts'
 import type { Database } from '../sql/schema.ts'
 import { WAL_AUTOCHECKPOINT_PAGES, checkpointInBackground, type Checkpoints } from './checkpoints.ts'
 
@@ -42,7 +43,9 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
   const checkpoints = journalMode === 'wal' ? checkpointInBackground(path) : undefined
-  return new Kysely<Database>({ dialect: new CheckpointedSqliteDialect(withStatementCache(sqlite), checkpoints) })
+  const db = new Kysely<Database>({ dialect: new CheckpointedSqliteDialect(withStatementCache(sqlite), checkpoints) })
+  lookUpDirectly(db, sqlite)
+  return db
 }
 
 /**

@@ -1,0 +1,119 @@
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
+import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino'
+import { requestPath } from './request-url.ts'
+
+/** What a line is made of in pino: the time field, the logger's bindings (`,"pid":…,"hostname":…`), its output. */
+interface PinoInternals {
+  levelVal: number
+  [pino.symbols.timeSym]: () => string
+  [pino.symbols.chindingsSym]: string
+  [pino.symbols.streamSym]: { write(line: string): unknown }
+}
+
+/** pino's number for `info`, the access line's level. */
+const INFO = 30
+
+/**
+ * The access log: one line per request, written when its answer is finished, with the method, the
+ * path without its query (a query may carry tokens and verifiers), the status, the time in ms and
+ * the request id. The line is the one `request.log.info({ method, path, status, ms }, message)`
+ * would write, byte for byte, but built directly: its fields have a fixed shape and none of them can
+ * hold a secret (the query is cut off, the request id is ours), so pino's general path (merging the
+ * object, the redaction pass, serializing arbitrary values) and the request's child logger are
+ * skipped. It goes to the logger's own stream, in order with every other line (pino's asynchronous
+ * destination in production, which writes lines out in batches). About a fifth of the floor's cost
+ * before (docs/performance.md).
+ *
+ * Fastify calls `requestCompleted` for every answer once it is finished (after the onResponse
+ * hooks); this controller writes no other request line of Fastify's own (incoming, errors: our error
+ * handlers log those that matter, with their reasons).
+ */
+export class AccessLog extends LogController {
+  readonly #logger: PinoInternals
+  readonly #message: string
+  readonly #enabled: boolean
+
+  /** `enabled: false` is `--access-log off`: the proxy in front logs requests. */
+  constructor(logger: Logger, options: { message: string; enabled: boolean }) {
+    super({ disableRequestLogging: true })
+    this.#logger = logger as unknown as PinoInternals
+    this.#message = `,"msg":${JSON.stringify(options.message)}}\n`
+    this.#enabled = options.enabled
+  }
+
+  override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const logger = this.#logger
+    if (!this.#enabled || logger.levelVal > INFO) return
+    const line =
+      `{"level":${INFO}${logger[pino.symbols.timeSym]()}${logger[pino.symbols.chindingsSym]},"reqId":${JSON.stringify(request.id)}` +
+      `,"method":${JSON.stringify(request.method)},"path":${JSON.stringify(requestPath(request))}` +
+      `,"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime)}${this.#message}`
+    logger[pino.symbols.streamSym].write(line)
+  }
+}
+
+/**
+ * Fastify gives every request a child logger bound to its id; pino builds one in a few µs, and most
+ * requests never log anything but their access line (AccessLog, which needs none). This factory
+ * gives a stand-in that builds the real child on its first use, so error and refusal lines still
+ * carry the request id.
+ */
+export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger
+}
+
+type LogCall = (...args: unknown[]) => void
+
+class LazyChild {
+  #real: FastifyBaseLogger | undefined
+  readonly #parent: FastifyBaseLogger
+  readonly #bindings: Bindings
+  readonly #options: ChildLoggerOptions
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent
+    this.#bindings = bindings
+    this.#options = options
+  }
+
+  #child(): FastifyBaseLogger {
+    return (this.#real ??= this.#parent.child(this.#bindings, this.#options))
+  }
+
+  #log(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    const child = this.#child()
+    ;(child[level] as LogCall).apply(child, args)
+  }
+
+  get level(): string {
+    return this.#real?.level ?? this.#options.level ?? this.#parent.level
+  }
+
+  set level(level: string) {
+    this.#child().level = level
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#child().child(bindings, options)
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args)
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args)
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args)
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args)
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args)
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args)
+  }
+  silent(): void {}
+}
