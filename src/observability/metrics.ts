@@ -38,34 +38,34 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry })
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] })
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] })
 
   const httpRequests = counter('latchkey_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', ['route', 'method', 'status'])
-  const httpDuration = new Histogram({
-    name: 'latchkey_http_request_duration_seconds',
-    help: 'Time from the request arriving to the answer being sent, by route pattern and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [registry],
-  })
+  const httpDuration = histogram(
+    'latchkey_http_request_duration_seconds',
+    'Time from the request arriving to the answer being sent, by route pattern and method.',
+    ['route', 'method'],
+    HTTP_BUCKETS,
+  )
   const oauth1 = counter('latchkey_oauth1_verifications_total', 'OAuth 1.0a signed requests checked, by endpoint and result.', ['endpoint', 'result'])
   const bearer = counter('latchkey_bearer_verifications_total', 'Bearer tokens checked, by result.', ['result'])
   const issued = counter('latchkey_tokens_issued_total', 'Tokens handed out, by kind.', ['kind'])
   const invalidated = counter('latchkey_tokens_invalidated_total', 'Tokens invalidated, by kind and reason.', ['kind', 'reason'])
   const rateLimited = counter('latchkey_rate_limited_total', 'Requests refused by a rate limit, by resource and whose budget ran out.', ['resource', 'subject'])
   const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
-  const storage = new Histogram({
-    name: 'latchkey_storage_operation_duration_seconds',
-    help: 'Time of each storage call, by backend and operation (store.method).',
-    labelNames: ['backend', 'operation'] as const,
-    buckets: STORAGE_BUCKETS,
-    registers: [registry],
-  })
-  const skew = new Histogram({
-    name: 'latchkey_clock_skew_seconds',
-    help: 'Distance between oauth_timestamp and the server clock, for accepted and refused requests.',
-    buckets: SKEW_BUCKETS,
-    registers: [registry],
-  })
+  const storage = histogram(
+    'latchkey_storage_operation_duration_seconds',
+    'Time of each storage call, by backend and operation (store.method).',
+    ['backend', 'operation'],
+    STORAGE_BUCKETS,
+  )
+  const skew = histogram(
+    'latchkey_clock_skew_seconds',
+    'Distance between oauth_timestamp and the server clock, for accepted and refused requests.',
+    [],
+    SKEW_BUCKETS,
+  )
   // Series whose label values are known in advance start at 0, so a rate() sees their first event.
   for (const result of ['ok', 'invalid_token', 'malformed']) bearer.inc({ result }, 0)
   for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
