@@ -110,7 +110,7 @@ export function openDatabase(databaseUrl: string): Kysely<Database> {
  */
 function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore {
   const store = createAuditStore(db)
-  return units.isGrouped ? { ...store, record: (event) => units.run((tx) => tx.audit.record(event)) } : store
+  return units.isGrouped ? { ...store, record: (event) => units.runOwnWrite((tx) => tx.audit.record(event)) } : store
 }
 
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */

@@ -174,6 +174,37 @@ export function transactionContract(adapter: string, open: () => Promise<FreshSt
       })
     })
 
+    // The mark is switched off when no unit runs (its cost, storage/sql/transactions.ts): each unit must switch it on again.
+    test('every unit is guarded: after other units have settled, and while another unit ends first', { timeout: 20_000 }, async () => {
+      await withApp(async (s, appId) => {
+        const misuse = /stores\.users\.findById was called inside a unit of work/
+        await s.transaction((tx) => tx.audit.record(auditEvent(appId, 'first')))
+        await s.audit.record(auditEvent(appId, 'outside'))
+        await assert.rejects(s.transaction(async () => s.users.findById('1')), misuse)
+        await assert.rejects(s.transaction(async () => s.users.findById('1')), misuse)
+        // Two units at once on PostgreSQL: the quick one ends while the slow one still runs. (On SQLite
+        // a batch runs its units one after the other: each waits out the other's timeout instead.)
+        const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+        let slowStarted = () => {}
+        const started = new Promise<void>((resolve) => (slowStarted = resolve))
+        const quickUnit = s.transaction(async (tx) => {
+          await tx.audit.record(auditEvent(appId, 'quick'))
+          await Promise.race([started, sleep(500)])
+        })
+        const slowUnit = s.transaction(async (tx) => {
+          await tx.audit.record(auditEvent(appId, 'slow'))
+          slowStarted()
+          await Promise.race([quickUnit, sleep(500)])
+          return s.users.findById('1')
+        })
+        const [quick, slow] = await Promise.allSettled([quickUnit, slowUnit])
+        assert.equal(quick.status, 'fulfilled')
+        assert.equal(slow.status, 'rejected')
+        assert.match(String((slow as PromiseRejectedResult).reason), misuse)
+        assert.deepEqual(await addressesOf(s, appId), ['first', 'outside', 'quick'])
+      })
+    })
+
     test("an app's key rotation joins the unit: rolled back with it, kept with it", async () => {
       await withApp(async (s, appId) => {
         const before = await s.apps.findById(appId)

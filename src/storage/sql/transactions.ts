@@ -26,8 +26,15 @@ import type { Database } from './schema.ts'
  * unit's batch holds, and the batch waits for the unit: a hang. The outer stores check this mark
  * (outsideUnitsOnly) and throw at once instead, on every database, so the mistake shows in the
  * first test that makes it.
+ *
+ * The mark is not free on Node 20: while an AsyncLocalStorage is enabled, every promise the whole
+ * process makes runs a hook that copies the mark (callgrind: about 250 k instructions more per
+ * `GET /healthz`, docs/performance.md). So it is enabled only while a unit runs and disabled when
+ * the last running unit settles (`unitsRunning`); the storage layer's own writes, which use only
+ * `tx` by construction (the grouped audit row), are not marked at all (`runOwnWrite`).
  */
 const insideUnit = new AsyncLocalStorage<true>()
+let unitsRunning = 0
 
 /** Throws when called inside a unit of work (see insideUnit). */
 export function assertOutsideUnit(what: string): void {
@@ -59,13 +66,30 @@ export function atomicallyOn(db: Kysely<Database>, isInUnit = false): <T>(work: 
   return (work) => (isInUnit ? work(db) : db.transaction().execute(work))
 }
 
-/** Runs a unit's work marked as inside a unit. */
-const asUnit = <T>(work: (tx: TransactionStores) => Promise<T>, tx: TransactionStores): Promise<T> => insideUnit.run(true, () => work(tx))
+/** Runs a unit's work marked as inside a unit; the mark is switched off when no unit runs. */
+async function asUnit<T>(work: (tx: TransactionStores) => Promise<T>, tx: TransactionStores): Promise<T> {
+  unitsRunning++
+  try {
+    return await insideUnit.run(true, () => work(tx))
+  } finally {
+    // disable() stops the per-promise hook; the next unit's run() enables it again.
+    if (--unitsRunning === 0) insideUnit.disable()
+  }
+}
+
+/** How a unit is run: marked (a use case's work) or as the storage layer's own write (see insideUnit). */
+const runAs = <T>(marked: boolean, work: (tx: TransactionStores) => Promise<T>, tx: TransactionStores): Promise<T> =>
+  marked ? asUnit(work, tx) : work(tx)
 
 export interface TransactionRunner {
   /** True when units handed over together share one commit (SQLite). */
   isGrouped: boolean
   run<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
+  /**
+   * A unit of the storage layer's own, whose work uses only `tx` by construction (the grouped audit
+   * row): run like `run` but not marked, so it costs no async-context tracking.
+   */
+  runOwnWrite<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
   /** Resolves once every unit handed over so far has settled: call it before closing the database. */
   drain(): Promise<void>
 }
@@ -74,18 +98,20 @@ export interface TransactionRunner {
 export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => TransactionStores): TransactionRunner {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return groupCommit(db, storesOn)
   const inFlight = new Set<Promise<unknown>>()
+  const run = <T>(marked: boolean, work: (tx: TransactionStores) => Promise<T>): Promise<T> => {
+    assertOutsideUnit('stores.transaction')
+    const running = db.transaction().execute((trx) => runAs(marked, work, storesOn(trx)))
+    const settled: Promise<unknown> = running.then(
+      () => inFlight.delete(settled),
+      () => inFlight.delete(settled),
+    )
+    inFlight.add(settled)
+    return running
+  }
   return {
     isGrouped: false,
-    run(work) {
-      assertOutsideUnit('stores.transaction')
-      const running = db.transaction().execute((trx) => asUnit(work, storesOn(trx)))
-      const settled: Promise<unknown> = running.then(
-        () => inFlight.delete(settled),
-        () => inFlight.delete(settled),
-      )
-      inFlight.add(settled)
-      return running
-    },
+    run: (work) => run(true, work),
+    runOwnWrite: (work) => run(false, work),
     async drain() {
       await Promise.all(inFlight)
     },
@@ -94,6 +120,8 @@ export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kys
 
 interface Pending {
   work: (tx: TransactionStores) => Promise<unknown>
+  /** False for the storage layer's own writes (runOwnWrite). */
+  marked: boolean
   resolve(value: unknown): void
   reject(error: unknown): void
 }
@@ -119,15 +147,17 @@ function groupCommit(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => T
       }),
     )
   }
+  const run = <T>(marked: boolean, work: (tx: TransactionStores) => Promise<T>): Promise<T> => {
+    assertOutsideUnit('stores.transaction')
+    return new Promise<T>((resolve, reject) => {
+      // setImmediate runs after the poll phase: every request read in this turn gets to hand over its unit first.
+      if (queue.push({ work, marked, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush)
+    })
+  }
   return {
     isGrouped: true,
-    run<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T> {
-      assertOutsideUnit('stores.transaction')
-      return new Promise<T>((resolve, reject) => {
-        // setImmediate runs after the poll phase: every request read in this turn gets to hand over its unit first.
-        if (queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush)
-      })
-    },
+    run: (work) => run(true, work),
+    runOwnWrite: (work) => run(false, work),
     async drain() {
       flush()
       await last
@@ -150,8 +180,9 @@ async function commitTogether(db: Kysely<Database>, batch: Pending[], bind: (con
       await run(conn, 'begin immediate')
       try {
         // Alone, a unit needs no savepoint: its failure rolls back the transaction.
-        if (batch.length === 1) outcomes.push({ ok: true, value: await asUnit((batch[0] as Pending).work, tx) })
-        else for (const unit of batch) outcomes.push(await inSavepoint(conn, () => asUnit(unit.work, tx)))
+        const alone = batch.length === 1 ? (batch[0] as Pending) : undefined
+        if (alone) outcomes.push({ ok: true, value: await runAs(alone.marked, alone.work, tx) })
+        else for (const unit of batch) outcomes.push(await inSavepoint(conn, () => runAs(unit.marked, unit.work, tx)))
         await run(conn, 'commit')
       } catch (error) {
         // SQLite rolls back by itself after some errors (a full disk): then there is nothing left to roll back.
