@@ -83,6 +83,32 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    // Another tenant's schema, or another test run's, dropped while this one migrates: the migration must not see it.
+    test('migrating succeeds while other schemas of the database are created and dropped around it', async () => {
+      let churning = true
+      const churn = (async () => {
+        for (let i = 0; churning; i++) {
+          const other = await createTestSchema()
+          await runSql(other.url, 'create table t (id serial primary key, a text, b text, c text)')
+          await other.drop()
+        }
+      })()
+      try {
+        for (let i = 0; i < 12; i++) {
+          const schema = await freshSchema()
+          const db = openPostgres(schema.url, { max: 2 })
+          try {
+            assert.ok((await migrateToLatest(db)).length > 0)
+          } finally {
+            await db.destroy()
+          }
+        }
+      } finally {
+        churning = false
+        await churn
+      }
+    })
+
     test('eight instances migrating one fresh schema at once apply each migration exactly once', async () => {
       const schema = await freshSchema()
       const dbs = Array.from({ length: 8 }, () => openPostgres(schema.url, { max: 2 }))

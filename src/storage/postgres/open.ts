@@ -1,7 +1,8 @@
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { Kysely, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { Pool, types, type PoolClient } from 'pg'
 import type { Database } from '../sql/schema.ts'
 import { preparedStatementName } from '../sql/prepared.ts'
+import { CurrentSchemaPostgresDialect } from './current-schema-introspector.ts'
 
 const INT8_OID = 20
 
@@ -41,7 +42,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): Kysel
   // An idle client whose server went away emits 'error' on the pool; without a listener that would
   // crash the process. The pool drops that client, and the next query opens a new connection.
   pool.on('error', () => {})
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) })
+  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }) })
 }
 
 /**
