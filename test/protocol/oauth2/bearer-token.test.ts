@@ -56,6 +56,10 @@ describe('canonicalBearerToken', () => {
       assert.equal(canonicalBearerToken(value), referenceCanonical(value), value)
     }
     assert.equal(canonicalBearerToken('a+b/c=d'), 'a%2Bb%2Fc%3Dd')
+    // Nothing but the three raw characters: nothing else for the shortcut to stop at.
+    for (const [value, expected] of [['+', '%2B'], ['/', '%2F'], ['=', '%3D'], ['+/==', '%2B%2F%3D%3D']]) {
+      assert.equal(canonicalBearerToken(value!), expected, value)
+    }
     assert.equal(canonicalBearerToken('A'.repeat(116)), 'A'.repeat(116))
   })
 
