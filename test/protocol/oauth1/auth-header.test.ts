@@ -32,6 +32,16 @@ describe('parseOAuthHeader (RFC 5849 §3.5.1)', () => {
     ])
   })
 
+  test('looks for the scheme only at the start of the header', () => {
+    assert.equal(parseOAuthHeader('Bearer oauth'), undefined)
+    assert.equal(parseOAuthHeader('Digest username="u", oauth realm="r"'), undefined)
+  })
+
+  test('ignores whitespace around the header', () => {
+    assert.deepEqual(parseOAuthHeader(' \tOAuth oauth_token="t" '), [['oauth_token', 't']])
+    assert.deepEqual(parseOAuthHeader('  OAuth'), [])
+  })
+
   test('matches the scheme case-insensitively', () => {
     for (const scheme of ['oauth', 'OAUTH', 'OAuth', 'oAuTh']) {
       assert.deepEqual(parseOAuthHeader(`${scheme} oauth_token="t"`), [['oauth_token', 't']])
@@ -135,6 +145,23 @@ describe('buildOAuthHeader', () => {
     )
   })
 
+  test('writes no realm when none is given, and the bare scheme for no parameters', () => {
+    assert.equal(buildOAuthHeader([['oauth_token', 't']]), 'OAuth oauth_token="t"')
+    assert.equal(buildOAuthHeader([]), 'OAuth')
+    assert.equal(buildOAuthHeader([], 'Photos'), 'OAuth realm="Photos"')
+    assert.equal(buildOAuthHeader([], ''), 'OAuth realm=""')
+  })
+
+  test('writes the realm as given, unencoded', () => {
+    assert.equal(buildOAuthHeader([['a', 'b']], 'http://sp.example.com/ 100%'), 'OAuth realm="http://sp.example.com/ 100%", a="b"')
+  })
+
+  test('refuses a realm that holds " or \\, which it cannot write unescaped', () => {
+    for (const realm of ['a"b', '"', 'a\\b', '\\']) {
+      assert.throws(() => buildOAuthHeader([['oauth_token', 't']], realm), { name: 'RangeError', message: 'realm must not contain " or \\' }, realm)
+    }
+  })
+
   test('round-trips through parseOAuthHeader', () => {
     const name = anyString({ minLength: 1 }).filter((n) => n.toLowerCase() !== 'realm')
     const pairs = fc.uniqueArray(fc.tuple(name, anyString()), { selector: ([n]) => n })
@@ -145,5 +172,27 @@ describe('buildOAuthHeader', () => {
       }),
       { numRuns: propertyRuns(300) },
     )
+  })
+})
+
+// The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
+describe('what the operator log says of a malformed OAuth header', () => {
+  const detailOf = (header: string): string | undefined => {
+    try {
+      parseOAuthHeader(header)
+    } catch (error) {
+      assert.ok(is215(error), String(error))
+      return (error as ServiceError).detail
+    }
+    assert.fail('expected a 215')
+  }
+
+  test('names the position where a name="value" was expected', () => {
+    assert.equal(detailOf('OAuth oauth_token="abc'), 'Authorization header: expected name="value" at 6')
+    assert.equal(detailOf('OAuth oauth_token="a", !!!'), 'Authorization header: expected name="value" at 23')
+  })
+
+  test('names a parameter given twice, as decoded', () => {
+    assert.equal(detailOf('OAuth oauth_token="a", oauth%5Ftoken="b"'), 'Authorization header: oauth_token appears twice')
   })
 })

@@ -343,3 +343,26 @@ describe('signing and verifying', () => {
     assert.throws(() => sign('RSA-SHA1' as SignatureMethod, base, 'cs', ''), is215)
   })
 })
+
+// The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
+describe('what the operator log says of a host or method that cannot be signed', () => {
+  const detailOf = (work: () => unknown): string | undefined => {
+    try {
+      work()
+    } catch (error) {
+      assert.ok(is215(error), String(error))
+      return (error as ServiceError).detail
+    }
+    assert.fail('expected a 215')
+  }
+
+  test('a bad host or port is named as the request gave it', () => {
+    for (const host of ['a b', 'H:0', 'h:8o', '[::1']) {
+      assert.equal(detailOf(() => baseStringUri({ scheme: 'http', host, path: '/' })), `bad host for the base string URI: ${host}`, host)
+    }
+  })
+
+  test('a method not implemented is named', () => {
+    assert.equal(detailOf(() => sign('RSA-SHA1' as SignatureMethod, 'GET&http%3A%2F%2Fh%2F&', 'cs', '')), 'unsupported method RSA-SHA1')
+  })
+})

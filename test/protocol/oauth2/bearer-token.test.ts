@@ -56,6 +56,25 @@ describe('canonicalBearerToken', () => {
       assert.equal(canonicalBearerToken(value), referenceCanonical(value), value)
     }
     assert.equal(canonicalBearerToken('a+b/c=d'), 'a%2Bb%2Fc%3Dd')
+    // Nothing but the three raw characters: nothing else for the shortcut to stop at.
+    for (const [value, expected] of [['+', '%2B'], ['/', '%2F'], ['=', '%3D'], ['+/==', '%2B%2F%3D%3D']]) {
+      assert.equal(canonicalBearerToken(value!), expected, value)
+    }
     assert.equal(canonicalBearerToken('A'.repeat(116)), 'A'.repeat(116))
+  })
+
+  test('decodes an escape of any other character, even one that shares a digit with %2B, %2F or %3D', () => {
+    // Each is one hex digit away from an escape a token as issued carries, or has one beside it.
+    const cases = [['%4B', 'K'], ['%4F', 'O'], ['%4D', 'M'], ['%2D', '-'], ['%3B', ';'], ['2%4B', '2K'], ['3%4D', '3M'], ['a2%4F', 'a2O']]
+    for (const [value, expected] of cases) {
+      assert.equal(canonicalBearerToken(value!), expected, value)
+      assert.equal(referenceCanonical(value!), expected, value)
+    }
+  })
+
+  test('decodes at most three times', () => {
+    assert.equal(canonicalBearerToken('%25252541'), '%41')
+    assert.equal(canonicalBearerToken('%2525252541'), '%2541')
+    assert.equal(canonicalBearerToken('%2525252B'), '%2B')
   })
 })
