@@ -1,7 +1,9 @@
 // `npx tsx bench/callgrind.ts [--kinds health,verify,bearer,token] [--requests 2000] [--warmup 3000]`:
 // machine instructions the server executes per request, counted by valgrind's callgrind. Unlike
-// req/s or CPU time, the count does not depend on what else the machine is doing, so two commits can
-// be compared on a loaded machine (docs/performance.md). The server is `latchkey serve` compiled
+// req/s or CPU time, the count of GET /healthz does not depend on what else the machine is doing.
+// The credential paths' counts do: group commit, the checkpoint timer and GC threads made them vary
+// by up to 2 × from run to run on a loaded machine, so compare those over several runs
+// (docs/performance.md). The server is `latchkey serve` compiled
 // from the current sources (as `--server dist` of the bench), production mode behind a trusted
 // proxy, access log on, run under valgrind; for each kind, `--warmup` requests (so that V8 has
 // compiled the hot paths), then the counters are zeroed, `--requests` requests are sent on
