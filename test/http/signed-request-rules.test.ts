@@ -150,7 +150,7 @@ describe('every signed request', () => {
     }, { status: 401, code: 32 })
     await assertRefusedOnlyWhenBroken((variant) => {
       const signed = signRequest({ consumer: consumer(), url: rtUrl(), oauth: { oauth_callback: 'oob' } })
-      const authorization = signed.headers.authorization!.replace(/oauth_signature="([^"]*)"/, (_, value: string) => `oauth_signature="${variant === 'broken' ? `A${value.slice(1)}` : value}"`)
+      const authorization = signed.headers.authorization!.replace(/oauth_signature="([^"]*)"/, (_, value: string) => `oauth_signature="${variant === 'broken' ? `${value.startsWith('A') ? 'B' : 'A'}${value.slice(1)}` : value}"`)
       return send({ ...signed, headers: { ...signed.headers, authorization } })
     }, { status: 401, code: 32 })
   })
