@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { ServiceError } from '../../src/errors/service-error.ts'
 import { parseFormEncoded, serializeForm } from '../../src/protocol/form.ts'
 import { propertyRuns } from '../helpers/property-runs.ts'
 import { anyString } from '../helpers/any-string.ts'
+import { is215 } from '../helpers/bad-auth-data.ts'
 
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 describe('parseFormEncoded', () => {
   test('parses name=value pairs in order', () => {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { ServiceError } from '../../../src/errors/service-error.ts'
 import { buildOAuthHeader, parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
 import { propertyRuns } from '../../helpers/property-runs.ts'
 import { anyString } from '../../helpers/any-string.ts'
+import { detailOf215, is215 } from '../../helpers/bad-auth-data.ts'
 
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 describe('parseOAuthHeader (RFC 5849 §3.5.1)', () => {
   test('returns undefined without a header or for another scheme', () => {
@@ -177,15 +176,7 @@ describe('buildOAuthHeader', () => {
 
 // The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
 describe('what the operator log says of a malformed OAuth header', () => {
-  const detailOf = (header: string): string | undefined => {
-    try {
-      parseOAuthHeader(header)
-    } catch (error) {
-      assert.ok(is215(error), String(error))
-      return (error as ServiceError).detail
-    }
-    assert.fail('expected a 215')
-  }
+  const detailOf = (header: string) => detailOf215(() => parseOAuthHeader(header))
 
   test('names the position where a name="value" was expected', () => {
     assert.equal(detailOf('OAuth oauth_token="abc'), 'Authorization header: expected name="value" at 6')

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../../src/protocol/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
@@ -15,9 +14,9 @@ import { buildBaseString, normalizeParameters, sign, verifySignature } from '../
 import { constantTimeEqual, equalOfPublicLength } from '../../../src/protocol/secrets.ts'
 import { propertyRuns } from '../../helpers/property-runs.ts'
 import { anyString } from '../../helpers/any-string.ts'
+import { is215 } from '../../helpers/bad-auth-data.ts'
 
 type Pairs = Array<[string, string]>
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 // --- The references --------------------------------------------------------------------------
 

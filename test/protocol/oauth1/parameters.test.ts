@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ServiceError } from '../../../src/errors/service-error.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
+import { detailOf215, is215 } from '../../helpers/bad-auth-data.ts'
 
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 const HEADER: Array<[string, string]> = [
   ['oauth_consumer_key', 'k'],
@@ -151,15 +150,7 @@ describe('collectParameters (RFC 5849 §3.4.1.3.1, with Twitter’s rule for rep
 
 // The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
 describe('what the operator log says of a refused parameter set', () => {
-  const detailOf = (sources: Parameters<typeof collectParameters>[0]): string | undefined => {
-    try {
-      collectParameters(sources)
-    } catch (error) {
-      assert.ok(is215(error), String(error))
-      return (error as ServiceError).detail
-    }
-    assert.fail('expected a 215')
-  }
+  const detailOf = (sources: Parameters<typeof collectParameters>[0]) => detailOf215(() => collectParameters(sources))
   const twice: Array<[string, string]> = [
     ['oauth_nonce', 'a'],
     ['oauth_nonce', 'b'],

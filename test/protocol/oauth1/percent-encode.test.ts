@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { ServiceError } from '../../../src/errors/service-error.ts'
 import { percentDecode, percentEncode } from '../../../src/protocol/oauth1/percent-encode.ts'
 import { propertyRuns } from '../../helpers/property-runs.ts'
 import { anyString } from '../../helpers/any-string.ts'
+import { detailOf215, is215 } from '../../helpers/bad-auth-data.ts'
 
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 describe('percentEncode (RFC 5849 §3.6)', () => {
   test('returns a string of unreserved characters unchanged', () => {
@@ -80,15 +79,7 @@ describe('percentDecode', () => {
 
 // The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
 describe('what the operator log says of a value that cannot be encoded or decoded', () => {
-  const detailOf = (work: () => unknown): string | undefined => {
-    try {
-      work()
-    } catch (error) {
-      assert.ok(is215(error), String(error))
-      return (error as ServiceError).detail
-    }
-    assert.fail('expected a 215')
-  }
+  const detailOf = detailOf215
 
   test('a lone surrogate is not well-formed Unicode', () => {
     assert.equal(detailOf(() => percentEncode('a\uD800b')), 'value is not well-formed Unicode')

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ServiceError } from '../../../src/errors/service-error.ts'
 import { parseOAuthHeader } from '../../../src/protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../../src/protocol/form.ts'
 import { collectParameters } from '../../../src/protocol/oauth1/parameters.ts'
@@ -15,8 +14,8 @@ import {
   signingKey,
   verifySignature,
 } from '../../../src/protocol/oauth1/signature.ts'
+import { detailOf215, is215 } from '../../helpers/bad-auth-data.ts'
 
-const is215 = (error: unknown): boolean => error instanceof ServiceError && error.code === 215
 
 /** The server's whole path from a raw request to the base string, as the domain layer will run it. */
 interface RawRequest {
@@ -346,15 +345,7 @@ describe('signing and verifying', () => {
 
 // The client gets a plain 215; the operator's log line (the error's detail) says what was wrong.
 describe('what the operator log says of a host or method that cannot be signed', () => {
-  const detailOf = (work: () => unknown): string | undefined => {
-    try {
-      work()
-    } catch (error) {
-      assert.ok(is215(error), String(error))
-      return (error as ServiceError).detail
-    }
-    assert.fail('expected a 215')
-  }
+  const detailOf = detailOf215
 
   test('a bad host or port is named as the request gave it', () => {
     for (const host of ['a b', 'H:0', 'h:8o', '[::1']) {
