@@ -1,4 +1,4 @@
-// `npx tsx bench/inject.ts [calls] [--access-log off]`: CPU µs of the Latchkey process per request of
+// `npx tsx bench/inject.ts [calls] [--access-log off] [--metrics off]`: CPU µs of the Latchkey process per request of
 // shapes 0–3, the whole Fastify application (hooks, access line, routing, the route, the reply)
 // through Fastify's inject, in-process: no socket, no load generator. It is the part of the bench's
 // CPU µs per request that is Latchkey's own, measured as CPU time and the cheapest of several
@@ -22,7 +22,10 @@ import { encode, fastSigner } from './sign.ts'
 
 if (spawnSync('taskset', ['-pc', '0', String(process.pid)], { stdio: 'ignore' }).status !== 0) console.log('(not pinned)')
 const N = Number(process.argv[2] ?? 10_000)
-const accessLog = !process.argv.includes('off')
+const switchedOff = (flag: string) => process.argv.some((arg, i) => arg === flag && process.argv[i + 1] === 'off')
+const accessLog = !switchedOff('--access-log')
+// Without metrics (no observer, no storage wrapper, no HTTP hook): what observability costs a request.
+const metricsOn = !switchedOff('--metrics')
 const ROUNDS = 5
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-inject-'))
@@ -33,7 +36,7 @@ const creds = await registerBench(setup).finally(() => setup.runtime.close())
 // The domain as `latchkey serve` composes it: metrics on, every storage call measured.
 const config = loadConfig({ env: { LATCHKEY_MASTER_KEY: masterKey }, flags: { database, rateLimitMultiplier: 1e9 } })
 const observability = createObservability(config, { isClusterWorker: false })
-const deps = await composeDomain(config, systemClock, { observed: observability.observed })
+const deps = await composeDomain(config, systemClock, { observed: metricsOn ? observability.observed : undefined })
 try {
   // As src/logging.ts makes it (its redaction list), writing to /dev/null.
   const redact = { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.consumerSecret', '*.secret', '*.token'], censor: '[redacted]' }
@@ -41,7 +44,7 @@ try {
   const app = await buildApp({
     domain: deps,
     logger,
-    metrics: observability.app,
+    metrics: metricsOn ? observability.app : undefined,
     http: { dev: false, publicUrl: undefined, trustProxy: ['127.0.0.1'], cookieSecret: 'inject-bench-cookie-secret-0123456789abcdef', accessLog },
   })
   await app.ready()
@@ -69,7 +72,7 @@ try {
     ['(2) rate_limit_status, Bearer', () => ({ method: 'GET', url: '/1.1/application/rate_limit_status.json?resources=application', headers: { ...proxy, authorization: `Bearer ${bearer}` } })],
     ['(3) oauth2/token, existing token', () => tokenRequest],
   ]
-  console.log(`${N} requests a shape after ${N / 5} to warm up; CPU µs per request, the cheapest of ${ROUNDS} rounds; access log ${accessLog ? 'on' : 'off'}`)
+  console.log(`${N} requests a shape after ${N / 5} to warm up; CPU µs per request, the cheapest of ${ROUNDS} rounds; access log ${accessLog ? 'on' : 'off'}, metrics ${metricsOn ? 'on' : 'off'}`)
   // Shape 0 again at the end: the first shape measured warms up what every other shares.
   // LATCHKEY_INJECT_SHAPES=1,2: only those (for a profile of one shape).
   const only = process.env.LATCHKEY_INJECT_SHAPES?.split(',')

@@ -2,10 +2,12 @@ import type { Limiter, LimiterFactory, Storage, TransactionStores } from '../sto
 import type { StorageBackend } from './metrics.ts'
 
 /**
- * Runs one storage call, measuring it (a histogram observation, and a span when tracing is on).
- * `operation` is `store.method` (e.g. apps.findByConsumerKey): a fixed set, never a value.
+ * The measure of one storage operation: runs a call of it, measuring it (a histogram observation,
+ * and a span when tracing is on). `operation` is `store.method` (e.g. apps.findByConsumerKey): a
+ * fixed set, never a value. Asked once per operation, when its store is wrapped, so that a call
+ * finds nothing by name.
  */
-export type StorageInstrument = <T>(backend: StorageBackend, operation: string, call: () => Promise<T>) => Promise<T>
+export type StorageInstrument = (backend: StorageBackend, operation: string) => <T>(call: () => Promise<T>) => Promise<T>
 
 export interface StoreBackends {
   database: 'sqlite' | 'postgres'
@@ -27,7 +29,8 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
   wrapped.sessions = wrapStore(stores.sessions, 'sessions', database, instrument)
   wrapped.signatureFailures = wrapStore(stores.signatureFailures, 'signatureFailures', database, instrument)
-  wrapped.transaction = (work) => instrument(database, 'transaction', () => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
+  const measureTransaction = instrument(database, 'transaction')
+  wrapped.transaction = (work) => measureTransaction(() => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
   // entryCount answers at once (undefined in Redis): only the methods that go to Redis are timed.
   wrapped.nonces = { ...wrapStore(stores.nonces, 'nonces', 'redis', instrument), entryCount: (nowMs) => stores.nonces.entryCount(nowMs) }
@@ -52,8 +55,8 @@ function wrapStore<S extends object>(store: S, name: string, backend: StorageBac
   const wrapped: Record<string, unknown> = { ...(store as Record<string, unknown>) }
   for (const [method, value] of Object.entries(store)) {
     if (typeof value !== 'function') continue
-    const operation = `${name}.${method}`
-    wrapped[method] = (...args: unknown[]) => instrument(backend, operation, () => (value as (...a: unknown[]) => Promise<unknown>).apply(store, args))
+    const measure = instrument(backend, `${name}.${method}`)
+    wrapped[method] = (...args: unknown[]) => measure(() => (value as (...a: unknown[]) => Promise<unknown>).apply(store, args))
   }
   return wrapped as S
 }

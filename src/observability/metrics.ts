@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { DomainObserver } from '../domain/observe.ts'
+import { CounterSeriesTable, SeriesHistogram, type CounterSeries, type HistogramSeries } from './series.ts'
 
 /**
  * The service's Prometheus metrics, in a registry of their own (docs/metrics.md is their contract:
@@ -26,7 +27,8 @@ export interface Metrics {
   /** The domain's events, counted. */
   observer: DomainObserver
   httpRequest(route: string, method: string, status: number, seconds: number): void
-  storageOperation(backend: StorageBackend, operation: string, seconds: number): void
+  /** The series of one storage operation (`store.method`), found once by the caller that times it. */
+  storageSeries(backend: StorageBackend, operation: string): HistogramSeries
   /** Reports the memory nonce store's fill at each scrape. */
   watchNonceStore(store: NonceStoreGauge): void
   /** This process's metrics in the Prometheus text format. */
@@ -36,44 +38,45 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // The counters a request updates count in series of their own, added to the counter at each scrape.
+  const countedCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => {
+    const counter: Counter<L> = new Counter<L>({ name, help, labelNames, registers: [registry], collect: () => table.flush() })
+    const table = new CounterSeriesTable(counter, labelNames)
+    return table
+  }
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] })
-  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
-    new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] })
 
-  const httpRequests = counter('latchkey_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', ['route', 'method', 'status'])
-  const httpDuration = histogram(
+  const httpRequests = countedCounter('latchkey_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', ['route', 'method', 'status'])
+  const httpDuration = new SeriesHistogram(
+    registry,
     'latchkey_http_request_duration_seconds',
     'Time from the request arriving to the answer being sent, by route pattern and method.',
     ['route', 'method'],
     HTTP_BUCKETS,
   )
-  const oauth1 = counter('latchkey_oauth1_verifications_total', 'OAuth 1.0a signed requests checked, by endpoint and result.', ['endpoint', 'result'])
-  const bearer = counter('latchkey_bearer_verifications_total', 'Bearer tokens checked, by result.', ['result'])
+  const oauth1 = countedCounter('latchkey_oauth1_verifications_total', 'OAuth 1.0a signed requests checked, by endpoint and result.', ['endpoint', 'result'])
+  const bearer = countedCounter('latchkey_bearer_verifications_total', 'Bearer tokens checked, by result.', ['result'])
   const issued = counter('latchkey_tokens_issued_total', 'Tokens handed out, by kind.', ['kind'])
   const invalidated = counter('latchkey_tokens_invalidated_total', 'Tokens invalidated, by kind and reason.', ['kind', 'reason'])
   const rateLimited = counter('latchkey_rate_limited_total', 'Requests refused by a rate limit, by resource and whose budget ran out.', ['resource', 'subject'])
   const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
-  const storage = histogram(
+  const storage = new SeriesHistogram(
+    registry,
     'latchkey_storage_operation_duration_seconds',
     'Time of each storage call, by backend and operation (store.method).',
     ['backend', 'operation'],
     STORAGE_BUCKETS,
   )
-  const skew = histogram(
-    'latchkey_clock_skew_seconds',
-    'Distance between oauth_timestamp and the server clock, for accepted and refused requests.',
-    [],
-    SKEW_BUCKETS,
-  )
+  const skew = new SeriesHistogram(registry, 'latchkey_clock_skew_seconds', 'Distance between oauth_timestamp and the server clock, for accepted and refused requests.', [], SKEW_BUCKETS).series([])
   // Series whose label values are known in advance start at 0, so a rate() sees their first event.
-  for (const result of ['ok', 'invalid_token', 'malformed']) bearer.inc({ result }, 0)
+  for (const result of ['ok', 'invalid_token', 'malformed']) bearer.series([result])
   for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
   for (const result of ['ok', 'wrong_password', 'throttled']) signIns.inc({ result }, 0)
 
   const observer: DomainObserver = {
-    oauth1Verification: (endpoint, result) => oauth1.inc({ endpoint, result }),
-    bearerVerification: (result) => bearer.inc({ result }),
+    oauth1Verification: (endpoint, result) => oauth1.series([endpoint, result]).inc(),
+    bearerVerification: (result) => bearer.series([result]).inc(),
     clockSkew: (seconds) => skew.observe(seconds),
     tokenIssued: (kind) => issued.inc({ kind }),
     tokenInvalidated: (kind, reason) => invalidated.inc({ kind, reason }),
@@ -84,14 +87,27 @@ export function createMetrics(): Metrics {
     },
   }
 
+  // route → method → its duration series and its count per status: three Map reads a request.
+  const httpSeries = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>>()
+  const seriesOfRequest = (route: string, method: string) => {
+    let byMethod = httpSeries.get(route)
+    if (!byMethod) httpSeries.set(route, (byMethod = new Map()))
+    let found = byMethod.get(method)
+    if (!found) byMethod.set(method, (found = { duration: httpDuration.series([route, method]), byStatus: new Map() }))
+    return found
+  }
+
   return {
     registry,
     observer,
     httpRequest(route, method, status, seconds) {
-      httpRequests.inc({ route, method, status: String(status) })
-      httpDuration.observe({ route, method }, seconds)
+      const found = seriesOfRequest(route, method)
+      let count = found.byStatus.get(status)
+      if (!count) found.byStatus.set(status, (count = httpRequests.series([route, method, String(status)])))
+      count.inc()
+      found.duration.observe(seconds)
     },
-    storageOperation: (backend, operation, seconds) => storage.observe({ backend, operation }, seconds),
+    storageSeries: (backend, operation) => storage.series([backend, operation]),
     watchNonceStore(store) {
       new Gauge({
         name: 'latchkey_nonce_store_entries',

@@ -8,6 +8,43 @@ import { instrumentStorage, type StorageInstrument } from './instrument-stores.t
 import { createMetrics, type Metrics } from './metrics.ts'
 import type { Tracing } from './tracing.ts'
 
+/**
+ * Each storage operation timed into its histogram series, found once per operation (a unit of
+ * work's stores are wrapped at each unit: the same operation finds its series in `byOperation`).
+ * One derived promise a call, not an async function's: the wrapper is on every store call.
+ */
+function measuredStorage(metrics: Metrics, traced: StorageInstrument | undefined): StorageInstrument {
+  const byOperation = new Map<string, ReturnType<StorageInstrument>>()
+  const timed: StorageInstrument = (backend, operation) => {
+    const series = metrics.storageSeries(backend, operation)
+    return (call) => {
+      const startedAt = performance.now()
+      const observe = () => series.observe((performance.now() - startedAt) / 1000)
+      return call().then(
+        (value) => {
+          observe()
+          return value
+        },
+        (error: unknown) => {
+          observe()
+          throw error
+        },
+      )
+    }
+  }
+  return (backend, operation) => {
+    const key = `${backend} ${operation}`
+    let measure = byOperation.get(key)
+    if (!measure) {
+      const measureTime = timed(backend, operation)
+      const measureSpan = traced?.(backend, operation)
+      measure = measureSpan ? (call) => measureSpan(() => measureTime(call)) : measureTime
+      byOperation.set(key, measure)
+    }
+    return measure
+  }
+}
+
 /** What the server wires in: the domain's observer and store wrapper, the app's metrics, the scrape. */
 export interface Observability {
   metrics: Metrics
@@ -19,16 +56,7 @@ export interface Observability {
 
 export function createObservability(config: Config, options: { isClusterWorker: boolean; tracing?: Tracing | undefined }): Observability {
   const metrics = createMetrics()
-  const timed: StorageInstrument = async (backend, operation, call) => {
-    const startedAt = performance.now()
-    try {
-      return await call()
-    } finally {
-      metrics.storageOperation(backend, operation, (performance.now() - startedAt) / 1000)
-    }
-  }
-  const outer = options.tracing?.storageInstrument
-  const instrument: StorageInstrument = outer ? (backend, operation, call) => outer(backend, operation, () => timed(backend, operation, call)) : timed
+  const instrument = measuredStorage(metrics, options.tracing?.storageInstrument)
   const scrape = options.isClusterWorker ? workerScrape(metrics.registry) : () => metrics.scrape()
   return {
     metrics,

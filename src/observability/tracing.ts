@@ -74,7 +74,7 @@ export function startTracing(endpoint: string): Tracing {
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
       span.end()
     },
-    storageInstrument: (backend, operation, call) =>
+    storageInstrument: (backend, operation) => (call) =>
       tracer.startActiveSpan(
         operation,
         { kind: SpanKind.CLIENT, attributes: { 'db.system.name': DB_SYSTEMS[backend], 'db.operation.name': operation } },

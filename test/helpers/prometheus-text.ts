@@ -25,10 +25,14 @@ export function parseScrape(text: string): Map<string, MetricFamily> {
  * which histograms are declared untyped: each of _bucket, _sum and _count is then a family of its own.
  */
 export function histogramSeries(text: string): Map<string, number> {
+  return new Map([...everySample(text)].filter(([key]) => /^[^{]*_(count|sum)\{/.test(key)))
+}
+
+/** Every sample of the text (a histogram's _bucket, _sum and _count each a series), by series key. */
+export function everySample(text: string): Map<string, number> {
   const untyped = text.replace(/^# TYPE (\S+) histogram$/gm, '# TYPE $1 untyped')
   const values = new Map<string, number>()
   for (const family of parsePrometheusText(untyped)) {
-    if (!family.name.endsWith('_count') && !family.name.endsWith('_sum')) continue
     for (const metric of family.metrics) values.set(seriesKey(family.name, metric.labels), Number(metric.value))
   }
   return values
