@@ -3,6 +3,7 @@
 // First: scrypt at a lower cost (see the file), without which a run takes four times as long.
 import './cheap-password-hashing.ts'
 import './callback-url.test.ts'
+import './client-address.test.ts'
 import './ids.test.ts'
 import './oauth1/authorization.test.ts'
 import './oauth1/exchange-verifier.test.ts'
