@@ -99,6 +99,23 @@ try {
   const statement = raw.prepare('select * from "apps" where "consumer_key_hash" = ?')
   await time('better-sqlite3: a statement prepared once, .get()', () => statement.get(keyHash))
   await time('better-sqlite3: prepare + .get() (what Kysely does)', () => raw.prepare('select * from "apps" where "consumer_key_hash" = ?').get(keyHash))
+  // The credential lookup's shape (33 columns of three left-joined tables): its row as an object
+  // built by better-sqlite3, as an array (`raw`), and the array made an object in JS (src/storage/sql/prepared.ts).
+  const columnsOf = (table: string) => (raw.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name).filter((name) => name !== 'name_key')
+  const selected = [...columnsOf('apps').map((c) => `apps.${c} as app__${c}`), ...columnsOf('access_tokens').map((c) => `access_tokens.${c} as token__${c}`), ...columnsOf('users').map((c) => `users.${c} as owner__${c}`)]
+  const joinedSql = `select ${selected.join(', ')} from (select 1 as one) as probe left join apps on apps.consumer_key_hash = ? left join access_tokens on access_tokens.token_hash = ? left join users on users.id = access_tokens.user_id`
+  const joinedArgs = [keyHash, sealer.index(creds.accessToken)]
+  const asObjects = raw.prepare(joinedSql)
+  const asArrays = raw.prepare(joinedSql).raw(true)
+  const names = asArrays.columns().map((column) => column.name)
+  await time(`better-sqlite3: the credential lookup (${names.length} columns), row as an object`, () => asObjects.get(joinedArgs))
+  await time('better-sqlite3: the same, row as an array (raw)', () => asArrays.get(joinedArgs))
+  await time('better-sqlite3: the same, the array made an object in JS', () => {
+    const values = asArrays.get(joinedArgs) as unknown[]
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i]
+    return row
+  })
   raw.close()
 
   await time('stores.apps.findByConsumerKey (index + query + toApp)', () => deps.stores.apps.findByConsumerKey(creds.consumerKey))
