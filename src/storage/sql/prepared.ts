@@ -42,8 +42,8 @@ type Compiled<Row> = CompiledQuery<Row> & { slots: number[]; direct: DirectState
 /**
  * A statement on the better-sqlite3 connection, answering its rows as arrays (`raw`), made into
  * objects here: better-sqlite3 builds an object row property by property through V8's API, which
- * for the 33 columns of the credential lookup cost about 8 µs more than the array (13.6 against
- * 19.3 µs for the statement with its row, bench/components.ts).
+ * for the 33 columns of the credential lookup cost 4–6 µs more than this (the statement with its
+ * row: 13.3–13.6 µs against 16.9–19.3 µs in bench/components.ts on a busy machine).
  */
 interface DirectStatement {
   connection: SqliteDatabase
