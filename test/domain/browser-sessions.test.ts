@@ -68,7 +68,7 @@ describe('startBrowserSession', () => {
   test('keeps the browser\'s words without control characters, trimmed, at most 512 characters', async () => {
     const user = await person()
     const agentOf = async (userAgent: string) => (await row(await start(user, userAgent)))?.userAgent
-    assert.equal(await agentOf('\u0000A\u001fB\u007fC~\u0080D\tE\r\nF'), ' A B C~\u0080D E  F'.trim())
+    assert.equal(await agentOf('\u0000A\u001fB\u007fC~\u0080D\tE\r\nF'), 'A B C~\u0080D E  F', 'U+0000 to U+001F and U+007F become spaces; ~ and U+0080 stay')
     assert.equal(await agentOf('  Mozilla/5.0 (X11)\u0000 '), 'Mozilla/5.0 (X11)')
     assert.equal(await agentOf('x'.repeat(600)), 'x'.repeat(512))
     assert.equal(await agentOf(' ' + 'y'.repeat(512) + 'z'), 'y'.repeat(512), 'trimmed before it is cut')
@@ -180,6 +180,7 @@ describe('resumeBrowserSession', () => {
   test('refuses a claim whose person is unknown, disabled, or of another generation', async () => {
     const user = await person()
     const claim = await start(user)
+    assert.equal(await isLive(claim), true, 'the claim as given')
     assert.equal(await isLive({ ...claim, userId: '999999999999' }), false, 'unknown person')
     assert.equal(await isLive({ ...claim, generation: 1 }), false, 'a generation the person does not have')
 
@@ -198,6 +199,7 @@ describe('resumeBrowserSession', () => {
     const someoneElse = await person()
     const claim = await start(user)
     const theirs = await start(someoneElse)
+    assert.equal(await isLive(claim), true, 'the claim as given')
     assert.equal(await isLive({ ...claim, sessionId: 'A'.repeat(32) }), false, 'no such session')
     assert.equal(await isLive({ ...claim, sessionId: theirs.sessionId }), false, 'another person\'s session under this person\'s claim')
     assert.equal(await isLive(theirs), true)
@@ -212,6 +214,7 @@ describe('resumeBrowserSession', () => {
   test('refuses an ended session', async () => {
     const user = await person()
     const claim = await start(user)
+    assert.equal(await isLive(claim), true)
     assert.equal(await endBrowserSession(t.domain, user.id, claim.sessionId), true)
     assert.equal(await isLive(claim), false)
   })
