@@ -2,8 +2,10 @@
 // per mutant instead of one per test file. npm test runs the files themselves.
 // First: scrypt at a lower cost (see the file), without which a run takes four times as long.
 import './cheap-password-hashing.ts'
+import './browser-sessions.test.ts'
 import './callback-url.test.ts'
 import './client-address.test.ts'
+import './console.test.ts'
 import './ids.test.ts'
 import './oauth1/authorization.test.ts'
 import './oauth1/exchange-verifier.test.ts'
