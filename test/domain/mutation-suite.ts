@@ -2,6 +2,11 @@
 // per mutant instead of one per test file. npm test runs the files themselves.
 // First: scrypt at a lower cost (see the file), without which a run takes four times as long.
 import './cheap-password-hashing.ts'
+import './actor.test.ts'
+import './admin-units.test.ts'
+import './admin/admin-tokens.test.ts'
+import './admin/people.test.ts'
+import './audit-query.test.ts'
 import './callback-url.test.ts'
 import './client-address.test.ts'
 import './ids.test.ts'
