@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { listAuditEvents, type ListedAuditEvent } from '../../src/domain/audit-query.ts'
 import { deleteApp, updateApp } from '../../src/domain/registry/apps.ts'
 import { E } from '../../src/errors/catalogue.ts'
+import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { assertRefusedWith } from '../helpers/service-refusal.ts'
@@ -88,6 +89,16 @@ describe('listAuditEvents', () => {
     for (const ref of ['no-such-key', 'key123', '123key', '12 34', gone.consumerKey]) {
       await assertRefusedWith(list({ app: ref }), E.notFound, `no app with id or consumer key ${ref}`)
     }
+  })
+
+  test('app: an outage while looking the app up is the outage, not a deleted app\'s empty trail', async () => {
+    const outage = new StorageUnavailableError('database unavailable: ECONNRESET')
+    const apps = { ...t.domain.stores.apps, findById: () => Promise.reject(outage) }
+    const down = { ...t.domain, stores: { ...t.domain.stores, apps } }
+    await assert.rejects(listAuditEvents(down, { app: '424242' }), outage)
+    await assert.rejects(listAuditEvents(down, { app: app.id }), outage)
+    // The twin: with the lookup up, the same query answers.
+    assert.equal((await list({ app: app.id })).length, 3)
   })
 
   test('user: by screen name, in any case, with or without @; events where they are the person', async () => {

@@ -100,18 +100,23 @@ describe('updateUser', () => {
     assert.equal(disabled.isDisabled, true)
     assert.equal(disabled.sessionGeneration, 1)
     assert.equal((await stored(user.id)).isDisabled, true)
+    // A change of another field leaves them disabled.
+    assert.equal((await updateUser(deps, user.id, { name: 'Still Disabled' })).isDisabled, true)
     const again = await updateUser(deps, user.id, { disabled: true })
     assert.equal(again.isDisabled, true)
     assert.equal(again.sessionGeneration, 2, 'each disabling ends the sessions begun since')
     const enabled = await updateUser(deps, user.id, { disabled: false })
     assert.equal(!!enabled.isDisabled, false)
     assert.equal(enabled.sessionGeneration, 2)
+    assert.equal(!!(await updateUser(deps, user.id, { name: 'Still Enabled' })).isDisabled, false)
     const stillEnabled = await updateUser(deps, user.id, { disabled: false })
     assert.equal(!!stillEnabled.isDisabled, false)
     assert.deepEqual((await rowsOf('user.updated', { userId: user.id })).map((e) => e.detail), [
       { fields: ['disabled'], disabled: true, sessions_ended: true },
+      { fields: ['name'] },
       { fields: ['disabled'], disabled: true, sessions_ended: true },
       { fields: ['disabled'], disabled: false },
+      { fields: ['name'] },
       { fields: ['disabled'], disabled: false },
     ])
   })
