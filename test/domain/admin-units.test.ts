@@ -7,7 +7,7 @@ import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { rotateAppKeys } from '../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { makeApp } from '../helpers/fixtures.ts'
-import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
+import { openTestDomain, type TestDomain } from '../helpers/test-domain.ts'
 
 /**
  * Issue 12, point 1, for the admin API's writes: each change and its audit row are one unit of work.
