@@ -171,8 +171,12 @@ describe('app names per owner', () => {
     const deps = { ...t.domain, newId: () => ids.shift() ?? taken.id }
     const app = await createApp(deps, { name: 'Shared Name', ownerId: user.id })
     assert.deepEqual([app.id, app.ownerId], [fresh, user.id])
-    const audit = (await t.domain.stores.audit.list({ appId: fresh, limit: 10 })).filter((e) => e.event === 'app.created')
-    assert.equal(audit.length, 1)
+    // One audit row, of the create that succeeded; the refused attempts wrote none.
+    const audit = await t.domain.stores.audit.list({ userId: user.id, limit: 10 })
+    assert.deepEqual(
+      audit.filter((e) => e.event === 'app.created').map((e) => [e.appId, e.detail]),
+      [[fresh, { name: 'Shared Name', type: 'web' }]],
+    )
     await assert.rejects(createApp(deps, { name: 'Unlucky', ownerId: user.id }), /createApp: could not find a free app id/)
   })
 })

@@ -100,6 +100,9 @@ describe('introspectToken (domain tier)', () => {
     await assertRefusedOnlyWhenBrokenCall((v) => introspect(server, `token=${token}`, { secret: v === 'broken' ? 'wrong' : server.consumerSecret }), 99)
     const noCredentials = introspectToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/introspect`, { 'content-type': FORM }, `token=${token}`))
     await assertServiceError(noCredentials, 99)
+    // HTTP Basic only: client_id and client_secret in the body, which /oauth2/token accepts, are not read here.
+    const inBody = `token=${token}&client_id=${server.consumerKey}&client_secret=${server.consumerSecret}`
+    await assertServiceError(introspectToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/introspect`, { 'content-type': FORM }, inBody)), 99)
     await updateApp(tier.domain, server.id, { isSuspended: true })
     await assertServiceError(answerFor(server, token), 99)
   })
