@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { identifyCaller } from '../../src/domain/identify-caller.ts'
+import { identifyCaller, identifyTokenInvalidator } from '../../src/domain/identify-caller.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { issueOrReuseBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
+import { ServiceError } from '../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { assertRefusedOnlyWhenBrokenCall, inputOf, openDomainTier, signedInput, TIER_URL, type DomainTier } from '../helpers/domain-tier.ts'
 
 const VERIFY = '/1.1/account/verify_credentials.json'
 const basic = (app: AppRecord) => `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`
+const FORM = 'application/x-www-form-urlencoded'
+const tokenInputOf = (app: AppRecord) => inputOf('POST', `${TIER_URL}/oauth2/token`, { authorization: basic(app), 'content-type': FORM }, 'grant_type=client_credentials')
 
 describe('identifyCaller (domain tier)', () => {
   let tier: DomainTier
@@ -25,8 +28,7 @@ describe('identifyCaller (domain tier)', () => {
     person = (await makeUser(tier.domain)).user
     const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: person.id, accessLevel: 'read' }, { via: 'owner_token' })
     access = { key: issued.token, secret: issued.secret }
-    const tokenInput = inputOf('POST', `${TIER_URL}/oauth2/token`, { authorization: basic(app), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials')
-    bearer = (await issueOrReuseBearerToken(tier.domain, tokenInput)).bearerToken.token
+    bearer = (await issueOrReuseBearerToken(tier.domain, tokenInputOf(app))).bearerToken.token
   })
   after(() => tier.close())
 
@@ -34,6 +36,11 @@ describe('identifyCaller (domain tier)', () => {
     const charged = await identifyCaller(tier.domain, bearerInput(bearer), '/account/verify_credentials')
     assert.deepEqual(charged.caller, { context: 'app', app, accessLevel: 'read-write-directmessages', credential: bearer })
     assert.deepEqual([charged.limit?.limit, charged.limit?.remaining], [3, 2])
+    // Each app its own budget.
+    const other = await makeApp(tier.domain)
+    const otherBearer = (await issueOrReuseBearerToken(tier.domain, tokenInputOf(other))).bearerToken.token
+    assert.equal((await identifyCaller(tier.domain, bearerInput(otherBearer), '/account/verify_credentials')).limit?.remaining, 2)
+    assert.equal((await identifyCaller(tier.domain, bearerInput(bearer), '/account/verify_credentials')).limit?.remaining, 1)
     const free = await identifyCaller(tier.domain, bearerInput(bearer), null)
     assert.equal(free.caller.credential, bearer)
     assert.equal(free.limit, undefined)
@@ -71,5 +78,39 @@ describe('identifyCaller (domain tier)', () => {
       (v) => identifyCaller(tier.domain, signedInput(tier, { consumer: consumer(), token: v === 'broken' ? { key: '1-unknown', secret: 'x' } : access, method: 'GET', path: VERIFY }), null),
       89,
     )
+  })
+})
+
+describe('identifyTokenInvalidator (domain tier)', () => {
+  let tier: DomainTier
+  before(async () => {
+    tier = await openDomainTier()
+  })
+  after(() => tier.close())
+  const INVALIDATE = '/oauth2/invalidate_token'
+  const invalidator = (authorization: string) => identifyTokenInvalidator(tier.domain, inputOf('POST', `${TIER_URL}${INVALIDATE}`, { authorization, 'content-type': FORM }, 'access_token=x'), INVALIDATE)
+
+  test("by Basic credentials or by the app's bearer token: the app, no person, charged to that app's own budget", async () => {
+    const first = await makeApp(tier.domain)
+    const second = await makeApp(tier.domain)
+    const byBasic = await invalidator(basic(first))
+    assert.deepEqual([byBasic.app.id, byBasic.userId, byBasic.via, byBasic.limit?.remaining], [first.id, null, 'basic', 299])
+    const secondBearer = (await issueOrReuseBearerToken(tier.domain, tokenInputOf(second))).bearerToken.token
+    const byBearer = await invalidator(`Bearer ${secondBearer}`)
+    assert.deepEqual([byBearer.app.id, byBearer.userId, byBearer.via, byBearer.limit?.remaining], [second.id, null, 'bearer', 299])
+    assert.equal((await invalidator(basic(first))).limit?.remaining, 298)
+  })
+
+  test("signed by a person who is not the app's owner: 403 code 220, with the state of the limit already charged", async () => {
+    const app = await makeApp(tier.domain)
+    const stranger = (await makeUser(tier.domain)).user
+    const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: stranger.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+    const signed = signedInput(tier, { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: issued.token, secret: issued.secret }, path: INVALIDATE })
+    await assert.rejects(identifyTokenInvalidator(tier.domain, signed, INVALIDATE), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.deepEqual([error.status, error.code, error.detail], [403, 220, 'not the app owner'])
+      assert.deepEqual([error.rateLimit?.limit, error.rateLimit?.remaining], [300, 299])
+      return true
+    })
   })
 })

@@ -49,6 +49,8 @@ describe('chargeCall and afterCharge (domain tier)', () => {
       assert.ok(error instanceof ServiceError)
       assert.deepEqual([error.status, error.code, error.message], [429, 88, 'Rate limit exceeded'])
       assert.deepEqual(withoutReset(error.rateLimit), { isAllowed: false, limit: 2, remaining: 0, resetAtMs: 0 })
+      // What the operator reads in the log line of the refusal.
+      assert.equal(error.detail, 'rate limit of /account/verify_credentials')
       return true
     })
     assert.deepEqual(seen, ['/account/verify_credentials user'])
