@@ -45,6 +45,21 @@ describe('signIn', () => {
     assert.deepEqual(calls, ['admit ada_l 10.0.0.1', 'succeeded ada_l 10.0.0.1'])
   })
 
+  test('the trail keeps the address and the app of the consent page, for a success and a failure', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const deps = { ...t.domain, throttle: fakeThrottle().throttle }
+    await assert.rejects(signIn(deps, { username: user.screenName, password: 'not-the-password', address: '10.9.8.7', appId: '4242' }), withCode(1107))
+    await signIn(deps, { username: user.screenName, password, address: '10.9.8.6', appId: '4242' })
+    const trail = (await t.domain.stores.audit.list({ userId: user.id, limit: 10 })).reverse().filter((e) => e.event.startsWith('sign_in'))
+    assert.deepEqual(
+      trail.map((e) => [e.event, e.address, e.appId]),
+      [
+        ['sign_in.failed', '10.9.8.7', '4242'],
+        ['sign_in.succeeded', '10.9.8.6', '4242'],
+      ],
+    )
+  })
+
   test('a wrong password and an unknown user get the same answer and both count as a failure', async () => {
     const { user } = await makeUser(t.domain)
     const { throttle, calls } = fakeThrottle()
