@@ -130,6 +130,57 @@ describe('createApp', () => {
   })
 })
 
+describe('app names per owner', () => {
+  /** Asserts the 409 of a taken name, naming the name and the field. */
+  const assertNameTaken = (work: Promise<unknown>, name: string) =>
+    assert.rejects(work, (error: unknown) => {
+      assert.ok(error instanceof ServiceError, String(error))
+      assert.deepEqual([error.status, error.code, error.message, error.field], [409, 1008, `the owner already has an app named ${name}`, 'name'])
+      return true
+    })
+
+  test('an owner cannot register a second app of a name, in any case; another owner can', async () => {
+    const { user } = await makeUser(t.domain)
+    await makeApp(t.domain, { owner: user, name: 'Another' })
+    await makeApp(t.domain, { owner: user, name: 'Weather Desk' })
+    await assertNameTaken(makeApp(t.domain, { owner: user, name: 'weather desk' }), 'weather desk')
+    assert.equal((await makeApp(t.domain, { owner: user, name: 'Weather Desk 2' })).name, 'Weather Desk 2')
+    assert.equal((await makeApp(t.domain, { name: 'Weather Desk' })).name, 'Weather Desk')
+  })
+
+  test('an owner cannot rename an app to the name of another of theirs (409, the store refusal as cause); to its own name, yes', async () => {
+    const { user } = await makeUser(t.domain)
+    await makeApp(t.domain, { owner: user, name: 'First' })
+    const second = await makeApp(t.domain, { owner: user, name: 'Second' })
+    await assert.rejects(updateApp(t.domain, second.id, { name: ' FIRST ' }), (error: unknown) => {
+      assert.ok(error instanceof ServiceError && error.status === 409)
+      assert.equal(error.message, 'the owner already has an app named FIRST')
+      assert.equal(error.field, 'name')
+      assert.ok(error.cause instanceof Error)
+      return true
+    })
+    assert.equal((await findApp(t.domain, second.id)).name, 'Second')
+    assert.equal((await updateApp(t.domain, second.id, { name: 'SECOND' })).name, 'SECOND')
+  })
+
+  test('an id already taken is drawn again, up to three times, even when another owner has the same name', async () => {
+    const taken = await makeApp(t.domain, { name: 'Shared Name' })
+    const { user } = await makeUser(t.domain)
+    const fresh = t.domain.newId()
+    const ids = [taken.id, taken.id, fresh]
+    const deps = { ...t.domain, newId: () => ids.shift() ?? taken.id }
+    const app = await createApp(deps, { name: 'Shared Name', ownerId: user.id })
+    assert.deepEqual([app.id, app.ownerId], [fresh, user.id])
+    // One audit row, of the create that succeeded; the refused attempts wrote none.
+    const audit = await t.domain.stores.audit.list({ userId: user.id, limit: 10 })
+    assert.deepEqual(
+      audit.filter((e) => e.event === 'app.created').map((e) => [e.appId, e.detail]),
+      [[fresh, { name: 'Shared Name', type: 'web' }]],
+    )
+    await assert.rejects(createApp(deps, { name: 'Unlucky', ownerId: user.id }), /createApp: could not find a free app id/)
+  })
+})
+
 describe('apps after registration', () => {
   test('are found by id and by consumer key, and not by anything else', async () => {
     const app = await makeApp(t.domain)

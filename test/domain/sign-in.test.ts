@@ -4,7 +4,9 @@ import { syncBuiltinESMExports } from 'node:module'
 import { after, before, describe, mock, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { dummyPasswordHash } from '../../src/domain/passwords.ts'
-import { createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
+import { updateUser } from '../../src/domain/admin/people.ts'
+import type { DomainObserver } from '../../src/domain/observe.ts'
+import { confirmPassword, createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeUser } from '../helpers/fixtures.ts'
@@ -41,6 +43,21 @@ describe('signIn', () => {
     const signedIn = await signIn({ ...t.domain, throttle }, { username: ' @ada_l ', password, address: '10.0.0.1' })
     assert.equal(signedIn.id, user.id)
     assert.deepEqual(calls, ['admit ada_l 10.0.0.1', 'succeeded ada_l 10.0.0.1'])
+  })
+
+  test('the trail keeps the address and the app of the consent page, for a success and a failure', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const deps = { ...t.domain, throttle: fakeThrottle().throttle }
+    await assert.rejects(signIn(deps, { username: user.screenName, password: 'not-the-password', address: '10.9.8.7', appId: '4242' }), withCode(1107))
+    await signIn(deps, { username: user.screenName, password, address: '10.9.8.6', appId: '4242' })
+    const trail = (await t.domain.stores.audit.list({ userId: user.id, limit: 10 })).reverse().filter((e) => e.event.startsWith('sign_in'))
+    assert.deepEqual(
+      trail.map((e) => [e.event, e.address, e.appId]),
+      [
+        ['sign_in.failed', '10.9.8.7', '4242'],
+        ['sign_in.succeeded', '10.9.8.6', '4242'],
+      ],
+    )
   })
 
   test('a wrong password and an unknown user get the same answer and both count as a failure', async () => {
@@ -87,6 +104,90 @@ describe('signIn', () => {
       return withCode(1108)(error) && (error as ServiceError).status === 429
     })
     assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`])
+  })
+})
+
+describe('confirmPassword (the password asked again before a sensitive page)', () => {
+  let t: TestDomain
+  before(async () => {
+    t = await openTestDomain()
+  })
+  after(() => t.close())
+
+  /** What the observer heard of sign-ins and throttling. */
+  function signInObserver() {
+    const heard: string[] = []
+    const observer = {
+      signIn: (result: string) => void heard.push(`signIn ${result}`),
+      rateLimited: (resource: string, subject: string) => void heard.push(`rateLimited ${resource} ${subject}`),
+    } as unknown as DomainObserver
+    return { observer, heard }
+  }
+  const trailOf = async (userId: string) =>
+    (await t.domain.stores.audit.list({ userId, limit: 10 })).reverse().map((e) => ({ event: e.event, address: e.address, appId: e.appId, detail: e.detail }))
+
+  test('the right password passes, counted on the lowercased account and the address, then forgiven; the trail says it was a confirmation', async () => {
+    const { user, password } = await makeUser(t.domain, { screenName: 'Sudo_Ok' })
+    const { throttle, calls } = fakeThrottle()
+    const { observer, heard } = signInObserver()
+    await confirmPassword({ ...t.domain, throttle, observe: observer }, { user, password, address: '10.0.0.9' })
+    assert.deepEqual(calls, ['admit sudo_ok 10.0.0.9', 'succeeded sudo_ok 10.0.0.9'])
+    assert.deepEqual(heard, ['signIn ok'])
+    const trail = (await trailOf(user.id)).filter((e) => e.event.startsWith('sign_in'))
+    assert.deepEqual(trail, [{ event: 'sign_in.succeeded', address: '10.0.0.9', appId: null, detail: { step: 'confirm' } }])
+  })
+
+  test('a wrong password is refused as a sign-in is (401 code 1107), counted and not forgiven, and audited as a failed confirmation', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const { throttle, calls } = fakeThrottle()
+    const { observer, heard } = signInObserver()
+    const deps = { ...t.domain, throttle, observe: observer }
+    await assert.rejects(confirmPassword(deps, { user, password: `${password}x`, address: 'w' }), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.deepEqual([error.status, error.code], [401, 1107])
+      return true
+    })
+    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} w`])
+    assert.deepEqual(heard, ['signIn wrong_password'])
+    const trail = (await trailOf(user.id)).filter((e) => e.event.startsWith('sign_in'))
+    assert.deepEqual(trail, [{ event: 'sign_in.failed', address: 'w', appId: null, detail: { reason: 'credentials', step: 'confirm' } }])
+    await confirmPassword(deps, { user, password, address: 'w' })
+  })
+
+  test('the password that counts is the one stored now, not the one of the record the page holds', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const deps = { ...t.domain, throttle: fakeThrottle().throttle }
+    await updateUser(t.domain, user.id, { password: 'changed-elsewhere-1' })
+    await assert.rejects(confirmPassword(deps, { user, password, address: 'c' }), withCode(1107))
+    await confirmPassword(deps, { user, password: 'changed-elsewhere-1', address: 'c' })
+  })
+
+  test('a disabled person, or one that does not exist, is refused like a wrong password', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const deps = { ...t.domain, throttle: fakeThrottle().throttle }
+    await confirmPassword(deps, { user, password, address: 'd' })
+    await updateUser(t.domain, user.id, { disabled: true })
+    await assert.rejects(confirmPassword(deps, { user, password, address: 'd' }), withCode(1107))
+    await assert.rejects(confirmPassword(deps, { user: { ...user, id: '999999999' }, password, address: 'd' }), withCode(1107))
+  })
+
+  test('a blocked account is refused with 429 code 1108 before the password is checked, even the right one, and the trail says so', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const { throttle, calls, block } = fakeThrottle()
+    const { observer, heard } = signInObserver()
+    block()
+    await assert.rejects(confirmPassword({ ...t.domain, throttle, observe: observer }, { user, password, address: 'b' }), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.deepEqual([error.status, error.code], [429, 1108])
+      return true
+    })
+    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`])
+    assert.deepEqual(heard, ['signIn throttled', 'rateLimited sign_in sign_in'])
+    const failed = (await t.domain.stores.audit.list({ limit: 100 })).filter((e) => e.event === 'sign_in.failed' && e.address === 'b')
+    assert.deepEqual(
+      failed.map((e) => [e.userId, e.detail]),
+      [[null, { reason: 'throttled', step: 'confirm' }]],
+    )
   })
 })
 

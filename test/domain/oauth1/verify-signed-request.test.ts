@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import crypto from 'node:crypto'
+import crypto, { createHash } from 'node:crypto'
 import { syncBuiltinESMExports } from 'node:module'
 import { after, before, describe, mock, test } from 'node:test'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
+import type { RequestInput } from '../../../src/domain/request.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
@@ -18,8 +19,8 @@ describe('verifySignedRequest (domain tier)', () => {
   let person: UserRecord
   let token: { key: string; secret: string }
   const consumer = () => ({ key: app.consumerKey, secret: app.consumerSecret })
-  const verify = (kind: TokenKind, options: Partial<SignOptions> & { path?: string } = {}, isSecure = true) =>
-    verifySignedRequest(tier.domain, signedInput(tier, { consumer: consumer(), method: 'GET', path: VERIFY, ...options }, { isSecure }), { tokenKind: kind, charge: null })
+  const verify = (kind: TokenKind, options: Partial<SignOptions> & { path?: string } = {}, isSecure = true, extra: Partial<RequestInput> = {}) =>
+    verifySignedRequest(tier.domain, signedInput(tier, { consumer: consumer(), method: 'GET', path: VERIFY, ...options }, { isSecure, ...extra }), { tokenKind: kind, charge: null })
 
   before(async () => {
     tier = await openDomainTier()
@@ -108,6 +109,34 @@ describe('verifySignedRequest (domain tier)', () => {
     const signedBy = { consumer: { key: plain.consumerKey, secret: plain.consumerSecret }, signatureMethod: 'PLAINTEXT' as const }
     await assertRefusedOnlyWhenBrokenCall((v) => verify('none', signedBy, v === 'unbroken'), 32)
     await assertServiceError(verify('none', { ...signedBy, consumer: consumer() }), 32)
+  })
+
+  test('oauth_body_hash must be the base64 SHA-1 of a body that is not form-encoded; absent, the body is not checked', async () => {
+    const json = '{"a":"b"}'
+    const hashOf = (text: string, algorithm = 'sha1') => createHash(algorithm).update(text).digest('base64')
+    const withBody = (hash: string | undefined, body: string | undefined) =>
+      verify('none', hash === undefined ? {} : { oauth: { oauth_body_hash: hash } }, true, { contentType: 'application/json', body })
+    await assertRefusedOnlyWhenBrokenCall((v) => withBody(hashOf(json), v === 'broken' ? '{"a":"c"}' : json), 32)
+    await assertRefusedOnlyWhenBrokenCall((v) => withBody(v === 'broken' ? hashOf(json, 'sha256') : hashOf(json), json), 32)
+    // No body is the empty body.
+    await assertRefusedOnlyWhenBrokenCall((v) => withBody(hashOf(v === 'broken' ? json : ''), undefined), 32)
+    assert.equal((await withBody(undefined, '{"a":"c"}')).app.id, app.id)
+  })
+
+  test('with HMAC-SHA256, oauth_body_hash is the SHA-256 of the body', async () => {
+    const sha = await makeApp(tier.domain, { signatureMethods: ['HMAC-SHA256'] })
+    const json = '{"x":1}'
+    const signedBy = (algorithm: string) => ({
+      consumer: { key: sha.consumerKey, secret: sha.consumerSecret },
+      signatureMethod: 'HMAC-SHA256' as const,
+      oauth: { oauth_body_hash: createHash(algorithm).update(json).digest('base64') },
+    })
+    await assertRefusedOnlyWhenBrokenCall((v) => verify('none', signedBy(v === 'broken' ? 'sha1' : 'sha256'), true, { contentType: 'application/json', body: json }), 32)
+  })
+
+  test('a form-encoded body is signed with the parameters, so an oauth_body_hash beside it is not checked', async () => {
+    const signed = (hash: string) => signedInput(tier, { consumer: consumer(), method: 'POST', path: VERIFY, body: { status: 'hi' }, oauth: { oauth_body_hash: hash } })
+    assert.equal((await verifySignedRequest(tier.domain, signed('not-the-hash'), { tokenKind: 'none', charge: null })).app.id, app.id)
   })
 
   test('an unknown consumer costs the same HMAC as a known one (no early answer to time)', async () => {

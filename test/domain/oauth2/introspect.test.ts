@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
+import { introspectToken } from '../../../src/domain/oauth2/introspect.ts'
+import { deleteApp, updateApp } from '../../../src/domain/registry/apps.ts'
+import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
+import { ServiceError } from '../../../src/errors/service-error.ts'
+import type { AppRecord } from '../../../src/storage/records.ts'
+import { makeApp } from '../../helpers/fixtures.ts'
+import { assertRefusedOnlyWhenBrokenCall, assertServiceError, inputOf, openDomainTier, TIER_URL, type DomainTier } from '../../helpers/domain-tier.ts'
+
+// RFC 7662 introspection as a use case (test/http/introspect.test.ts checks the same over HTTP).
+const FORM = 'application/x-www-form-urlencoded'
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+/** Small enough that a test reaches it; each test's resource server has a budget of its own. */
+const INTROSPECT_LIMIT = 4
+
+describe('introspectToken (domain tier)', () => {
+  let tier: DomainTier
+  before(async () => {
+    tier = await openDomainTier({ settings: { rateLimits: { '/oauth2/introspect': INTROSPECT_LIMIT } } })
+  })
+  after(() => tier.close())
+
+  const resourceServer = () => makeApp(tier.domain, { isResourceServer: true })
+  const introspect = (server: AppRecord, body: string, options: { secret?: string } = {}) =>
+    introspectToken(
+      tier.domain,
+      inputOf('POST', `${TIER_URL}/oauth2/introspect`, { authorization: basic(server.consumerKey, options.secret ?? server.consumerSecret), 'content-type': FORM }, body),
+    )
+  const answerFor = async (server: AppRecord, token: string) => (await introspect(server, `token=${encodeURIComponent(token)}`)).answer
+  const bearerOf = async (app: AppRecord) =>
+    (await issueOrReuseBearerToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/token`, { authorization: basic(app.consumerKey, app.consumerSecret), 'content-type': FORM }, 'grant_type=client_credentials'))).bearerToken
+      .token
+
+  test('a live bearer token: its type, client, app and the app level as scope; nothing about a person', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain, { accessLevel: 'read' })
+    const token = await bearerOf(client)
+    assert.deepEqual(await answerFor(server, token), { active: true, token_type: 'bearer', client_id: client.consumerKey, app_id: client.id, scope: 'read' })
+    // The bearer token is found by its canonical form: its percent-encoded `=` in either case.
+    assert.equal((await answerFor(server, token.replace('%3D', '%3d'))).active, true)
+  })
+
+  test('a live access token: also the person, and the level of the token, not of the app', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain, { accessLevel: 'read-write-directmessages' })
+    const { token, owner } = await issueOwnerToken(tier.domain, client.id)
+    await updateApp(tier.domain, client.id, { accessLevel: 'read' })
+    assert.deepEqual(await answerFor(server, token.token), {
+      active: true,
+      token_type: 'access_token',
+      client_id: client.consumerKey,
+      app_id: client.id,
+      scope: token.accessLevel,
+      user_id: owner.id,
+      username: owner.screenName,
+    })
+    assert.equal(token.accessLevel, 'read-write-directmessages')
+  })
+
+  test('revoked tokens of both kinds, unknown values and no token at all are {active: false} and nothing more', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain)
+    const bearer = await bearerOf(client)
+    const { token } = await issueOwnerToken(tier.domain, client.id)
+    assert.equal((await answerFor(server, bearer)).active, true)
+    assert.equal((await answerFor(server, token.token)).active, true)
+    await tier.domain.stores.bearerTokens.revoke(bearer, tier.clock.nowMs())
+    await tier.domain.stores.accessTokens.revoke(token.token, tier.clock.nowMs())
+    const server2 = await resourceServer()
+    for (const value of [bearer, token.token, 'AAAAAAAAAAAAAAAAAAAAAunknown%3Dx', '123-unknown']) assert.deepEqual(await answerFor(server2, value), { active: false }, value)
+    const server3 = await resourceServer()
+    assert.deepEqual((await introspect(server3, 'token=')).answer, { active: false })
+    assert.deepEqual((await introspect(server3, '')).answer, { active: false })
+  })
+
+  test("the tokens of a suspended app are not active, and are again once it is restored; a deleted app's neither", async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain)
+    const bearer = await bearerOf(client)
+    const { token } = await issueOwnerToken(tier.domain, client.id)
+    await updateApp(tier.domain, client.id, { isSuspended: true })
+    assert.deepEqual(await answerFor(server, bearer), { active: false })
+    assert.deepEqual(await answerFor(server, token.token), { active: false })
+    await updateApp(tier.domain, client.id, { isSuspended: false })
+    assert.equal((await answerFor(server, bearer)).active, true)
+    const other = await resourceServer()
+    assert.equal((await answerFor(other, token.token)).active, true)
+    await deleteApp(tier.domain, client.id)
+    assert.deepEqual(await answerFor(other, bearer), { active: false })
+    assert.deepEqual(await answerFor(other, token.token), { active: false })
+  })
+
+  test('only a registered resource server with its right secret may ask (403 code 99), and a suspended one may not', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain)
+    const token = await bearerOf(client)
+    await assertRefusedOnlyWhenBrokenCall((v) => answerFor(v === 'broken' ? client : server, token), 99)
+    await assertRefusedOnlyWhenBrokenCall((v) => introspect(server, `token=${token}`, { secret: v === 'broken' ? 'wrong' : server.consumerSecret }), 99)
+    const noCredentials = introspectToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/introspect`, { 'content-type': FORM }, `token=${token}`))
+    await assertServiceError(noCredentials, 99)
+    // HTTP Basic only: client_id and client_secret in the body, which /oauth2/token accepts, are not read here.
+    const inBody = `token=${token}&client_id=${server.consumerKey}&client_secret=${server.consumerSecret}`
+    await assertServiceError(introspectToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/introspect`, { 'content-type': FORM }, inBody)), 99)
+    await updateApp(tier.domain, server.id, { isSuspended: true })
+    await assertServiceError(answerFor(server, token), 99)
+  })
+
+  test("each call counts against the resource server's own budget; past it, 429 code 88 with the limit's state", async () => {
+    const server = await resourceServer()
+    const states = []
+    for (let i = 0; i < INTROSPECT_LIMIT; i++) states.push((await introspect(server, 'token=x')).limit)
+    // The limiters keep real time (not the tier's clock): the window of 15 minutes ends within 15 minutes from now.
+    const resetAtMs = states[0]!.resetAtMs
+    assert.ok(resetAtMs > Date.now() && resetAtMs <= Date.now() + 900_000, String(resetAtMs))
+    assert.deepEqual(
+      states.map((s) => ({ ...s, resetAtMs: 0 })),
+      [3, 2, 1, 0].map((remaining) => ({ isAllowed: true, limit: INTROSPECT_LIMIT, remaining, resetAtMs: 0 })),
+    )
+    await assert.rejects(introspect(server, 'token=x'), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.deepEqual([error.status, error.code, error.message], [429, 88, 'Rate limit exceeded'])
+      assert.deepEqual({ ...error.rateLimit, resetAtMs: 0 }, { isAllowed: false, limit: INTROSPECT_LIMIT, remaining: 0, resetAtMs: 0 })
+      return true
+    })
+    // Another resource server's budget is untouched.
+    assert.equal((await introspect(await resourceServer(), 'token=x')).limit?.remaining, INTROSPECT_LIMIT - 1)
+  })
+})
