@@ -43,3 +43,10 @@ test('within one millisecond the time part moves on by one only when the 4096 se
   assert.ok(firstOfNext >= 0 || times.every((time) => time === 0))
   assert.deepEqual(times, times.map((_, i) => (firstOfNext >= 0 && i >= firstOfNext ? 1 : 0)))
 })
+
+test('an id of a new millisecond keeps that millisecond, even at sequence number 0', () => {
+  // One id per millisecond: 4096 of them pass sequence number 0 exactly once.
+  let now = Date.UTC(2030, 0, 1)
+  const newId = createIdGenerator({ nowMs: () => now })
+  for (let i = 0; i < 4096; i++, now++) assert.equal(millisecondsOf(newId()), now - EPOCH_MS)
+})
