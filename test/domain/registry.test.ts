@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { verifyPassword } from '../../src/domain/passwords.ts'
-import { createApp, deleteApp, findApp, rotateAppKeys, updateApp } from '../../src/domain/registry/apps.ts'
+import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { createUser } from '../../src/domain/registry/users.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
+import { AppNameTakenError } from '../../src/storage/errors.ts'
+import type { AppRecord, AuditEventName, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { openTestDomain, type TestDomain } from '../helpers/test-domain.ts'
+import { openTestDomain, testClock, type TestDomain } from '../helpers/test-domain.ts'
 
 let t: TestDomain
+// A clock the grace-period tests move; it starts at the real time of its first reading.
+const clock = testClock()
 before(async () => {
-  t = await openTestDomain()
+  t = await openTestDomain({ clock })
 })
 after(() => t.close())
 
@@ -22,6 +26,27 @@ async function assertRefused(promise: Promise<unknown>, message: RegExp): Promis
     assert.match(error.message, message)
     return true
   })
+}
+
+/** Asserts the promise fails with exactly this status, code, message and field (400 code 1003 unless told). */
+async function assertRefusedAs(
+  promise: Promise<unknown>,
+  expected: { message: string; field?: string; status?: number; code?: number },
+): Promise<ServiceError> {
+  let caught: ServiceError | undefined
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof ServiceError, `expected a ServiceError, got ${String(error)}`)
+    caught = error
+    return true
+  })
+  const { status = 400, code = 1003, message, field } = expected
+  assert.deepEqual({ status: caught!.status, code: caught!.code, message: caught!.message, field: caught!.field }, { status, code, message, field })
+  return caught!
+}
+
+/** The audit rows of this event about this app (or user), newest first. */
+async function auditRows(event: AuditEventName, about: { appId?: string; userId?: string }) {
+  return (await t.domain.stores.audit.list({ ...about, limit: 100 })).filter((row) => row.event === event)
 }
 
 describe('createUser', () => {
@@ -236,5 +261,345 @@ describe('owner token and key rotation', () => {
 
   test('rotateAppKeys of an unknown app is refused', async () => {
     await assertRefused(rotateAppKeys(t.domain, 'unknown-key'), /unknown-key/)
+  })
+})
+
+/** An app of one shared owner under a fresh name: the refusals below cost no new user each. */
+let sharedOwner: UserRecord | undefined
+let appCount = 0
+async function ownedApp(settings: AppSettings = {}): Promise<AppRecord> {
+  sharedOwner ??= (await makeUser(t.domain)).user
+  appCount += 1
+  return makeApp(t.domain, { owner: sharedOwner, name: `Owned App ${appCount}`, ...settings })
+}
+
+describe('createUser: each field\'s rule, and what is written', () => {
+  const password = 'long enough password'
+
+  test('a refused screen name names its field', async () => {
+    await assertRefusedAs(createUser(t.domain, { screenName: 'has-dash', password }), {
+      message: 'screen name must be 1 to 15 letters, digits or underscores',
+      field: 'screenName',
+    })
+  })
+
+  test('a taken screen name is 409 code 1008 on the screenName field', async () => {
+    await createUser(t.domain, { screenName: 'TakenOnce', password })
+    await assertRefusedAs(createUser(t.domain, { screenName: 'takenonce', password }), {
+      status: 409,
+      code: 1008,
+      message: 'screen name takenonce is already taken',
+      field: 'screenName',
+    })
+  })
+
+  test('passwords of 8 and 1024 characters are accepted, 7 and 1025 refused', async () => {
+    await createUser(t.domain, { screenName: 'pw8', password: 'p'.repeat(8) })
+    await createUser(t.domain, { screenName: 'pw1024', password: 'p'.repeat(1024) })
+    for (const refused of ['p'.repeat(7), 'p'.repeat(1025)]) {
+      await assertRefusedAs(createUser(t.domain, { screenName: 'pwrefused', password: refused }), {
+        message: 'password must be 8 to 1024 characters',
+        field: 'password',
+      })
+    }
+  })
+
+  test('the display name is trimmed; 1 and 50 characters are accepted, blank and 51 refused', async () => {
+    assert.equal((await createUser(t.domain, { screenName: 'padded', password, name: '  Ada L.  ' })).name, 'Ada L.')
+    assert.equal((await createUser(t.domain, { screenName: 'name1', password, name: 'A' })).name, 'A')
+    assert.equal((await createUser(t.domain, { screenName: 'name50', password, name: 'n'.repeat(50) })).name, 'n'.repeat(50))
+    for (const name of ['   ', 'n'.repeat(51)]) {
+      await assertRefusedAs(createUser(t.domain, { screenName: 'namerefused', password, name }), {
+        message: 'name must be 1 to 50 characters',
+        field: 'name',
+      })
+    }
+  })
+
+  test('records user.created with the screen name', async () => {
+    const user = await createUser(t.domain, { screenName: 'Audited', password })
+    const rows = await auditRows('user.created', { userId: user.id })
+    assert.deepEqual(
+      rows.map((row) => ({ appId: row.appId, detail: row.detail })),
+      [{ appId: null, detail: { screen_name: 'Audited' } }],
+    )
+  })
+
+  test('gives up after three ids that are all taken, writing nothing', async () => {
+    const { user: holder } = await makeUser(t.domain)
+    let drawn = 0
+    const takenIds = { ...t.domain, newId: () => (drawn++, holder.id) }
+    await assert.rejects(createUser(takenIds, { screenName: 'noFreeId', password }), { message: 'createUser: could not find a free user id' })
+    assert.equal(drawn, 3)
+    assert.equal(await t.domain.stores.users.findByScreenName('noFreeId'), undefined)
+    // The same call with ids of its own is accepted.
+    assert.equal((await createUser(t.domain, { screenName: 'noFreeId', password })).screenName, 'noFreeId')
+  })
+})
+
+describe('createApp: each setting\'s rule, and what is stored', () => {
+  test('the name is trimmed; 1 and 64 characters are accepted, blank and 65 refused', async () => {
+    const { user: owner } = await makeUser(t.domain)
+    assert.equal((await makeApp(t.domain, { owner, name: '  Padded  ' })).name, 'Padded')
+    assert.equal((await makeApp(t.domain, { owner, name: 'A' })).name, 'A')
+    assert.equal((await makeApp(t.domain, { owner, name: 'x'.repeat(64) })).name, 'x'.repeat(64))
+    for (const name of ['', '   ', 'x'.repeat(65)]) {
+      await assertRefusedAs(makeApp(t.domain, { owner, name }), { message: 'app name must be 1 to 64 characters', field: 'name' })
+    }
+  })
+
+  test('a description of up to 500 characters is kept; 501 is refused', async () => {
+    const app = await ownedApp({ description: 'd'.repeat(500) })
+    assert.equal((await findApp(t.domain, app.id)).description, 'd'.repeat(500))
+    await assertRefusedAs(ownedApp({ description: 'd'.repeat(501) }), {
+      message: 'description must be at most 500 characters',
+      field: 'description',
+    })
+  })
+
+  test('the website is empty, or an http:// or https:// URL without spaces', async () => {
+    for (const website of ['', 'http://a', 'https://client.example/about', 'HTTPS://CLIENT.EXAMPLE']) {
+      assert.equal((await ownedApp({ website })).website, website)
+    }
+    for (const website of ['ftp://client.example', 'https://', 'https://a b', 'see https://client.example', 'client.example']) {
+      await assertRefusedAs(ownedApp({ website }), { message: 'website must be an http:// or https:// URL', field: 'website' })
+    }
+  })
+
+  test('at most 10 callback URLs', async () => {
+    const urls = Array.from({ length: 11 }, (_, i) => `https://client.example/cb${i}`)
+    assert.deepEqual((await ownedApp({ callbackUrls: urls.slice(0, 10) })).callbackUrls, urls.slice(0, 10))
+    await assertRefusedAs(ownedApp({ callbackUrls: urls }), { message: 'at most 10 callback URLs', field: 'callbackUrls' })
+  })
+
+  test('a refused callback URL keeps its own message and names the callbackUrls field', async () => {
+    const error = await assertRefusedAs(ownedApp({ callbackUrls: ['https://client.example/cb#x'] }), {
+      message: 'callback URL "https://client.example/cb#x" must be an absolute URL without a fragment (http, https or an app\'s own scheme)',
+      field: 'callbackUrls',
+    })
+    // The check's own error is kept as the cause, with the same words and no field of its own.
+    assert.ok(error.cause instanceof ServiceError)
+    assert.deepEqual({ message: error.cause.message, field: error.cause.field }, { message: error.message, field: undefined })
+  })
+
+  test('an unknown access level, type or signature method lists the allowed ones on its field', async () => {
+    await assertRefusedAs(ownedApp({ accessLevel: 'admin' }), {
+      message: 'access level must be one of read, read-write, read-write-directmessages',
+      field: 'accessLevel',
+    })
+    await assertRefusedAs(ownedApp({ type: 'mobile' }), { message: 'app type must be one of web, desktop', field: 'type' })
+    await assertRefusedAs(ownedApp({ signatureMethods: ['RSA-SHA1'] }), {
+      message: 'signature method must be one of HMAC-SHA1, HMAC-SHA256, PLAINTEXT',
+      field: 'signatureMethods',
+    })
+    await assertRefusedAs(ownedApp({ signatureMethods: [] }), { message: 'at least one signature method', field: 'signatureMethods' })
+  })
+
+  test('stores the flags given, and false for those not given', async () => {
+    const plain = await ownedApp()
+    assert.deepEqual(
+      { description: plain.description, website: plain.website, signIn: plain.isSignInEnabled, resourceServer: plain.isResourceServer },
+      { description: '', website: '', signIn: false, resourceServer: false },
+    )
+    const flagged = await ownedApp({ isSignInEnabled: true, isSuspended: true, isResourceServer: true })
+    const stored = await t.domain.stores.apps.findById(flagged.id)
+    assert.deepEqual(
+      { signIn: stored?.isSignInEnabled, suspended: stored?.isSuspended, resourceServer: stored?.isResourceServer },
+      { signIn: true, suspended: true, resourceServer: true },
+    )
+  })
+
+  test('takes the owner by id too, and names a missing one on the owner field', async () => {
+    const { user } = await makeUser(t.domain)
+    assert.equal((await createApp(t.domain, { name: 'By Id', ownerId: user.id })).ownerId, user.id)
+    await assertRefusedAs(createApp(t.domain, { name: 'By Id', ownerId: '999999' }), { message: 'no user with id 999999', field: 'owner' })
+    await assertRefusedAs(createApp(t.domain, { name: 'By Name', ownerScreenName: 'nobody_here' }), {
+      message: 'no user with screen name nobody_here',
+      field: 'owner',
+    })
+  })
+
+  test('records app.created with the name and type', async () => {
+    const app = await ownedApp({ name: 'Audited App', type: 'desktop' })
+    const rows = await auditRows('app.created', { appId: app.id })
+    assert.deepEqual(
+      rows.map((row) => ({ userId: row.userId, detail: row.detail })),
+      [{ userId: app.ownerId, detail: { name: 'Audited App', type: 'desktop' } }],
+    )
+  })
+
+  test('a name the owner already uses, in any case, is 409 code 1008 on the name field', async () => {
+    const { user: owner } = await makeUser(t.domain)
+    await makeApp(t.domain, { owner, name: 'Twin' })
+    const error = await assertRefusedAs(makeApp(t.domain, { owner, name: 'twin' }), {
+      status: 409,
+      code: 1008,
+      message: 'the owner already has an app named twin',
+      field: 'name',
+    })
+    assert.equal(error.cause, undefined)
+    // Another owner may use it.
+    assert.equal((await ownedApp({ name: 'twin' })).name, 'twin')
+  })
+
+  test('gives up after three ids that are all taken, writing nothing', async () => {
+    const holder = await ownedApp()
+    const { user: owner } = await makeUser(t.domain)
+    let drawn = 0
+    const takenIds = { ...t.domain, newId: () => (drawn++, holder.id) }
+    await assert.rejects(createApp(takenIds, { name: 'No Free Id', ownerId: owner.id }), { message: 'createApp: could not find a free app id' })
+    assert.equal(drawn, 3)
+    assert.deepEqual(await auditRows('app.created', { userId: owner.id }), [])
+    assert.equal((await createApp(t.domain, { name: 'No Free Id', ownerId: owner.id })).name, 'No Free Id')
+  })
+})
+
+/** The domain as it is when another process deletes this app between the use case's lookup and its write. */
+function deletedMeanwhile(appId: string): typeof t.domain {
+  const { stores } = t.domain
+  const transaction: typeof stores.transaction = async (work) => {
+    await stores.apps.delete(appId)
+    return stores.transaction(work)
+  }
+  return { ...t.domain, stores: { ...stores, transaction } }
+}
+
+describe('updateApp: what is stored and audited', () => {
+  test('records app.updated with the fields changed, and the suspension when it is one of them', async () => {
+    const app = await ownedApp()
+    await updateApp(t.domain, app.id, { name: 'Renamed', isSignInEnabled: true, isResourceServer: true })
+    await updateApp(t.domain, app.id, { isSuspended: true })
+    await updateApp(t.domain, app.id, { isSuspended: false })
+    const rows = await auditRows('app.updated', { appId: app.id })
+    assert.deepEqual(
+      rows.map((row) => ({ userId: row.userId, detail: row.detail })),
+      [
+        { userId: app.ownerId, detail: { fields: ['isSuspended'], suspended: false } },
+        { userId: app.ownerId, detail: { fields: ['isSuspended'], suspended: true } },
+        { userId: app.ownerId, detail: { fields: ['name', 'isSignInEnabled', 'isResourceServer'] } },
+      ],
+    )
+    const stored = await findApp(t.domain, app.id)
+    assert.deepEqual({ name: stored.name, signIn: stored.isSignInEnabled, resourceServer: stored.isResourceServer }, { name: 'Renamed', signIn: true, resourceServer: true })
+  })
+
+  test('a rename to a name the owner already uses is 409 code 1008, the store\'s refusal as its cause', async () => {
+    const { user: owner } = await makeUser(t.domain)
+    await makeApp(t.domain, { owner, name: 'Alpha' })
+    const beta = await makeApp(t.domain, { owner, name: 'Beta' })
+    const error = await assertRefusedAs(updateApp(t.domain, beta.id, { name: 'alpha' }), {
+      status: 409,
+      code: 1008,
+      message: 'the owner already has an app named alpha',
+      field: 'name',
+    })
+    assert.ok(error.cause instanceof AppNameTakenError)
+    assert.equal((await findApp(t.domain, beta.id)).name, 'Beta')
+    assert.equal((await updateApp(t.domain, beta.id, { name: 'Gamma' })).name, 'Gamma')
+  })
+
+  test('an app deleted meanwhile is 404 code 1004, with no audit row', async () => {
+    const app = await ownedApp()
+    await assertRefusedAs(updateApp(deletedMeanwhile(app.id), app.id, { name: 'Too Late' }), {
+      status: 404,
+      code: 1004,
+      message: `no app with id or consumer key ${app.id}`,
+    })
+    assert.deepEqual(await auditRows('app.updated', { appId: app.id }), [])
+  })
+})
+
+describe('rotateAppKeys: the grace period and the audit row', () => {
+  test('the grace is a whole number of seconds from 1 to 7 days', async () => {
+    const app = await ownedApp()
+    for (const graceSeconds of [0, -1, 1.5, 604_801]) {
+      await assertRefusedAs(rotateAppKeys(t.domain, app.id, { graceSeconds }), {
+        message: 'grace must be a whole number of seconds from 1 to 604800 (7 days)',
+        field: 'graceSeconds',
+      })
+    }
+    for (const graceSeconds of [1, 604_800]) assert.ok(await rotateAppKeys(t.domain, app.id, { graceSeconds }))
+  })
+
+  test('during the grace the old pair finds its app with the old secret, until the last millisecond', async () => {
+    const app = await ownedApp()
+    const { token } = await issueOwnerToken(t.domain, app.id)
+    const rotatedAtMs = clock.nowMs()
+    const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60, revokeTokens: false })
+    assert.equal((await t.domain.stores.admin.findPreviousKey(app.consumerKey))?.expiresAtMs, rotatedAtMs + 60_000)
+
+    const old = await findApp(t.domain, app.consumerKey)
+    assert.deepEqual({ id: old.id, key: old.consumerKey, secret: old.consumerSecret }, { id: app.id, key: app.consumerKey, secret: app.consumerSecret })
+    assert.equal((await findApp(t.domain, rotated.consumerKey)).consumerSecret, rotated.consumerSecret)
+    const withToken = await t.domain.stores.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)
+    assert.deepEqual(
+      { app: withToken.app?.id, secret: withToken.app?.consumerSecret, token: withToken.token?.token, revoked: withToken.token?.revokedAtMs ?? null },
+      { app: app.id, secret: app.consumerSecret, token: token.token, revoked: null },
+    )
+
+    clock.advance(59_999)
+    assert.equal((await findApp(t.domain, app.consumerKey)).id, app.id)
+    clock.advance(1)
+    await assertRefusedAs(findApp(t.domain, app.consumerKey), { status: 404, code: 1004, message: `no app with id or consumer key ${app.consumerKey}` })
+    assert.equal((await t.domain.stores.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)).app, undefined)
+  })
+
+  test('records app.keys_rotated with whether tokens were revoked and the grace', async () => {
+    const app = await ownedApp()
+    await rotateAppKeys(t.domain, app.id)
+    await rotateAppKeys(t.domain, app.id, { graceSeconds: 30, revokeTokens: false })
+    const rows = await auditRows('app.keys_rotated', { appId: app.id })
+    assert.deepEqual(
+      rows.map((row) => ({ userId: row.userId, detail: row.detail })),
+      [
+        { userId: app.ownerId, detail: { revoke_tokens: false, grace_seconds: 30 } },
+        { userId: app.ownerId, detail: { revoke_tokens: true } },
+      ],
+    )
+  })
+
+  test('an app deleted meanwhile is 404 code 1004, with no audit row', async () => {
+    const app = await ownedApp()
+    await assertRefusedAs(rotateAppKeys(deletedMeanwhile(app.id), app.id), {
+      status: 404,
+      code: 1004,
+      message: `no app with id or consumer key ${app.id}`,
+    })
+    assert.deepEqual(await auditRows('app.keys_rotated', { appId: app.id }), [])
+  })
+})
+
+describe('deleteApp and the owner token: audit rows and refusals', () => {
+  test('deleteApp records app.deleted with the name, once', async () => {
+    const app = await ownedApp({ name: 'Short Lived' })
+    await deleteApp(t.domain, app.id)
+    const rows = await auditRows('app.deleted', { appId: app.id })
+    assert.deepEqual(
+      rows.map((row) => ({ userId: row.userId, detail: row.detail })),
+      [{ userId: app.ownerId, detail: { name: 'Short Lived' } }],
+    )
+  })
+
+  test('a suspended app gets no owner token until the suspension is lifted', async () => {
+    const app = await ownedApp({ isSuspended: true })
+    await assertRefusedAs(issueOwnerToken(t.domain, app.id), {
+      message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)`,
+    })
+    await updateApp(t.domain, app.id, { isSuspended: false })
+    assert.equal((await issueOwnerToken(t.domain, app.id)).app.id, app.id)
+  })
+
+  test('the owner token is audited as issued via owner_token', async () => {
+    const app = await ownedApp({ accessLevel: 'read' })
+    await issueOwnerToken(t.domain, app.id)
+    await issueOwnerToken(t.domain, app.id)
+    const rows = await auditRows('access_token.issued', { appId: app.id })
+    assert.deepEqual(
+      rows.map((row) => row.detail),
+      [
+        { access_level: 'read', via: 'owner_token', reused: true },
+        { access_level: 'read', via: 'owner_token', reused: false },
+      ],
+    )
   })
 })
