@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
@@ -23,6 +24,7 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   let token: { key: string; secret: string }
   let results: Array<[string, OAuth1VerificationResult]>
   let skews: number[]
+  let steps: string[] = []
   let deps: DomainDeps
 
   const observer: DomainObserver = {
@@ -33,6 +35,10 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
     tokenInvalidated: () => {},
     rateLimited: () => {},
     signIn: () => {},
+    step: (name, work) => {
+      steps.push(name)
+      return work()
+    },
   }
   const signed = (options: Partial<SignOptions> & { app?: AppRecord } = {}, extra: Partial<RequestInput> = {}) => {
     const { app: signer = app, ...rest } = options
@@ -50,8 +56,15 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   async function refused(input: RequestInput, code: number, kind: TokenKind = 'access') {
     results = []
     skews = []
-    await assertServiceError(verify(input, kind), code)
-    return { results, skews }
+    let detail: string | undefined
+    await assertServiceError(
+      verify(input, kind).catch((error: unknown) => {
+        detail = (error as { detail?: string }).detail
+        throw error
+      }),
+      code,
+    )
+    return { results, skews, detail }
   }
 
   before(async () => {
@@ -76,6 +89,12 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
     assert.deepEqual(skews, [42, 0])
   })
 
+  test('the signature check runs as a traced step of its own', async () => {
+    steps = []
+    await verify(signed())
+    assert.deepEqual(steps, ['oauth1.verify_signature'])
+  })
+
   test('no OAuth parameters at all: malformed, and nothing for the failure log', async () => {
     const before = (await failures()).length
     const { results } = await refused({ ...inputOf('GET', `${TIER_URL}${VERIFY}`, {}), endpoint: VERIFY }, 215)
@@ -84,9 +103,10 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   })
 
   test('a stale timestamp: timestamp_out_of_bounds, its skew, and the same reason in the failure log', async () => {
-    const { results, skews } = await refused(signed({ timestamp: tier.nowSeconds() - 3600 }), 135)
+    const { results, skews, detail } = await refused(signed({ timestamp: tier.nowSeconds() - 3600 }), 135)
     assert.deepEqual(results, [[VERIFY, 'timestamp_out_of_bounds']])
     assert.deepEqual(skews, [3600])
+    assert.equal(detail, 'signed request refused: timestamp')
     const failure = await lastFailure()
     assert.equal(failure?.reason, 'timestamp_out_of_bounds')
     assert.equal(failure?.baseString, undefined, 'only a bad signature shows its base string')
@@ -97,16 +117,18 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   test('an unknown consumer key: unknown_consumer, and no app gets a failure', async () => {
     const stranger = { ...app, id: 'none', consumerKey: 'unknown-consumer-key', consumerSecret: 'x' }
     const before = (await failures()).length
-    const { results } = await refused(signed({ app: stranger, token: undefined }, {}), 32, 'none')
+    const { results, detail } = await refused(signed({ app: stranger, token: undefined }, {}), 32, 'none')
     assert.deepEqual(results, [[VERIFY, 'unknown_consumer']])
+    assert.equal(detail, 'signed request refused: unknown consumer key')
     assert.equal((await failures()).length, before)
   })
 
   test('a suspended app: suspended, and app_suspended in its failure log', async () => {
     const suspended = await makeApp(tier.domain)
     await updateApp(tier.domain, suspended.id, { isSuspended: true })
-    const { results } = await refused(signed({ app: suspended, token: undefined }), 416, 'none')
+    const { results, detail } = await refused(signed({ app: suspended, token: undefined }), 416, 'none')
     assert.deepEqual(results, [[VERIFY, 'suspended']])
+    assert.equal(detail, 'signed request refused: suspended app')
     assert.equal((await lastFailure(suspended))?.reason, 'app_suspended')
   })
 
@@ -118,8 +140,9 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
 
   test('a wrong secret: bad_signature, and the base string in the failure log', async () => {
     const input = signed({ token: { key: token.key, secret: 'wrong' } })
-    const { results } = await refused(input, 32)
+    const { results, detail } = await refused(input, 32)
     assert.deepEqual(results, [[VERIFY, 'bad_signature']])
+    assert.equal(detail, 'signed request refused: signature, method or body hash')
     const failure = await lastFailure()
     assert.equal(failure?.reason, 'bad_signature')
     assert.match(failure?.baseString ?? '', /^GET&https%3A%2F%2Fapi\.example\.test%2F1\.1%2Faccount%2Fverify_credentials\.json&/)
@@ -141,8 +164,52 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   test('a replayed request: nonce_reused, and the same reason in the failure log', async () => {
     const input = signed()
     await verify(input)
-    const { results } = await refused(input, 32)
+    const { results, detail } = await refused(input, 32)
     assert.deepEqual(results, [[VERIFY, 'nonce_reused']])
+    assert.equal(detail, 'nonce replayed')
     assert.equal((await lastFailure())?.reason, 'nonce_reused')
+  })
+
+  test('a refusal for several reasons names each of them to the operator, in the order of the checks', async () => {
+    const stranger = { ...app, id: 'none', consumerKey: 'unknown-consumer-key', consumerSecret: 'x' }
+    const stale = tier.nowSeconds() - 3600
+    // The consumer is unknown: its signature cannot be checked, so it is not named.
+    assert.equal((await refused(signed({ app: stranger, token: undefined, timestamp: stale }), 135, 'none')).detail, 'signed request refused: timestamp, unknown consumer key')
+    assert.equal(
+      (await refused(signed({ token: { key: '1-unknown', secret: 'x' }, timestamp: stale }), 135)).detail,
+      'signed request refused: timestamp, token, signature, method or body hash',
+    )
+  })
+
+  test('a timestamp of another length than 10 digits: untimely, and no clock skew to chart', async () => {
+    const { results, skews } = await refused(signed({ timestamp: 123 }), 135)
+    assert.deepEqual(results, [[VERIFY, 'timestamp_out_of_bounds']])
+    assert.deepEqual(skews, [])
+  })
+
+  test('a signature method no one implements: method_not_allowed in both', async () => {
+    const input = signed()
+    const unknown = { ...input, authorization: input.authorization!.replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="RSA-SHA1"') }
+    assert.notEqual(unknown.authorization, input.authorization)
+    const { results, detail } = await refused(unknown, 32)
+    assert.deepEqual(results, [[VERIFY, 'method_not_allowed']])
+    assert.equal(detail, 'signed request refused: signature, method or body hash')
+    assert.equal((await lastFailure())?.reason, 'method_not_allowed')
+  })
+
+  test('an oauth_body_hash that does not match the body: bad_signature to the metrics, body_hash_mismatch in the failure log', async () => {
+    const body = '{"status":"hello"}'
+    const sha1 = createHash('sha1').update(body).digest('base64')
+    const withHash = (hash: string) => signed({ method: 'POST', oauth: { oauth_body_hash: hash } }, { body, contentType: 'application/json' })
+    const mismatch = await refused(withHash(createHash('sha1').update('another body').digest('base64')), 32)
+    assert.deepEqual(mismatch.results, [[VERIFY, 'bad_signature']])
+    assert.equal(mismatch.detail, 'signed request refused: signature, method or body hash')
+    const failure = await lastFailure()
+    assert.equal(failure?.reason, 'body_hash_mismatch')
+    assert.equal(failure?.baseString, undefined)
+    // The same request with the body's hash is accepted.
+    results = []
+    await verify(withHash(sha1))
+    assert.deepEqual(results, [[VERIFY, 'ok']])
   })
 })

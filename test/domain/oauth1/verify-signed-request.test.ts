@@ -2,10 +2,13 @@ import assert from 'node:assert/strict'
 import crypto, { createHash } from 'node:crypto'
 import { syncBuiltinESMExports } from 'node:module'
 import { after, before, describe, mock, test } from 'node:test'
+import { revokeAuthorization } from '../../../src/domain/admin/people.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import { issueRequestToken } from '../../../src/domain/oauth1/request-token.ts'
 import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
 import type { RequestInput } from '../../../src/domain/request.ts'
+import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
@@ -139,7 +142,7 @@ describe('verifySignedRequest (domain tier)', () => {
     assert.equal((await verifySignedRequest(tier.domain, signed('not-the-hash'), { tokenKind: 'none', charge: null })).app.id, app.id)
   })
 
-  test('an unknown consumer costs the same HMAC as a known one (no early answer to time)', async () => {
+  test('an unknown consumer or signature method costs the same HMAC as a known one (no early answer to time)', async () => {
     const hmacs = mock.method(crypto, 'createHmac')
     syncBuiltinESMExports()
     try {
@@ -152,9 +155,134 @@ describe('verifySignedRequest (domain tier)', () => {
       const unknown = await count({ key: 'unknown-consumer', secret: 'wrong' })
       assert.ok(known >= 1)
       assert.equal(unknown, known)
+      // A signature method no one implements is checked as HMAC-SHA1 all the same.
+      hmacs.mock.resetCalls()
+      const input = signedInput(tier, { consumer: { key: app.consumerKey, secret: 'wrong' }, method: 'GET', path: VERIFY })
+      const unknownMethod = { ...input, authorization: input.authorization!.replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="RSA-SHA1"') }
+      await assertServiceError(verifySignedRequest(tier.domain, unknownMethod, { tokenKind: 'none', charge: null }), 32)
+      assert.equal(hmacs.mock.calls.filter((call) => call.arguments[0] === 'sha1').length, known)
     } finally {
       hmacs.mock.restore()
       syncBuiltinESMExports()
     }
+  })
+})
+
+describe('verifySignedRequest: which tokens are live (domain tier)', () => {
+  let tier: DomainTier
+  let app: AppRecord
+  let person: UserRecord
+  const signerOf = (of: AppRecord) => ({ key: of.consumerKey, secret: of.consumerSecret })
+  const verify = <K extends TokenKind>(kind: K, options: Partial<SignOptions> = {}) =>
+    verifySignedRequest(tier.domain, signedInput(tier, { consumer: signerOf(app), method: 'GET', path: VERIFY, ...options }), { tokenKind: kind, charge: null })
+  const refusal = async (work: Promise<unknown>) =>
+    work.then(
+      () => assert.fail('accepted'),
+      (error: unknown) => (assert.ok(error instanceof ServiceError), { code: error.code, detail: error.detail }),
+    )
+  /** A request token of `app` as the use case issues it (status issued, 900 s to live). */
+  const requestToken = async (of: AppRecord = app) => {
+    const { requestToken: record } = await issueRequestToken(tier.domain, signedInput(tier, { consumer: signerOf(of), path: '/oauth/request_token', oauth: { oauth_callback: 'oob' } }))
+    return { key: record.token, secret: record.secret, record }
+  }
+
+  before(async () => {
+    tier = await openDomainTier()
+    app = await makeApp(tier.domain)
+    person = (await makeUser(tier.domain)).user
+  })
+  after(() => tier.close())
+
+  test('access-or-none: an access token names its person; without one the call is the app’s alone', async () => {
+    const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: person.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+    const withToken = await verify('access-or-none', { token: { key: issued.token, secret: issued.secret } })
+    assert.equal(withToken.user?.id, person.id)
+    assert.equal(withToken.token?.token, issued.token)
+    const appOnly = await verify('access-or-none')
+    assert.equal(appOnly.app.id, app.id)
+    assert.equal(appOnly.user, undefined)
+    assert.equal(appOnly.token, undefined)
+    // A named token must still be good.
+    await assertServiceError(verify('access-or-none', { token: { key: issued.token, secret: 'wrong' } }), 32)
+    // An unknown token's secret is a stand-in, so its signature fails too: the operator sees both.
+    assert.deepEqual(await refusal(verify('access-or-none', { token: { key: '1-unknown', secret: 'x' } })), {
+      code: 89,
+      detail: 'signed request refused: token, signature, method or body hash',
+    })
+  })
+
+  test('a revoked access token gets 89', async () => {
+    const holder = (await makeUser(tier.domain)).user
+    const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: holder.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+    const signed = { token: { key: issued.token, secret: issued.secret } }
+    assert.equal((await verify('access', signed)).user?.id, holder.id)
+    await revokeAuthorization(tier.domain, holder.id, app.id)
+    assert.deepEqual(await refusal(verify('access', signed)), { code: 89, detail: 'signed request refused: token' })
+  })
+
+  test('an unknown consumer key with a live access token gets 89: the token is no stranger’s', async () => {
+    const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: person.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
+    const token = { key: issued.token, secret: issued.secret }
+    for (const kind of ['access', 'access-or-none'] as const) {
+      assert.deepEqual(await refusal(verify(kind, { token, consumer: { key: 'unknown-consumer', secret: app.consumerSecret } })), {
+        code: 89,
+        detail: 'signed request refused: unknown consumer key, token',
+      })
+    }
+  })
+
+  test('a request token issued or approved, unexpired and of this app, is accepted; the token comes back', async () => {
+    const issued = await requestToken()
+    const verified = await verify('request', { token: issued })
+    assert.equal(verified.token.token, issued.key)
+    assert.equal(verified.user, undefined)
+    assert.equal(await tier.domain.stores.requestTokens.authorize(issued.key, person.id, 'v', tier.clock.nowMs()), true)
+    assert.equal((await verify('request', { token: issued })).token.status, 'authorized')
+  })
+
+  test('a request token denied or exchanged gets 89', async () => {
+    const denied = await requestToken()
+    assert.equal(await tier.domain.stores.requestTokens.deny(denied.key, tier.clock.nowMs()), true)
+    assert.deepEqual(await refusal(verify('request', { token: denied })), { code: 89, detail: 'signed request refused: token' })
+    const used = await requestToken()
+    assert.equal(await tier.domain.stores.requestTokens.authorize(used.key, person.id, 'v', tier.clock.nowMs()), true)
+    assert.equal((await tier.domain.stores.requestTokens.redeemVerifier(used.key, 'v', 3, tier.clock.nowMs())).outcome, 'redeemed')
+    await assertServiceError(verify('request', { token: used }), 89)
+  })
+
+  test('a request token lives until its expiry, not at it: 89 from then on', async () => {
+    const issued = await requestToken()
+    const untilExpiry = issued.record.expiresAtMs - tier.clock.nowMs()
+    tier.clock.advance(untilExpiry - 1)
+    try {
+      assert.equal((await verify('request', { token: issued })).token.token, issued.key)
+      tier.clock.advance(1)
+      await assertServiceError(verify('request', { token: issued }), 89)
+    } finally {
+      tier.clock.advance(-untilExpiry)
+    }
+  })
+
+  test('another app’s request token, an unknown one, or a real one with an unknown consumer key: 89', async () => {
+    const theirs = await requestToken(await makeApp(tier.domain))
+    // Signed with the right secrets, so only the token fails.
+    assert.deepEqual(await refusal(verify('request', { token: theirs })), { code: 89, detail: 'signed request refused: token' })
+    assert.deepEqual(await refusal(verify('request', { token: { key: 'unknown-request-token', secret: 'x' } })), {
+      code: 89,
+      detail: 'signed request refused: token, signature, method or body hash',
+    })
+    const mine = await requestToken()
+    assert.deepEqual(await refusal(verify('request', { token: mine, consumer: { key: 'unknown-consumer', secret: 'x' } })), {
+      code: 89,
+      detail: 'signed request refused: unknown consumer key, token',
+    })
+  })
+
+  test('HMAC-SHA1 needs no TLS (only PLAINTEXT does)', async () => {
+    const verified = await verifySignedRequest(tier.domain, signedInput(tier, { consumer: signerOf(app), method: 'GET', path: VERIFY }, { isSecure: false }), {
+      tokenKind: 'none',
+      charge: null,
+    })
+    assert.equal(verified.app.id, app.id)
   })
 })
