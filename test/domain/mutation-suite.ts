@@ -2,6 +2,7 @@
 // per mutant instead of one per test file. npm test runs the files themselves.
 // First: scrypt at a lower cost (see the file), without which a run takes four times as long.
 import './cheap-password-hashing.ts'
+import './audit.test.ts'
 import './browser-sessions.test.ts'
 import './callback-url.test.ts'
 import './client-address.test.ts'

@@ -18,6 +18,13 @@ import { makeRequestToken } from '../../pages/helpers.ts'
 const withCode = (status: number, code: number) => (error: unknown) =>
   error instanceof ServiceError && error.status === status && error.code === code
 
+/** Two calls raced: the one that succeeded first, the other second. */
+function sortWonFirst<T>(outcomes: Array<PromiseSettledResult<T>>): [PromiseSettledResult<T>, PromiseSettledResult<T>] {
+  const rank = (o: PromiseSettledResult<T>) => (o.status === 'fulfilled' ? 0 : 1)
+  const [first, second] = [...outcomes].sort((a, b) => rank(a) - rank(b))
+  return [first!, second!]
+}
+
 describe('authorization (the browser step, domain)', () => {
   const clock = testClock()
   let t: TestDomain
@@ -156,5 +163,108 @@ describe('authorization (the browser step, domain)', () => {
     assert.equal(addToQuery('https://a.example/cb', [['denied', 't']]), 'https://a.example/cb?denied=t')
     assert.equal(addToQuery('https://a.example/cb?', [['denied', 't']]), 'https://a.example/cb?denied=t')
     assert.equal(addToQuery('https://a.example/cb?s=1+2', [['k', 'a b&']]), 'https://a.example/cb?s=1+2&k=a+b%26')
+  })
+  /** The consent rows of an app's audit trail, oldest first. */
+  const auditOf = async (appId: string) => (await t.domain.stores.audit.list({ appId, limit: 20 })).filter((row) => row.event.startsWith('consent.')).reverse()
+
+  test('the 200-character cut-off: a token of 200 characters is looked up, a longer one refused as unknown', async () => {
+    const app = await makeApp(t.domain)
+    // Tokens we issue are far shorter; these stored ones only mark where the cut-off lies.
+    const atLimit = await makeRequestToken(t.domain, app, { token: 'a'.repeat(200) })
+    const pastLimit = await makeRequestToken(t.domain, app, { token: 'b'.repeat(201) })
+    assert.equal((await loadConsent(t.domain, { token: atLimit.token, flow: 'authorize' })).requestToken.token, atLimit.token)
+    await assert.rejects(loadConsent(t.domain, { token: pastLimit.token, flow: 'authorize' }), withCode(404, 1101))
+  })
+
+  test('a used token says which status it has, for the logs', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain), { status: 'denied' })
+    await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), (error: unknown) => {
+      assert.ok(withCode(410, 1103)(error))
+      assert.equal((error as ServiceError).detail, 'status denied')
+      return true
+    })
+  })
+
+  test('approving is audited: consent.granted with the flow, the level, the callback origin and whether it was automatic', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=secret'], accessLevel: 'read-write' })
+    await approveAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, userId: user.id, flow: 'authorize', address: '198.51.100.7' })
+    await approveAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, userId: user.id, flow: 'authenticate', isAutomatic: true })
+    const rows = await auditOf(app.id)
+    assert.deepEqual(
+      rows.map((row) => [row.event, row.userId, row.address, row.detail]),
+      [
+        ['consent.granted', user.id, '198.51.100.7', { flow: 'authorize', access_level: 'read-write', callback: 'https://client.example', automatic: false }],
+        ['consent.granted', user.id, null, { flow: 'authenticate', access_level: 'read-write', callback: 'https://client.example', automatic: true }],
+      ],
+    )
+  })
+
+  test('denying is audited: consent.denied with the flow, the level and the callback origin', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb'], accessLevel: 'read' })
+    await denyAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, flow: 'authenticate', userId: user.id, address: '198.51.100.8' })
+    await denyAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app, { callback: 'oob' })).token, flow: 'authorize' })
+    const rows = await auditOf(app.id)
+    assert.deepEqual(
+      rows.map((row) => [row.event, row.userId, row.address, row.detail]),
+      [
+        ['consent.denied', user.id, '198.51.100.8', { flow: 'authenticate', access_level: 'read', callback: 'https://client.example' }],
+        ['consent.denied', null, null, { flow: 'authorize', access_level: 'read', callback: 'oob' }],
+      ],
+    )
+  })
+
+  test('two approvals of one token at once: one gets the verifier, the other 410 "already used", one audit row', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const rt = await makeRequestToken(t.domain, app)
+    const outcomes = await Promise.allSettled([0, 1].map(() => approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })))
+    const [won, lost] = sortWonFirst(outcomes)
+    assert.ok(won.status === 'fulfilled' && 'redirectTo' in won.value)
+    assert.ok(lost.status === 'rejected' && withCode(410, 1103)(lost.reason), String(lost.status === 'rejected' ? lost.reason : lost.value))
+    assert.equal((lost.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
+    assert.deepEqual((await auditOf(app.id)).map((row) => row.event), ['consent.granted'])
+  })
+
+  test('an approval and a denial of one token at once: the loser hears the token was used', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const rt = await makeRequestToken(t.domain, app)
+    const outcomes = await Promise.allSettled([
+      denyAuthorization(t.domain, { token: rt.token, flow: 'authorize' }),
+      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
+    ])
+    const [won, lost] = sortWonFirst<unknown>(outcomes)
+    assert.equal(won.status, 'fulfilled')
+    assert.ok(lost.status === 'rejected' && withCode(410, 1103)(lost.reason), String(lost.status === 'rejected' ? lost.reason : lost.value))
+    assert.equal((lost.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
+    assert.equal((await auditOf(app.id)).length, 1)
+  })
+
+  test('a token that expires between the consent check and the approval or denial is 410 "expired", and stays unapproved', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    for (const act of ['approve', 'deny'] as const) {
+      const rt = await makeRequestToken(t.domain, app)
+      // The person clicks as the token's time runs out: the check reads the clock just before
+      // expiry, every later reading is at the expiry instant itself (which is already too late).
+      let reads = 0
+      const deps = { ...t.domain, clock: { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) } }
+      const call = act === 'approve' ? approveAuthorization(deps, { token: rt.token, userId: user.id, flow: 'authorize' }) : denyAuthorization(deps, { token: rt.token, flow: 'authorize' })
+      await assert.rejects(call, withCode(410, 1102), act)
+      assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.status, 'issued', act)
+    }
+    assert.deepEqual(await auditOf(app.id), [])
+  })
+
+  test('the app gone between finding the token and loading its app: unknown, and the logs say why', async () => {
+    const app = await makeApp(t.domain)
+    const rt = await makeRequestToken(t.domain, app)
+    // Deleting the app deletes its tokens too; only a deletion landing mid-load leaves the token found.
+    const [loaded] = await Promise.allSettled([loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), t.domain.stores.apps.delete(app.id)])
+    assert.ok(loaded.status === 'rejected', 'the consent did not load')
+    assert.ok(withCode(404, 1101)(loaded.reason))
+    assert.equal((loaded.reason as ServiceError).detail, 'app of the request token is gone')
   })
 })
