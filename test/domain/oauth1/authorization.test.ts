@@ -267,4 +267,20 @@ describe('authorization (the browser step, domain)', () => {
     assert.ok(withCode(404, 1101)(loaded.reason))
     assert.equal((loaded.reason as ServiceError).detail, 'app of the request token is gone')
   })
+  test('a token approved elsewhere and expired since is 410 "already used", not "expired"', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const rt = await makeRequestToken(t.domain, app)
+    // A second tab clicks as the first approves: its check passes just before expiry, and by the
+    // time it hears its approval lost, the token's time is up too. What it was, is used.
+    let reads = 0
+    const lateTab = { ...t.domain, clock: { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) } }
+    const [first, second] = await Promise.allSettled([
+      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
+      approveAuthorization(lateTab, { token: rt.token, userId: user.id, flow: 'authorize' }),
+    ])
+    assert.equal(first.status, 'fulfilled')
+    assert.ok(second.status === 'rejected' && withCode(410, 1103)(second.reason), String(second.status === 'rejected' ? second.reason : second.value))
+    assert.equal((second.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
+  })
 })
