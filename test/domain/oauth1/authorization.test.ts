@@ -18,13 +18,6 @@ import { makeRequestToken } from '../../pages/helpers.ts'
 const withCode = (status: number, code: number) => (error: unknown) =>
   error instanceof ServiceError && error.status === status && error.code === code
 
-/** Two calls raced: the one that succeeded first, the other second. */
-function sortWonFirst<T>(outcomes: Array<PromiseSettledResult<T>>): [PromiseSettledResult<T>, PromiseSettledResult<T>] {
-  const rank = (o: PromiseSettledResult<T>) => (o.status === 'fulfilled' ? 0 : 1)
-  const [first, second] = [...outcomes].sort((a, b) => rank(a) - rank(b))
-  return [first!, second!]
-}
-
 describe('authorization (the browser step, domain)', () => {
   const clock = testClock()
   let t: TestDomain
@@ -215,31 +208,39 @@ describe('authorization (the browser step, domain)', () => {
     )
   })
 
-  test('two approvals of one token at once: one gets the verifier, the other 410 "already used", one audit row', async () => {
-    const { user } = await makeUser(t.domain)
-    const app = await makeApp(t.domain)
-    const rt = await makeRequestToken(t.domain, app)
-    const outcomes = await Promise.allSettled([0, 1].map(() => approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' })))
-    const [won, lost] = sortWonFirst(outcomes)
-    assert.ok(won.status === 'fulfilled' && 'redirectTo' in won.value)
-    assert.ok(lost.status === 'rejected' && withCode(410, 1103)(lost.reason), String(lost.status === 'rejected' ? lost.reason : lost.value))
-    assert.equal((lost.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
-    assert.deepEqual((await auditOf(app.id)).map((row) => row.event), ['consent.granted'])
+  /**
+   * The domain as one tab sees it while another acts: `meanwhile` runs to its end after this call's
+   * consent check and before its unit of work opens, the moment two clicks on one token can overlap.
+   * The stores are the real ones; only the order is fixed, the same on SQLite and PostgreSQL.
+   */
+  const whileAnotherTab = (meanwhile: () => Promise<unknown>, clock = t.domain.clock) => ({
+    ...t.domain,
+    clock,
+    stores: {
+      ...t.domain.stores,
+      transaction: async <T>(work: Parameters<typeof t.domain.stores.transaction<T>>[0]): Promise<T> => {
+        await meanwhile()
+        return t.domain.stores.transaction(work)
+      },
+    },
   })
 
-  test('an approval and a denial of one token at once: the loser hears the token was used', async () => {
+  test('a token approved or denied in another tab after this one loaded it: 410 "already used", one audit row', async () => {
     const { user } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
-    const rt = await makeRequestToken(t.domain, app)
-    const outcomes = await Promise.allSettled([
-      denyAuthorization(t.domain, { token: rt.token, flow: 'authorize' }),
-      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
-    ])
-    const [won, lost] = sortWonFirst<unknown>(outcomes)
-    assert.equal(won.status, 'fulfilled')
-    assert.ok(lost.status === 'rejected' && withCode(410, 1103)(lost.reason), String(lost.status === 'rejected' ? lost.reason : lost.value))
-    assert.equal((lost.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
-    assert.equal((await auditOf(app.id)).length, 1)
+    const act = (deps: typeof t.domain, action: 'approve' | 'deny', token: string) =>
+      action === 'approve' ? approveAuthorization(deps, { token, userId: user.id, flow: 'authorize' }) : denyAuthorization(deps, { token, flow: 'authorize' })
+    for (const [mine, theirs] of [['approve', 'deny'], ['deny', 'approve']] as const) {
+      const rt = await makeRequestToken(t.domain, app)
+      const thisTab = whileAnotherTab(() => act(t.domain, theirs, rt.token))
+      await assert.rejects(act(thisTab, mine, rt.token), (error: unknown) => {
+        assert.ok(withCode(410, 1103)(error), String(error))
+        assert.equal((error as ServiceError).detail, undefined, 'refused by the change itself, after the consent check')
+        return true
+      })
+    }
+    // Only the other tabs' changes were recorded.
+    assert.deepEqual((await auditOf(app.id)).map((row) => row.event), ['consent.denied', 'consent.granted'])
   })
 
   test('a token that expires between the consent check and the approval or denial is 410 "expired", and stays unapproved', async () => {
@@ -258,29 +259,14 @@ describe('authorization (the browser step, domain)', () => {
     assert.deepEqual(await auditOf(app.id), [])
   })
 
-  test('the app gone between finding the token and loading its app: unknown, and the logs say why', async () => {
-    const app = await makeApp(t.domain)
-    const rt = await makeRequestToken(t.domain, app)
-    // Deleting the app deletes its tokens too; only a deletion landing mid-load leaves the token found.
-    const [loaded] = await Promise.allSettled([loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), t.domain.stores.apps.delete(app.id)])
-    assert.ok(loaded.status === 'rejected', 'the consent did not load')
-    assert.ok(withCode(404, 1101)(loaded.reason))
-    assert.equal((loaded.reason as ServiceError).detail, 'app of the request token is gone')
-  })
-  test('a token approved elsewhere and expired since is 410 "already used", not "expired"', async () => {
+  test('a token approved in another tab, and expired since, is 410 "already used", not "expired"', async () => {
     const { user } = await makeUser(t.domain)
-    const app = await makeApp(t.domain)
-    const rt = await makeRequestToken(t.domain, app)
-    // A second tab clicks as the first approves: its check passes just before expiry, and by the
-    // time it hears its approval lost, the token's time is up too. What it was, is used.
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    // This tab's check passes just before expiry; by the time it hears its approval lost, the
+    // token's time is up too. What the token was, is used.
     let reads = 0
-    const lateTab = { ...t.domain, clock: { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) } }
-    const [first, second] = await Promise.allSettled([
-      approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }),
-      approveAuthorization(lateTab, { token: rt.token, userId: user.id, flow: 'authorize' }),
-    ])
-    assert.equal(first.status, 'fulfilled')
-    assert.ok(second.status === 'rejected' && withCode(410, 1103)(second.reason), String(second.status === 'rejected' ? second.reason : second.value))
-    assert.equal((second.reason as ServiceError).detail, undefined, 'refused by the approval itself, after the consent check')
+    const clock = { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) }
+    const thisTab = whileAnotherTab(() => approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }), clock)
+    await assert.rejects(denyAuthorization(thisTab, { token: rt.token, flow: 'authorize' }), withCode(410, 1103))
   })
 })

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { exchangeVerifier, MAX_VERIFIER_FAILURES } from '../../../src/domain/oauth1/exchange-verifier.ts'
 import { invalidateAccessToken } from '../../../src/domain/oauth1/invalidate-access-token.ts'
 import { issueRequestToken } from '../../../src/domain/oauth1/request-token.ts'
+import type { DomainDeps } from '../../../src/domain/deps.ts'
 import type { DomainObserver } from '../../../src/domain/observe.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
@@ -136,6 +137,22 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
     return error.detail
   }
 
+  /**
+   * The domain as one request sees it while another is served: `meanwhile` runs to its end after
+   * this request's signature check and before its unit of work opens, where two requests with one
+   * token can overlap. The stores are the real ones; only the order is fixed, on either backend.
+   */
+  const whileAnotherRequest = (meanwhile: () => Promise<unknown>, deps: DomainDeps = tier.domain): DomainDeps => ({
+    ...deps,
+    stores: {
+      ...deps.stores,
+      transaction: async <T>(work: Parameters<typeof deps.stores.transaction<T>>[0]): Promise<T> => {
+        await meanwhile()
+        return deps.stores.transaction(work)
+      },
+    },
+  })
+
   test('issuing a request token: audited with the callback origin, the level and the address; counted; charged', async () => {
     const issuer = await makeApp(tier.domain, { callbackUrls: ['https://client.example/cb'], accessLevel: 'read-write' })
     const { deps, events } = observedDomain()
@@ -189,29 +206,30 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
     assert.equal(await errorDetail(exchange(rt, 'wrong again'), 32), `wrong or missing oauth_verifier (failure 2 of ${MAX_VERIFIER_FAILURES})`)
   })
 
-  test('two exchanges of one request token at once: one access token, the other 89, one audit row', async () => {
+  test('a request token exchanged by another request after this one was checked: 89, one access token, one audit row', async () => {
     const fresh = (await makeUser(tier.domain)).user
     const rt = await approvedRequestToken('the-verifier', 'oob', fresh)
-    const outcomes = await Promise.allSettled([exchange(rt, rt.verifier), exchange(rt, rt.verifier)])
-    const won = outcomes.filter((o) => o.status === 'fulfilled')
-    const lost = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as ServiceError)
-    assert.equal(won.length, 1)
-    // Both passed the signature check; the loser was refused by the exchange itself.
-    assert.deepEqual(lost.map((e) => [e.code, e.detail]), [[89, 'request token already exchanged, dead or expired']])
+    const signed = () => signedInput(tier, { consumer: consumer(), token: rt, path: '/oauth/access_token', oauth: { oauth_verifier: rt.verifier } })
+    const other = signed()
+    const thisOne = exchangeVerifier(whileAnotherRequest(() => exchangeVerifier(tier.domain, other)), signed())
+    assert.equal(await errorDetail(thisOne, 89), 'request token already exchanged, dead or expired')
     assert.equal((await auditRows(['access_token.issued'])).filter((row) => row.userId === fresh.id).length, 1)
   })
 
-  test('invalidating an access token: audited with its level and person, counted, charged; two at once: one succeeds, the other 89', async () => {
+  test('invalidating an access token: audited with its level and person, counted, charged; invalidated by another request meanwhile: 89', async () => {
     const { deps, events } = observedDomain()
     const holder = (await makeUser(tier.domain)).user
     const { accessToken } = await exchange(...(await tokenAndVerifier(holder)))
     const signedWith = { key: accessToken.token, secret: accessToken.secret }
-    const invalidate = () => invalidateAccessToken(deps, signedInput(tier, { consumer: consumer(), token: signedWith, path: '/1.1/oauth/invalidate_token' }))
-    const outcomes = await Promise.allSettled([invalidate(), invalidate()])
-    const won = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))
-    const lost = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as ServiceError] : []))
-    assert.deepEqual(won.map((w) => [w.accessToken, w.limit?.limit]), [[accessToken.token, 300]])
-    assert.deepEqual(lost.map((e) => [e.code, e.detail]), [[89, 'already invalidated']])
+    const signed = () => signedInput(tier, { consumer: consumer(), token: signedWith, path: '/1.1/oauth/invalidate_token' })
+    const other = signed()
+    let answer: Awaited<ReturnType<typeof invalidateAccessToken>> | undefined
+    const thisOne = invalidateAccessToken(
+      whileAnotherRequest(async () => (answer = await invalidateAccessToken(deps, other)), deps),
+      signed(),
+    )
+    assert.equal(await errorDetail(thisOne, 89), 'already invalidated')
+    assert.deepEqual([answer?.accessToken, answer?.limit?.limit], [accessToken.token, 300])
     assert.deepEqual(events, ['invalidated access_token invalidate_token'])
     const rows = (await auditRows(['access_token.invalidated'])).filter((row) => row.userId === holder.id)
     assert.deepEqual(rows.map((row) => [row.address, row.detail]), [['192.0.2.1', { access_level: accessToken.accessLevel }]])
