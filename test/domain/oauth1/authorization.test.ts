@@ -269,4 +269,13 @@ describe('authorization (the browser step, domain)', () => {
     const thisTab = whileAnotherTab(() => approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }), clock)
     await assert.rejects(denyAuthorization(thisTab, { token: rt.token, flow: 'authorize' }), withCode(410, 1103))
   })
+  test('a token cleaned up as expired between the consent check and the approval is 404 "not valid"', async () => {
+    const { user } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    let reads = 0
+    const clock = { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) }
+    // The periodic clean-up runs as the token's time runs out.
+    const thisTab = whileAnotherTab(() => t.domain.stores.requestTokens.deleteExpired(rt.expiresAtMs + 1), clock)
+    await assert.rejects(approveAuthorization(thisTab, { token: rt.token, userId: user.id, flow: 'authorize' }), withCode(404, 1101))
+  })
 })
