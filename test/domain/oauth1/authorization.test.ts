@@ -157,4 +157,125 @@ describe('authorization (the browser step, domain)', () => {
     assert.equal(addToQuery('https://a.example/cb?', [['denied', 't']]), 'https://a.example/cb?denied=t')
     assert.equal(addToQuery('https://a.example/cb?s=1+2', [['k', 'a b&']]), 'https://a.example/cb?s=1+2&k=a+b%26')
   })
+  /** The consent rows of an app's audit trail, oldest first. */
+  const auditOf = async (appId: string) => (await t.domain.stores.audit.list({ appId, limit: 20 })).filter((row) => row.event.startsWith('consent.')).reverse()
+
+  test('the 200-character cut-off: a token of 200 characters is looked up, a longer one refused as unknown', async () => {
+    const app = await makeApp(t.domain)
+    // Tokens we issue are far shorter; these stored ones only mark where the cut-off lies.
+    const atLimit = await makeRequestToken(t.domain, app, { token: 'a'.repeat(200) })
+    const pastLimit = await makeRequestToken(t.domain, app, { token: 'b'.repeat(201) })
+    assert.equal((await loadConsent(t.domain, { token: atLimit.token, flow: 'authorize' })).requestToken.token, atLimit.token)
+    await assert.rejects(loadConsent(t.domain, { token: pastLimit.token, flow: 'authorize' }), withCode(404, 1101))
+  })
+
+  test('a used token says which status it has, for the logs', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain), { status: 'denied' })
+    await assert.rejects(loadConsent(t.domain, { token: rt.token, flow: 'authorize' }), (error: unknown) => {
+      assert.ok(withCode(410, 1103)(error))
+      assert.equal((error as ServiceError).detail, 'status denied')
+      return true
+    })
+  })
+
+  test('approving is audited: consent.granted with the flow, the level, the callback origin and whether it was automatic', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=secret'], accessLevel: 'read-write' })
+    await approveAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, userId: user.id, flow: 'authorize', address: '198.51.100.7' })
+    await approveAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, userId: user.id, flow: 'authenticate', isAutomatic: true })
+    const rows = await auditOf(app.id)
+    assert.deepEqual(
+      rows.map((row) => [row.event, row.userId, row.address, row.detail]),
+      [
+        ['consent.granted', user.id, '198.51.100.7', { flow: 'authorize', access_level: 'read-write', callback: 'https://client.example', automatic: false }],
+        ['consent.granted', user.id, null, { flow: 'authenticate', access_level: 'read-write', callback: 'https://client.example', automatic: true }],
+      ],
+    )
+  })
+
+  test('denying is audited: consent.denied with the flow, the level and the callback origin', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb'], accessLevel: 'read' })
+    await denyAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app)).token, flow: 'authenticate', userId: user.id, address: '198.51.100.8' })
+    await denyAuthorization(t.domain, { token: (await makeRequestToken(t.domain, app, { callback: 'oob' })).token, flow: 'authorize' })
+    const rows = await auditOf(app.id)
+    assert.deepEqual(
+      rows.map((row) => [row.event, row.userId, row.address, row.detail]),
+      [
+        ['consent.denied', user.id, '198.51.100.8', { flow: 'authenticate', access_level: 'read', callback: 'https://client.example' }],
+        ['consent.denied', null, null, { flow: 'authorize', access_level: 'read', callback: 'oob' }],
+      ],
+    )
+  })
+
+  /**
+   * The domain as one tab sees it while another acts: `meanwhile` runs to its end after this call's
+   * consent check and before its unit of work opens, the moment two clicks on one token can overlap.
+   * The stores are the real ones; only the order is fixed, the same on SQLite and PostgreSQL.
+   */
+  const whileAnotherTab = (meanwhile: () => Promise<unknown>, clock = t.domain.clock) => ({
+    ...t.domain,
+    clock,
+    stores: {
+      ...t.domain.stores,
+      transaction: async <T>(work: Parameters<typeof t.domain.stores.transaction<T>>[0]): Promise<T> => {
+        await meanwhile()
+        return t.domain.stores.transaction(work)
+      },
+    },
+  })
+
+  test('a token approved or denied in another tab after this one loaded it: 410 "already used", one audit row', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const act = (deps: typeof t.domain, action: 'approve' | 'deny', token: string) =>
+      action === 'approve' ? approveAuthorization(deps, { token, userId: user.id, flow: 'authorize' }) : denyAuthorization(deps, { token, flow: 'authorize' })
+    for (const [mine, theirs] of [['approve', 'deny'], ['deny', 'approve']] as const) {
+      const rt = await makeRequestToken(t.domain, app)
+      const thisTab = whileAnotherTab(() => act(t.domain, theirs, rt.token))
+      await assert.rejects(act(thisTab, mine, rt.token), (error: unknown) => {
+        assert.ok(withCode(410, 1103)(error), String(error))
+        assert.equal((error as ServiceError).detail, undefined, 'refused by the change itself, after the consent check')
+        return true
+      })
+    }
+    // Only the other tabs' changes were recorded.
+    assert.deepEqual((await auditOf(app.id)).map((row) => row.event), ['consent.denied', 'consent.granted'])
+  })
+
+  test('a token that expires between the consent check and the approval or denial is 410 "expired", and stays unapproved', async () => {
+    const { user } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    for (const act of ['approve', 'deny'] as const) {
+      const rt = await makeRequestToken(t.domain, app)
+      // The person clicks as the token's time runs out: the check reads the clock just before
+      // expiry, every later reading is at the expiry instant itself (which is already too late).
+      let reads = 0
+      const deps = { ...t.domain, clock: { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) } }
+      const call = act === 'approve' ? approveAuthorization(deps, { token: rt.token, userId: user.id, flow: 'authorize' }) : denyAuthorization(deps, { token: rt.token, flow: 'authorize' })
+      await assert.rejects(call, withCode(410, 1102), act)
+      assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.status, 'issued', act)
+    }
+    assert.deepEqual(await auditOf(app.id), [])
+  })
+
+  test('a token approved in another tab, and expired since, is 410 "already used", not "expired"', async () => {
+    const { user } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    // This tab's check passes just before expiry; by the time it hears its approval lost, the
+    // token's time is up too. What the token was, is used.
+    let reads = 0
+    const clock = { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) }
+    const thisTab = whileAnotherTab(() => approveAuthorization(t.domain, { token: rt.token, userId: user.id, flow: 'authorize' }), clock)
+    await assert.rejects(denyAuthorization(thisTab, { token: rt.token, flow: 'authorize' }), withCode(410, 1103))
+  })
+  test('a token cleaned up as expired between the consent check and the approval is 404 "not valid"', async () => {
+    const { user } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    let reads = 0
+    const clock = { nowMs: () => (reads++ === 0 ? rt.expiresAtMs - 1 : rt.expiresAtMs) }
+    // The periodic clean-up runs as the token's time runs out.
+    const thisTab = whileAnotherTab(() => t.domain.stores.requestTokens.deleteExpired(rt.expiresAtMs + 1), clock)
+    await assert.rejects(approveAuthorization(thisTab, { token: rt.token, userId: user.id, flow: 'authorize' }), withCode(404, 1101))
+  })
 })

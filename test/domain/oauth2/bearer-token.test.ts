@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import type { DomainObserver } from '../../../src/domain/observe.ts'
 import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
+import { authenticateClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
 import { invalidateBearerToken } from '../../../src/domain/oauth2/invalidate-bearer-token.ts'
 import { verifyBearer } from '../../../src/domain/oauth2/verify-bearer.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
+import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, inputOf, openDomainTier, signedInput, TIER_URL, type DomainTier } from '../../helpers/domain-tier.ts'
@@ -91,5 +94,121 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     assert.equal((await verifyBearer(tier.domain, `Bearer ${token}`)).app.id, app.id)
     await invalidateWith(app, token, basic(app.consumerKey, app.consumerSecret))
     await assertServiceError(invalidateWith(app, token, basic(app.consumerKey, app.consumerSecret)), 99)
+  })
+  /** The use cases with an observer that records tokens issued and invalidated and bearer verifications. */
+  function observedDomain() {
+    const events: string[] = []
+    const observe: DomainObserver = {
+      oauth1Verification: () => {},
+      bearerVerification: (result) => void events.push(`bearer ${result}`),
+      clockSkew: () => {},
+      tokenIssued: (kind) => void events.push(`issued ${kind}`),
+      tokenInvalidated: (kind, reason) => void events.push(`invalidated ${kind} ${reason}`),
+      rateLimited: () => {},
+      signIn: () => {},
+    }
+    return { deps: { ...tier.domain, observe }, events }
+  }
+  const tokenCallInput = (app: AppRecord, headers: Record<string, string> = { authorization: basic(app.consumerKey, app.consumerSecret) }, body = 'grant_type=client_credentials') =>
+    inputOf('POST', `${TIER_URL}/oauth2/token`, { 'content-type': FORM, ...headers }, body)
+  const detailOf = async (work: Promise<unknown>, code: number): Promise<string | undefined> => {
+    const error = await work.then(() => assert.fail('expected a refusal'), (e: unknown) => e)
+    assert.ok(error instanceof ServiceError, String(error))
+    assert.equal(error.code, code, error.message)
+    return error.detail
+  }
+  const bearerRows = async (app: AppRecord, event: string) =>
+    (await tier.domain.stores.audit.list({ appId: app.id, limit: 50 })).filter((row) => row.event === event).reverse()
+
+  test('every hand-out is counted and audited with the address; each app is charged on its own pace budget', async () => {
+    const { deps, events } = observedDomain()
+    const app = await makeApp(tier.domain)
+    const other = await makeApp(tier.domain)
+    const first = await issueOrReuseBearerToken(deps, tokenCallInput(app))
+    const repeat = await issueOrReuseBearerToken(deps, tokenCallInput(app))
+    const othersFirst = await issueOrReuseBearerToken(deps, tokenCallInput(other))
+    assert.deepEqual(events, ['issued bearer_token', 'issued bearer_token', 'issued bearer_token'])
+    const pace = 60 // --bearer-token-pace's default
+    assert.deepEqual([first.limit?.limit, first.limit?.remaining, repeat.limit?.remaining], [pace, pace - 1, pace - 2])
+    assert.equal(othersFirst.limit?.remaining, pace - 1, "another app's calls spend its own budget")
+    assert.deepEqual((await bearerRows(app, 'bearer_token.issued')).map((row) => [row.address, row.detail]), [
+      ['192.0.2.1', { reused: false }],
+      ['192.0.2.1', { reused: true }],
+    ])
+  })
+
+  test('first calls arriving at once all get the one token; the hand-outs after the first are audited as reused', async () => {
+    const app = await makeApp(tier.domain)
+    const tokens = await Promise.all([0, 1, 2].map(() => tokenCall(app)))
+    assert.equal(new Set(tokens.map((token) => token.token)).size, 1)
+    const reused = (await bearerRows(app, 'bearer_token.issued')).map((row) => row.detail?.reused)
+    assert.deepEqual(reused, [false, true, true])
+  })
+
+  test('client_id and client_secret in the body stand for Basic credentials; half of them is no credentials (99)', async () => {
+    const app = await makeApp(tier.domain)
+    const body = (pairs: Record<string, string>) => new URLSearchParams({ grant_type: 'client_credentials', ...pairs }).toString()
+    const viaBody = await issueOrReuseBearerToken(tier.domain, tokenCallInput(app, {}, body({ client_id: app.consumerKey, client_secret: app.consumerSecret })))
+    assert.equal(viaBody.bearerToken.appId, app.id)
+    assert.equal(await detailOf(issueOrReuseBearerToken(tier.domain, tokenCallInput(app, {}, body({ client_id: app.consumerKey }))), 99), 'no client credentials')
+    assert.equal(await detailOf(issueOrReuseBearerToken(tier.domain, tokenCallInput(app, {}, body({ client_secret: app.consumerSecret }))), 99), 'no client credentials')
+    assert.equal(await detailOf(issueOrReuseBearerToken(tier.domain, tokenCallInput(app, {}, body({}))), 99), 'no client credentials')
+    assert.deepEqual(readClientCredentials(undefined, [['client_id', 'k'], ['client_secret', '']]), { clientId: 'k', clientSecret: '' })
+    assert.equal(readClientCredentials(undefined, [['client_id', ''], ['client_secret', 's']]), undefined)
+    assert.deepEqual(readClientCredentials(basic('k', 's'), [['client_id', 'other'], ['client_secret', 'other']]), { clientId: 'k', clientSecret: 's' })
+  })
+
+  test('refused client credentials say why in the logs: unknown key, wrong secret, unsupported grant', async () => {
+    const app = await makeApp(tier.domain)
+    assert.equal(await detailOf(tokenCall({ ...app, consumerKey: 'no-such-key' }), 99), 'client credentials refused')
+    assert.equal(await detailOf(tokenCall(app, { secret: 'wrong' }), 99), 'client credentials refused')
+    assert.equal(await detailOf(tokenCall(app, { body: 'grant_type=password' }), 99), 'unsupported grant_type')
+  })
+
+  test('a client that must be a resource server is refused unless the app is one', async () => {
+    const plain = await makeApp(tier.domain)
+    const server = await makeApp(tier.domain, { isResourceServer: true })
+    const as = (app: AppRecord) => ({ clientId: app.consumerKey, clientSecret: app.consumerSecret })
+    await assertServiceError(authenticateClient(tier.domain, as(plain), { requireResourceServer: true }), 99)
+    assert.equal((await authenticateClient(tier.domain, as(plain))).id, plain.id)
+    assert.equal((await authenticateClient(tier.domain, as(server), { requireResourceServer: true })).id, server.id)
+  })
+
+  test('verifying a bearer: no bearer header is 215, an unknown token 89, each reported to the observer', async () => {
+    const { deps, events } = observedDomain()
+    const app = await makeApp(tier.domain)
+    const live = await tokenCall(app)
+    assert.equal(await detailOf(verifyBearer(deps, undefined), 215), 'no bearer token')
+    assert.equal(await detailOf(verifyBearer(deps, basic(app.consumerKey, app.consumerSecret)), 215), 'no bearer token')
+    assert.equal(await detailOf(verifyBearer(deps, 'Bearer AAAAunknown'), 89), 'bearer token not live')
+    assert.equal((await verifyBearer(deps, `Bearer ${live.token}`)).token.token, live.token)
+    await invalidateWith(app, live.token, basic(app.consumerKey, app.consumerSecret))
+    assert.equal(await detailOf(verifyBearer(deps, `Bearer ${live.token}`), 89), 'bearer token not live')
+    await updateApp(tier.domain, app.id, { isSuspended: true })
+    const suspendedApp = await makeApp(tier.domain)
+    const suspendedToken = await tokenCall(suspendedApp)
+    await updateApp(tier.domain, suspendedApp.id, { isSuspended: true })
+    await assertServiceError(verifyBearer(deps, `Bearer ${suspendedToken.token}`), 416)
+    assert.deepEqual(events, ['bearer malformed', 'bearer malformed', 'bearer invalid_token', 'bearer ok', 'bearer invalid_token', 'bearer invalid_token'])
+  })
+
+  test('invalidating a bearer: counted, charged; refusals say why in the logs', async () => {
+    const { deps, events } = observedDomain()
+    const app = await makeApp(tier.domain)
+    const other = await makeApp(tier.domain)
+    const token = (await tokenCall(app)).token
+    const otherToken = (await tokenCall(other)).token
+    const call = (authorization: string, body: string) => invalidateBearerToken(deps, inputOf('POST', `${TIER_URL}/oauth2/invalidate_token`, { authorization, 'content-type': FORM }, body))
+    const byBasic = basic(app.consumerKey, app.consumerSecret)
+    assert.equal(await detailOf(call(byBasic, ''), 99), 'access_token is missing')
+    assert.equal(await detailOf(call(`Bearer ${token}`, `access_token=${encodeURIComponent(otherToken)}`), 99), 'Bearer names another token')
+    assert.equal(await detailOf(call(byBasic, `access_token=${encodeURIComponent(otherToken)}`), 99), 'no such live bearer token for this app')
+    const invalidations = () => events.filter((event) => event.startsWith('invalidated'))
+    assert.deepEqual(invalidations(), [])
+    const done = await call(`Bearer ${token}`, `access_token=${encodeURIComponent(token)}`)
+    assert.equal(done.accessToken, token)
+    assert.equal(done.limit?.limit, 300)
+    assert.deepEqual(invalidations(), ['invalidated bearer_token invalidate_token'])
+    assert.deepEqual((await bearerRows(app, 'bearer_token.invalidated')).map((row) => [row.address, row.detail]), [['192.0.2.1', { via: 'bearer' }]])
   })
 })
