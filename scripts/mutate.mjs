@@ -5,8 +5,10 @@ import { spawnSync } from 'node:child_process'
 
 const FOLDERS = ['src/protocol', 'src/domain']
 const args = process.argv.slice(2)
-const asked = args.filter((a) => !a.startsWith('-')).map((a) => a.replace(/\/+$/, ''))
-const flags = args.filter((a) => a.startsWith('-'))
+// A word after a flag is that flag's value (`--concurrency 1`) unless it is a path under src/ (`--force src/domain`).
+const isTarget = (a, i) => !a.startsWith('-') && (a.startsWith('src/') || !args[i - 1]?.startsWith('--') || args[i - 1].includes('='))
+const asked = args.filter(isTarget).map((a) => a.replace(/\/+$/, ''))
+const flags = args.filter((a, i) => !isTarget(a, i))
 const unknown = asked.filter((a) => !FOLDERS.some((folder) => a === folder || a.startsWith(`${folder}/`)))
 if (unknown.length > 0) {
   console.error(`mutate: ${unknown.join(', ')} is not ${FOLDERS.join(' or ')} or a path under one`)
