@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { dummyPasswordHash } from '../../src/domain/passwords.ts'
 import { updateUser } from '../../src/domain/admin/people.ts'
 import type { DomainObserver } from '../../src/domain/observe.ts'
-import { confirmPassword, createSignInThrottle, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
+import { confirmPassword, createSignInThrottle, normalizeUsername, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeUser } from '../helpers/fixtures.ts'
@@ -237,5 +237,15 @@ describe('the sign-in throttle on the stores\' limiters', () => {
     assert.equal(await throttle.admit({ account: 'ann', address: 'x' }), false)
     await sleep(1100)
     assert.equal(await throttle.admit({ account: 'ann', address: 'x' }), true)
+  })
+})
+
+describe('normalizeUsername', () => {
+  test('drops surrounding spaces and one leading @, nothing else', () => {
+    assert.equal(normalizeUsername('  @ann '), 'ann')
+    assert.equal(normalizeUsername('ann'), 'ann')
+    assert.equal(normalizeUsername('@@ann'), '@ann')
+    // An @ elsewhere stays, so "a@nn" never signs in as ann.
+    assert.equal(normalizeUsername('a@nn'), 'a@nn')
   })
 })
