@@ -109,6 +109,8 @@ describe('listAuditEvents', () => {
       ['user.created', null, 'bob'],
     ])
     assert.deepEqual(await list({ user: '@BOB' }), bobs)
+    // Typed as the sign-in form and the admin API's people lookup take it: spaces around it are dropped.
+    assert.deepEqual(await list({ user: ' @bob ' }), bobs)
     assert.deepEqual(summary(await list({ user: 'alice' })).map(([event]) => event), ['app.updated', 'app.deleted', 'app.created', 'app.created', 'user.created'])
   })
 
