@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { DomainObserver } from '../domain/observe.ts'
-import { CounterSeriesTable, SeriesHistogram, type CounterSeries, type HistogramSeries } from './series.ts'
+import { CounterSeriesTable, SeriesHistogram, type HistogramSeries } from './series.ts'
 
 /**
  * The service's Prometheus metrics, in a registry of their own (docs/metrics.md is their contract:
@@ -87,25 +87,12 @@ export function createMetrics(): Metrics {
     },
   }
 
-  // route → method → its duration series and its count per status: three Map reads a request.
-  const httpSeries = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>>()
-  const seriesOfRequest = (route: string, method: string) => {
-    let byMethod = httpSeries.get(route)
-    if (!byMethod) httpSeries.set(route, (byMethod = new Map()))
-    let found = byMethod.get(method)
-    if (!found) byMethod.set(method, (found = { duration: httpDuration.series([route, method]), byStatus: new Map() }))
-    return found
-  }
-
   return {
     registry,
     observer,
     httpRequest(route, method, status, seconds) {
-      const found = seriesOfRequest(route, method)
-      let count = found.byStatus.get(status)
-      if (!count) found.byStatus.set(status, (count = httpRequests.series([route, method, String(status)])))
-      count.inc()
-      found.duration.observe(seconds)
+      httpRequests.series([route, method, String(status)]).inc()
+      httpDuration.series([route, method]).observe(seconds)
     },
     storageSeries: (backend, operation) => storage.series([backend, operation]),
     watchNonceStore(store) {

@@ -84,7 +84,10 @@ function compile<DB, Args extends string[], Row>(db: Kysely<DB>, build: (db: Kys
   if (placeholders.some((_, i) => !slots.includes(i))) throw new Error(`preparedLookup: an argument is not a value of the query: ${compiled.sql}`)
   if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `latchkey_lookup_${statementNames.size + 1}`)
   const connection = sqliteConnections.get(db)
-  const statement = connection?.prepare(compiled.sql).raw(true)
-  const direct = connection && statement && { connection, statement, columns: statement.columns().map((column) => column.name) }
-  return { ...compiled, slots, direct }
+  return { ...compiled, slots, direct: connection && directStatement(connection, compiled.sql) }
+}
+
+function directStatement(connection: SqliteDatabase, sql: string): DirectStatement {
+  const statement = connection.prepare(sql).raw(true)
+  return { connection, statement, columns: statement.columns().map((column) => column.name) }
 }
