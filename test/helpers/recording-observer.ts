@@ -1,9 +1,9 @@
 import type { DomainObserver } from '../../src/domain/observe.ts'
 
 /**
- * An observer that keeps what the domain told it of tokens (issued, invalidated) as
- * `issued:<kind>` and `invalidated:<kind>:<reason>`, in order: what the metrics would count.
- * The other outcomes are not recorded.
+ * An observer that keeps what the domain told it of tokens (issued, invalidated) and of bearer
+ * checks as `issued:<kind>`, `invalidated:<kind>:<reason>` and `bearer:<result>`, in order: what
+ * the metrics would count. The other outcomes are not recorded.
  */
 export function recordingObserver(): DomainObserver & { told: string[] } {
   const told: string[] = []
@@ -12,7 +12,7 @@ export function recordingObserver(): DomainObserver & { told: string[] } {
     tokenIssued: (kind) => void told.push(`issued:${kind}`),
     tokenInvalidated: (kind, reason) => void told.push(`invalidated:${kind}:${reason}`),
     oauth1Verification: () => {},
-    bearerVerification: () => {},
+    bearerVerification: (result) => void told.push(`bearer:${result}`),
     clockSkew: () => {},
     rateLimited: () => {},
     signIn: () => {},

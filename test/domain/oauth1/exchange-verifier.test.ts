@@ -4,10 +4,10 @@ import { exchangeVerifier, MAX_VERIFIER_FAILURES } from '../../../src/domain/oau
 import { invalidateAccessToken } from '../../../src/domain/oauth1/invalidate-access-token.ts'
 import { issueRequestToken } from '../../../src/domain/oauth1/request-token.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
-import type { DomainObserver } from '../../../src/domain/observe.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { recordingObserver } from '../../helpers/recording-observer.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
 
 describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
@@ -115,17 +115,8 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
   })
   /** The use cases with an observer that records the tokens issued and invalidated. */
   function observedDomain() {
-    const events: string[] = []
-    const observe: DomainObserver = {
-      oauth1Verification: () => {},
-      bearerVerification: () => {},
-      clockSkew: () => {},
-      tokenIssued: (kind) => void events.push(`issued ${kind}`),
-      tokenInvalidated: (kind, reason) => void events.push(`invalidated ${kind} ${reason}`),
-      rateLimited: () => {},
-      signIn: () => {},
-    }
-    return { deps: { ...tier.domain, observe }, events }
+    const observe = recordingObserver()
+    return { deps: { ...tier.domain, observe }, events: observe.told }
   }
   /** The app's audit rows of these events, oldest first. */
   const auditRows = async (events: string[], of: AppRecord = app) =>
@@ -160,7 +151,7 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
       issueRequestToken(deps, signedInput(tier, { consumer: { key: issuer.consumerKey, secret: issuer.consumerSecret }, path: `/oauth/request_token${query}`, oauth: { oauth_callback: callback } }))
     const first = await issue('https://client.example/cb?state=secret')
     await issue('oob', '?svc_auth_access_type=read')
-    assert.deepEqual(events, ['issued request_token', 'issued request_token'])
+    assert.deepEqual(events, ['issued:request_token', 'issued:request_token'])
     assert.deepEqual(first.limit && [first.limit.limit, first.limit.remaining], [300, 299])
     assert.deepEqual(
       (await auditRows(['request_token.issued'], issuer)).map((row) => [row.userId, row.address, row.detail]),
@@ -187,7 +178,7 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
     const first = await exchangeBy()
     const second = await exchangeBy()
     assert.equal(second.accessToken.token, first.accessToken.token)
-    assert.deepEqual(events, ['issued access_token', 'issued access_token'])
+    assert.deepEqual(events, ['issued:access_token', 'issued:access_token'])
     assert.equal(first.limit?.limit, 300)
     assert.equal(second.limit?.remaining, first.limit!.remaining - 1)
     const rows = (await auditRows(['access_token.issued'])).filter((row) => row.userId === newcomer.id)
@@ -230,7 +221,7 @@ describe('the OAuth 1.0a flow as use cases (domain tier)', () => {
     )
     assert.equal(await errorDetail(thisOne, 89), 'already invalidated')
     assert.deepEqual([answer?.accessToken, answer?.limit?.limit], [accessToken.token, 300])
-    assert.deepEqual(events, ['invalidated access_token invalidate_token'])
+    assert.deepEqual(events, ['invalidated:access_token:invalidate_token'])
     const rows = (await auditRows(['access_token.invalidated'])).filter((row) => row.userId === holder.id)
     assert.deepEqual(rows.map((row) => [row.address, row.detail]), [['192.0.2.1', { access_level: accessToken.accessLevel }]])
   })

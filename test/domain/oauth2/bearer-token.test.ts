@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { DomainObserver } from '../../../src/domain/observe.ts'
 import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
 import { authenticateClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
 import { invalidateBearerToken } from '../../../src/domain/oauth2/invalidate-bearer-token.ts'
@@ -10,6 +9,7 @@ import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { recordingObserver } from '../../helpers/recording-observer.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, inputOf, openDomainTier, signedInput, TIER_URL, type DomainTier } from '../../helpers/domain-tier.ts'
 
 const FORM = 'application/x-www-form-urlencoded'
@@ -97,17 +97,8 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
   })
   /** The use cases with an observer that records tokens issued and invalidated and bearer verifications. */
   function observedDomain() {
-    const events: string[] = []
-    const observe: DomainObserver = {
-      oauth1Verification: () => {},
-      bearerVerification: (result) => void events.push(`bearer ${result}`),
-      clockSkew: () => {},
-      tokenIssued: (kind) => void events.push(`issued ${kind}`),
-      tokenInvalidated: (kind, reason) => void events.push(`invalidated ${kind} ${reason}`),
-      rateLimited: () => {},
-      signIn: () => {},
-    }
-    return { deps: { ...tier.domain, observe }, events }
+    const observe = recordingObserver()
+    return { deps: { ...tier.domain, observe }, events: observe.told }
   }
   const tokenCallInput = (app: AppRecord, headers: Record<string, string> = { authorization: basic(app.consumerKey, app.consumerSecret) }, body = 'grant_type=client_credentials') =>
     inputOf('POST', `${TIER_URL}/oauth2/token`, { 'content-type': FORM, ...headers }, body)
@@ -127,7 +118,7 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const first = await issueOrReuseBearerToken(deps, tokenCallInput(app))
     const repeat = await issueOrReuseBearerToken(deps, tokenCallInput(app))
     const othersFirst = await issueOrReuseBearerToken(deps, tokenCallInput(other))
-    assert.deepEqual(events, ['issued bearer_token', 'issued bearer_token', 'issued bearer_token'])
+    assert.deepEqual(events, ['issued:bearer_token', 'issued:bearer_token', 'issued:bearer_token'])
     const pace = 60 // --bearer-token-pace's default
     assert.deepEqual([first.limit?.limit, first.limit?.remaining, repeat.limit?.remaining], [pace, pace - 1, pace - 2])
     assert.equal(othersFirst.limit?.remaining, pace - 1, "another app's calls spend its own budget")
@@ -189,7 +180,7 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const suspendedToken = await tokenCall(suspendedApp)
     await updateApp(tier.domain, suspendedApp.id, { isSuspended: true })
     await assertServiceError(verifyBearer(deps, `Bearer ${suspendedToken.token}`), 416)
-    assert.deepEqual(events, ['bearer malformed', 'bearer malformed', 'bearer invalid_token', 'bearer ok', 'bearer invalid_token', 'bearer invalid_token'])
+    assert.deepEqual(events, ['bearer:malformed', 'bearer:malformed', 'bearer:invalid_token', 'bearer:ok', 'bearer:invalid_token', 'bearer:invalid_token'])
   })
 
   test('invalidating a bearer: counted, charged; refusals say why in the logs', async () => {
@@ -208,7 +199,7 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const done = await call(`Bearer ${token}`, `access_token=${encodeURIComponent(token)}`)
     assert.equal(done.accessToken, token)
     assert.equal(done.limit?.limit, 300)
-    assert.deepEqual(invalidations(), ['invalidated bearer_token invalidate_token'])
+    assert.deepEqual(invalidations(), ['invalidated:bearer_token:invalidate_token'])
     assert.deepEqual((await bearerRows(app, 'bearer_token.invalidated')).map((row) => [row.address, row.detail]), [['192.0.2.1', { via: 'bearer' }]])
   })
 })
