@@ -100,12 +100,19 @@ function run(config: LoadConfig): Promise<void> {
       }
     }
     void flows()
-    const reports = setInterval(report, config.reportSeconds * 1000)
-    setTimeout(() => {
-      stopping = true
-      clearInterval(reports)
-      report()
-    }, config.durationSeconds * 1000)
+    // The reports and the end are one chain of timers: a separate end timer could fire a moment
+    // after the last interval's report and print a near-empty extra report.
+    const reportsDue = Math.ceil(config.durationSeconds / config.reportSeconds)
+    let reported = 0
+    const scheduleReport = () => {
+      const seconds = Math.min(config.reportSeconds, config.durationSeconds - reported * config.reportSeconds)
+      setTimeout(() => {
+        report()
+        if (++reported >= reportsDue) stopping = true
+        else scheduleReport()
+      }, seconds * 1000)
+    }
+    scheduleReport()
   })
 }
 

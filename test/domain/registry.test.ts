@@ -204,6 +204,16 @@ describe('app names per owner', () => {
     )
     await assert.rejects(createApp(deps, { name: 'Unlucky', ownerId: user.id }), /createApp: could not find a free app id/)
   })
+
+  test("an id taken by one of the owner's own apps is drawn again; only the name decides a 409", async () => {
+    const { user } = await makeUser(t.domain)
+    const own = await makeApp(t.domain, { owner: user, name: 'First Of Mine' })
+    const fresh = t.domain.newId()
+    const ids = [own.id, fresh]
+    const deps = { ...t.domain, newId: () => ids.shift() ?? own.id }
+    const app = await createApp(deps, { name: 'Second Of Mine', ownerId: user.id })
+    assert.deepEqual([app.id, app.name], [fresh, 'Second Of Mine'])
+  })
 })
 
 describe('apps after registration', () => {

@@ -8,7 +8,7 @@ import {
   isAlreadyGranted,
   loadConsent,
 } from '../../../src/domain/oauth1/authorization.ts'
-import { updateApp } from '../../../src/domain/registry/apps.ts'
+import { deleteApp, updateApp } from '../../../src/domain/registry/apps.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { assertRefusedOnlyWhenBrokenCall } from '../../helpers/domain-tier.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
@@ -70,6 +70,32 @@ describe('authorization (the browser step, domain)', () => {
       if (variant === 'unbroken') await updateApp(t.domain, app.id, { isSuspended: false })
       return loadConsent(t.domain, { token: rt.token, flow: 'authorize' })
     }, 1104)
+  })
+
+  test('an app deleted between the read of its request token and the read of the app: 404 "unknown", the detail says why', async () => {
+    const app = await makeApp(t.domain)
+    const rt = await makeRequestToken(t.domain, app)
+    const requestTokens = t.domain.stores.requestTokens
+    // The operator's delete lands right after the token was read (a unit of work on another instance).
+    const deletedMeanwhile = {
+      ...t.domain,
+      stores: {
+        ...t.domain.stores,
+        requestTokens: {
+          ...requestTokens,
+          findByToken: async (token: string) => {
+            const found = await requestTokens.findByToken(token)
+            await deleteApp(t.domain, app.id)
+            return found
+          },
+        },
+      },
+    }
+    await assert.rejects(loadConsent(deletedMeanwhile, { token: rt.token, flow: 'authorize' }), (error: unknown) => {
+      assert.ok(withCode(404, 1101)(error), String(error))
+      assert.equal((error as ServiceError).detail, 'app of the request token is gone')
+      return true
+    })
   })
 
   test('a desktop app may use authorize but not authenticate', async () => {

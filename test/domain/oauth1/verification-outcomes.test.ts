@@ -148,6 +148,13 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
     assert.match(failure?.baseString ?? '', /^GET&https%3A%2F%2Fapi\.example\.test%2F1\.1%2Faccount%2Fverify_credentials\.json&/)
   })
 
+  test('a refused request with a query: the failure log shows the URL with its query, as the client sent it', async () => {
+    const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+    const wrongSecret = { key: token.key, secret: 'wrong' }
+    await refused(signedInput(tier, { consumer, token: wrongSecret, method: 'GET', path: `${VERIFY}?include_email=true&skip_status=1` }, { endpoint: VERIFY }), 32)
+    assert.equal((await lastFailure())?.url, `${TIER_URL}${VERIFY}?include_email=true&skip_status=1`)
+  })
+
   test('a method the app does not allow, or PLAINTEXT without TLS: method_not_allowed in both', async () => {
     for (const [input, what] of [
       [signed({ signatureMethod: 'HMAC-SHA256' }), 'HMAC-SHA256'],
