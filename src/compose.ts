@@ -44,7 +44,7 @@ export function createDomainDeps({ stores, runtime }: Storage, settings: DomainS
         ]),
       ),
     },
-    signatureFailures: createFailureLog(stores.signatureFailures),
+    signatureFailures: createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) }),
   }
 }
 

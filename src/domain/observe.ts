@@ -26,6 +26,9 @@ export type LimitedSubject = 'app' | 'user' | 'address' | 'sign_in'
 
 export type SignInResult = 'ok' | 'wrong_password' | 'throttled'
 
+/** Why a refused request did not reach its app's failure log: too many writes pending, or the write failed. */
+export type LostFailureReason = 'dropped' | 'write_failed'
+
 export interface DomainObserver {
   /** `endpoint` is the route pattern of the request (a fixed set), or `library` for the resource-server verifier. */
   oauth1Verification(endpoint: string, result: OAuth1VerificationResult): void
@@ -37,6 +40,8 @@ export interface DomainObserver {
   /** `resource` is the rate-limit table's resource (e.g. /oauth/request_token). */
   rateLimited(resource: string, subject: LimitedSubject): void
   signIn(result: SignInResult): void
+  /** A signature failure that its app's developer will not see in the console (signature-failures.ts). */
+  signatureFailureLost(reason: LostFailureReason): void
   /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
   step?<T>(name: string, work: () => T): T
 }

@@ -61,6 +61,7 @@ export function createMetrics(): Metrics {
   const invalidated = counter('latchkey_tokens_invalidated_total', 'Tokens invalidated, by kind and reason.', ['kind', 'reason'])
   const rateLimited = counter('latchkey_rate_limited_total', 'Requests refused by a rate limit, by resource and whose budget ran out.', ['resource', 'subject'])
   const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
+  const lostFailures = counter('latchkey_signature_failures_lost_total', "Refused signed requests that did not reach their app's failure log, by reason.", ['reason'])
   const storage = new SeriesHistogram(
     registry,
     'latchkey_storage_operation_duration_seconds',
@@ -73,6 +74,7 @@ export function createMetrics(): Metrics {
   for (const result of ['ok', 'invalid_token', 'malformed']) bearer.series([result])
   for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
   for (const result of ['ok', 'wrong_password', 'throttled']) signIns.inc({ result }, 0)
+  for (const reason of ['dropped', 'write_failed']) lostFailures.inc({ reason }, 0)
 
   const observer: DomainObserver = {
     oauth1Verification: (endpoint, result) => oauth1.series([endpoint, result]).inc(),
@@ -85,6 +87,7 @@ export function createMetrics(): Metrics {
       signIns.inc({ result })
       if (result === 'throttled') rateLimited.inc({ resource: 'sign_in', subject: 'sign_in' })
     },
+    signatureFailureLost: (reason) => lostFailures.inc({ reason }),
   }
 
   return {

@@ -1,9 +1,9 @@
 import type { DomainObserver } from '../../src/domain/observe.ts'
 
 /**
- * An observer that keeps what the domain told it of tokens (issued, invalidated) and of bearer
- * checks as `issued:<kind>`, `invalidated:<kind>:<reason>` and `bearer:<result>`, in order: what
- * the metrics would count. The other outcomes are not recorded.
+ * An observer that keeps what the domain told it of tokens (issued, invalidated), of bearer checks
+ * and of lost signature failures as `issued:<kind>`, `invalidated:<kind>:<reason>`, `bearer:<result>`
+ * and `lost:<reason>`, in order: what the metrics would count. The other outcomes are not recorded.
  */
 export function recordingObserver(): DomainObserver & { told: string[] } {
   const told: string[] = []
@@ -16,5 +16,6 @@ export function recordingObserver(): DomainObserver & { told: string[] } {
     clockSkew: () => {},
     rateLimited: () => {},
     signIn: () => {},
+    signatureFailureLost: (reason) => void told.push(`lost:${reason}`),
   }
 }

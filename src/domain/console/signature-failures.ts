@@ -1,6 +1,7 @@
 import type { AppRecord, SignatureFailure } from '../../storage/records.ts'
 import type { FailureBounds, SignatureFailureStore } from '../../storage/types.ts'
 import type { Clock } from '../clock.ts'
+import type { LostFailureReason } from '../observe.ts'
 import type { ParsedOAuthRequest } from '../oauth1/parse-signed-request.ts'
 import type { RequestInput } from '../request.ts'
 
@@ -24,7 +25,8 @@ export const MAX_PENDING_FAILURE_WRITES = 4
 export interface SignatureFailureLog {
   /**
    * Hands the failure over to be written and returns at once: the refused request's 401 never waits
-   * for the write. A write that fails is ignored (the diagnostics are a convenience).
+   * for the write. A failure dropped or whose write fails is not retried (the diagnostics are a
+   * convenience); it is reported to `onLost`, which the server counts as a metric.
    */
   note(appId: string, failure: SignatureFailure): void
   /** Newest first. */
@@ -36,19 +38,27 @@ export interface SignatureFailureLog {
 }
 
 /** The log over its store (the database's table, so every instance writes and reads the same rows). */
-export function createFailureLog(store: SignatureFailureStore, options: { maxPending?: number } = {}): SignatureFailureLog {
+export function createFailureLog(
+  store: SignatureFailureStore,
+  options: { maxPending?: number; onLost?: (reason: LostFailureReason) => void } = {},
+): SignatureFailureLog {
   const maxPending = options.maxPending ?? MAX_PENDING_FAILURE_WRITES
+  const onLost = options.onLost ?? (() => {})
   const pending = new Set<Promise<void>>()
   let dropped = 0
   return {
     note(appId, failure) {
       if (pending.size >= maxPending) {
         dropped += 1
+        onLost('dropped')
         return
       }
       const write: Promise<void> = store.record(appId, failure, BOUNDS).then(
         () => void pending.delete(write),
-        () => void pending.delete(write),
+        () => {
+          pending.delete(write)
+          onLost('write_failed')
+        },
       )
       pending.add(write)
     },

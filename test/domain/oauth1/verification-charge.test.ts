@@ -122,6 +122,7 @@ describe('a nonce store that started now and holds one nonce (domain tier)', () 
     tokenInvalidated: () => {},
     rateLimited: () => {},
     signIn: () => {},
+    signatureFailureLost: () => {},
   }
   const verify = (options: Partial<SignOptions> = {}) =>
     verifySignedRequest(tier.domain, signedInput(tier, { ...signerOf(app), method: 'GET', path: VERIFY, ...options }), { tokenKind: 'none', charge: PER_CALLER })

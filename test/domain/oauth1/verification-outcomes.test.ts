@@ -35,6 +35,7 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
     tokenInvalidated: () => {},
     rateLimited: () => {},
     signIn: () => {},
+    signatureFailureLost: () => {},
     step: (name, work) => {
       steps.push(name)
       return work()
