@@ -3,8 +3,8 @@ import { resolve } from 'node:path'
 // StrykerJS (mutation testing): `npm run mutate [-- src/protocol | src/domain | a file under them]`
 // through scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder or file per run. Not part of npm test or CI.
 // Each folder is mutated with the narrow, fast tests that are about it (no HTTP, no PostgreSQL),
-// run by node:test through tsx with the TAP runner, and incrementally: a rerun tests only the
-// mutants of code or tests changed since the last one (reports/stryker-incremental-*.json).
+// run by node:test with the TAP runner, and incrementally: a rerun tests only the mutants of code
+// changed since the last one (reports/stryker-incremental-*.json; after changing tests, use --force).
 // One file per folder that imports its tests: one Node start per mutant, not one per test file.
 const TESTS = {
   'src/protocol': ['test/protocol/mutation-suite.ts'],

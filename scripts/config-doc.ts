@@ -6,7 +6,7 @@ export function renderConfigDoc(): string {
   const rows = Object.entries(SETTINGS).map(([name, def]) => {
     const fallback = def.default === undefined ? '—' : `\`${JSON.stringify(def.default)}\``
     const dev = 'devDefault' in def ? ` (dev: \`${JSON.stringify(def.devDefault)}\`)` : ''
-    return `| \`${name}\` | \`${def.flag}\` | \`${def.env}\` | ${fallback}${dev} | ${def.description.replaceAll('|', '\\|')} |`
+    return `| \`${name}\` | \`${def.flag.replaceAll('|', '\\|')}\` | \`${def.env}\` | ${fallback}${dev} | ${def.description.replaceAll('|', '\\|')} |`
   })
   return [
     '# Configuration',

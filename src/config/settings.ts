@@ -80,7 +80,7 @@ export const SETTINGS = {
     env: 'LATCHKEY_ADMIN_HOST',
     schema: z.string().min(1),
     default: '127.0.0.1',
-    description: 'Address the admin API listens on. Other than a loopback address, production requires --tls-cert/--tls-key.',
+    description: 'Address the admin API listens on. Off a loopback address the admin API requires --tls-cert/--tls-key, in development too.',
   }),
   adminPort: setting({
     flag: '--admin-port <number>',

@@ -83,10 +83,7 @@ export function createMetrics(): Metrics {
     tokenIssued: (kind) => issued.inc({ kind }),
     tokenInvalidated: (kind, reason) => invalidated.inc({ kind, reason }),
     rateLimited: (resource, subject) => rateLimited.inc({ resource, subject }),
-    signIn(result) {
-      signIns.inc({ result })
-      if (result === 'throttled') rateLimited.inc({ resource: 'sign_in', subject: 'sign_in' })
-    },
+    signIn: (result) => signIns.inc({ result }),
     signatureFailureLost: (reason) => lostFailures.inc({ reason }),
   }
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
 import { runCli } from '../helpers/cli.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
@@ -76,5 +77,37 @@ describe('admin API authentication', () => {
     assert.equal(onAdmin.status, 404)
     assert.equal(onAdmin.json.type, 'urn:latchkey:problem:not-found')
     assert.equal((await server.admin('GET', '/oauth/authorize?oauth_token=x')).status, 404)
+  })
+})
+
+describe('admin API rate limit', () => {
+  let server: AdminTestServer
+  before(async () => {
+    server = await startAdminTestServer()
+  })
+  after(() => server.close())
+
+  test("a token that has spent its window's calls gets 429 until the window ends; another token is not held back", async () => {
+    const first = await server.admin('GET', '/admin/v1/users?limit=1')
+    assert.equal(first.status, 200)
+    let left = Number(first.headers.get('x-rate-limit-remaining'))
+    assert.ok(left > 0 && left < Number(first.headers.get('x-rate-limit-limit')))
+    // The rest of the window's budget, 16 calls at a time.
+    const spend = async () => {
+      while (left > 0) {
+        left--
+        assert.equal((await server.admin('GET', '/admin/v1/users?limit=1')).status, 200)
+      }
+    }
+    await Promise.all(Array.from({ length: 16 }, spend))
+    const refused = await server.admin('GET', '/admin/v1/users?limit=1')
+    assert.equal(refused.status, 429)
+    assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+    assert.deepEqual([(refused.json as { type: string }).type, (refused.json as { status: number }).status], ['urn:latchkey:problem:rate-limited', 429])
+    assert.equal(refused.headers.get('x-rate-limit-remaining'), '0')
+    assert.ok(Number(refused.headers.get('x-rate-limit-reset')) > Date.now() / 1000)
+    // Another token has a budget of its own.
+    const other = await createAdminToken(server.domain, 'another portal')
+    assert.equal((await server.admin('GET', '/admin/v1/users?limit=1', undefined, { auth: `Bearer ${other.token}` })).status, 200)
   })
 })

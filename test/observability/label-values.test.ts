@@ -99,6 +99,11 @@ describe('every documented label value is emitted', () => {
       const key = seriesKey(name, labels)
       assert.ok((moved[key] ?? 0) >= 1, `${key} moved (moved: ${JSON.stringify(moved)})`)
     }
+    // One count per refusal: a throttled sign-in is one sign-in attempt and one rate-limit refusal.
+    assert.equal(
+      moved[seriesKey('latchkey_rate_limited_total', { resource: 'sign_in', subject: 'sign_in' })],
+      moved[seriesKey('latchkey_sign_in_attempts_total', { result: 'throttled' })],
+    )
     assert.equal(moved[seriesKey('latchkey_tokens_issued_total', { kind: 'admin_token' })], 1)
     assert.equal(moved[seriesKey('latchkey_tokens_invalidated_total', { kind: 'admin_token', reason: 'admin' })], 1)
   })

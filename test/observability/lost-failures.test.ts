@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { createMetrics } from '../../src/observability/metrics.ts'
 import { everySample, seriesKey } from '../helpers/prometheus-text.ts'
 
-// Losing a failure needs more than 4 writes pending at once or a write that fails, which no request
+// Losing a failure needs 4 writes already pending or a write that fails, which no request
 // can bring about on purpose: the log's side is tested in test/domain/signature-failure-log.test.ts
 // (with the observer compose.ts wires), the metric's side here.
 test('signature failures lost are counted by reason, both reasons from 0', async () => {
