@@ -52,13 +52,10 @@ function row(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => (i === 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')
 }
 
-/** The human table: one line per shape, the ceiling first, then the timing rule. */
-export function table(
-  results: ReadonlyMap<ShapeId, ShapeMeasurement>,
-  timing: TimingResult | undefined,
-  skipped: string[],
-): string {
-  const header = ['shape', 'what', 'req/s', '×ceiling', 'CPU×ceil', 'p50 ms', 'p99 ms', 'p99×ceil', 'CPU µs/req', 'target', 'met?']
+const HEADER = ['shape', 'what', 'req/s', '×ceiling', 'CPU×ceil', 'p50 ms', 'p99 ms', 'p99×ceil', 'CPU µs/req', 'target', 'met?']
+
+/** The cells of the results table: the ceiling first, one line per shape, then the timing rule. */
+function tableCells(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined): string[][] {
   const lines: string[][] = []
   const all = [...results.values()]
   if (all.length > 0) {
@@ -76,8 +73,18 @@ export function table(
     lines.push(['timing', `unknown key ${fixed(timing.unknownKeyMs, 3)} ms / wrong signature ${fixed(timing.wrongSignatureMs, 3)} ms`,
       '', fixed(timing.ratio, 3), '', '', '', '', '', `${TIMING_RANGE[0]}–${TIMING_RANGE[1]}`, ok ? 'yes' : 'NO'])
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
-  const out = [row(header, widths), ...lines.map((l) => row(l, widths))]
+  return lines
+}
+
+/** The human table: one line per shape, the ceiling first, then the timing rule. */
+export function table(
+  results: ReadonlyMap<ShapeId, ShapeMeasurement>,
+  timing: TimingResult | undefined,
+  skipped: string[],
+): string {
+  const lines = tableCells(results, timing)
+  const widths = HEADER.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
+  const out = [row(HEADER, widths), ...lines.map((l) => row(l, widths))]
   for (const reason of skipped) out.push(`skipped: ${reason}`)
   for (const [id, m] of results) for (const miss of judge(id, m, results).misses) out.push(`missed (${id}): ${miss}`)
   for (const [id, m] of results) {
@@ -86,6 +93,44 @@ export function table(
     }
   }
   return out.join('\n')
+}
+
+/** Where `--write-docs` puts the table in docs/performance.md: between these two lines. */
+export const DOCS_MARKERS = ['<!-- bench:begin (npm run bench -- --write-docs writes what follows) -->', '<!-- bench:end -->'] as const
+
+/** The run's circumstances, as the docs table's caption gives them. */
+export interface RunContext {
+  commit: string
+  at: string
+  loadAverage: number
+  server: string
+  duration: number
+  warmup: number
+  repeat: number
+  connections: number
+  pinned: boolean
+}
+
+/** The results as a Markdown table with a caption naming when, where and how they were measured. */
+export function markdownTable(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined, context: RunContext): string {
+  const caption =
+    `Measured ${context.at.slice(0, 16).replace('T', ' ')} UTC at commit ${context.commit}, load average ${context.loadAverage.toFixed(2)} at the start, ` +
+    `\`--server ${context.server}\`, ${context.repeat} pairs of ${context.warmup} + ${context.duration} s per shape, ${context.connections} connections, ` +
+    `${context.pinned ? 'server and load generator each pinned to a core' : 'not pinned to cores'}.`
+  const cells = tableCells(results, timing)
+  const line = (c: string[]) => `| ${c.join(' | ')} |`
+  return [caption, '', line(HEADER), line(HEADER.map((_, i) => (i === 1 ? '---' : '---:'))), ...cells.map(line)].join('\n')
+}
+
+/** `doc` with the text between DOCS_MARKERS replaced by `body`; throws when the markers are not there once each, in order. */
+export function replaceDocsTable(doc: string, body: string): string {
+  const [begin, end] = DOCS_MARKERS
+  const start = doc.indexOf(begin)
+  const stop = doc.indexOf(end)
+  if (start < 0 || stop < start || doc.indexOf(begin, start + 1) >= 0 || doc.indexOf(end, stop + 1) >= 0) {
+    throw new Error(`docs/performance.md must hold the lines ${begin} and ${end} once each, in that order`)
+  }
+  return `${doc.slice(0, start + begin.length)}\n\n${body}\n\n${doc.slice(stop)}`
 }
 
 /** One `BENCH {json}` line per shape (and the timing rule), to grep and compare across commits. */

@@ -1,7 +1,8 @@
 // `npm run bench [-- --shapes 1,2 --duration 5 --warmup 1 --repeat 3 --connections 32 ...]`:
 // Latchkey against a bare node:http ceiling, with the same load generator; docs/performance.md.
+// `--write-docs` puts the table of a successful run into docs/performance.md.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -9,7 +10,7 @@ import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
 import type { LoadConfig, LoadResult, TimingResult } from './load.ts'
 import { runGenerator, summarize, type ShapeMeasurement } from './measure.ts'
 import { checkJsonLogs, precheck } from './prechecks.ts'
-import { benchLines, table } from './report.ts'
+import { benchLines, markdownTable, replaceDocsTable, table, type RunContext } from './report.ts'
 import { seedLarge } from './seed.ts'
 import { CPU, LATCHKEY_LISTENING, REPO_ROOT, buildSources, canPin, clockTicksPerSecond, latchkeyCommand, serverEnv, startCeiling, startServer, type Runtime, type ServerProcess } from './servers.ts'
 import { openDomain, openSharedBackends, registerBench, type Storage } from './setup.ts'
@@ -33,6 +34,7 @@ const { values: opts } = parseArgs({
     'redis-url': { type: 'string', default: process.env.LATCHKEY_BENCH_REDIS_URL || 'redis://127.0.0.1:6379' },
     'no-pin': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'write-docs': { type: 'boolean', default: false },
   },
 })
 const num = (name: keyof typeof opts, { zeroOk = false } = {}) => {
@@ -198,8 +200,16 @@ try {
   else rmSync(dir, { recursive: true, force: true })
 }
 
-const context = { commit, server: runtime, loadAverage: Number(startLoad.toFixed(2)), duration, warmup, repeat, connections, pinned: pin, at: new Date().toISOString() }
+const context: RunContext = { commit, server: runtime, loadAverage: Number(startLoad.toFixed(2)), duration, warmup, repeat, connections, pinned: pin, at: new Date().toISOString() }
 process.stdout.write(`\n${table(results, timing, skipped)}\n\n`)
-for (const line of benchLines(results, timing, context)) process.stdout.write(`${line}\n`)
+for (const line of benchLines(results, timing, { ...context })) process.stdout.write(`${line}\n`)
+if (opts['write-docs']) {
+  if (failed || results.size === 0) log('--write-docs: nothing written (the run failed or measured nothing)')
+  else {
+    const docsPath = join(REPO_ROOT, 'docs', 'performance.md')
+    writeFileSync(docsPath, replaceDocsTable(readFileSync(docsPath, 'utf8'), markdownTable(results, timing, context)))
+    log(`--write-docs: the table of ${docsPath} is this run's`)
+  }
+}
 if (opts.profile) log(`CPU profiles of the Latchkey processes: ${opts.profile} (npx tsx bench/profile-summary.ts <file>)`)
 process.exit(failed ? 1 : 0)

@@ -1,54 +1,86 @@
-// Runs the test suite with node:test through tsx, in two passes:
-//   1. on SQLite, nonces and limits in memory (the embedded default);
-//   2. on PostgreSQL + Redis: LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (to the
-//      values in the environment, else the machine's local services), and every test that opens
-//      storage gets a schema and a Redis key prefix of its own.
-// Pass 2 runs when both services answer. When they do not, it is skipped with a one-line reason, or,
-// with CI=true, that is a failure. Arguments narrow the suite to folders or files
-// (`npm test -- test/protocol`); `--only=sqlite` or `--only=postgres` runs one pass.
-// The last lines are the totals of both passes, so a failure in either shows at the end.
+// Runs the test tiers of scripts/test-tiers.mjs with node:test through tsx, and prints what each
+// cost and the totals at the end.
+//
+//   node scripts/run-tests.mjs                     every tier: what npm test runs
+//   node scripts/run-tests.mjs unit http           some tiers (npm run test:unit, …)
+//   node scripts/run-tests.mjs full                every file on both backends (npm run test:full)
+//   node scripts/run-tests.mjs long                the soak at length, the fuzz at full count (CI)
+//   node scripts/run-tests.mjs test/storage        the tiers' files under a path, on the backends
+//                                                  the tiers give them
+//   --backend=sqlite|postgres                      only the groups of one backend
+//   --concurrency=N                                files at once in a parallel group (default 3, or
+//                                                  LATCHKEY_TEST_CONCURRENCY)
+//
+// PostgreSQL + Redis groups set LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL (to the values
+// in the environment, else the machine's local services); every test that opens storage then gets a
+// schema and a key prefix of its own. When either service does not answer, those groups are skipped
+// with a one-line reason, or, with CI=true, that is a failure.
 import { spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { removeStaleLeftovers } from './test-leftovers.mjs'
+import { FULL, LONG, SERIAL_PATHS, TIERS } from './test-tiers.mjs'
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379'
+const DEFAULT_CONCURRENCY = 3
+const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms']
+const BACKEND_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL + Redis' }
+
+const started = performance.now()
+const { tiers, filters, backend, concurrency } = parseArguments(process.argv.slice(2))
+const isCi = /^(1|true|yes)$/i.test(process.env.CI ?? '')
+const databaseUrl = process.env.LATCHKEY_TEST_DATABASE_URL || DEFAULT_DATABASE_URL
+const redisUrl = process.env.LATCHKEY_TEST_REDIS_URL || DEFAULT_REDIS_URL
+
+function fail(message) {
+  console.error(message)
+  process.exit(1)
+}
+
+function parseArguments(args) {
+  const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
+  const backend = option('backend')
+  if (backend !== undefined && !(backend in BACKEND_NAMES)) fail(`--backend must be sqlite or postgres, not ${backend}`)
+  const concurrency = Number(option('concurrency') ?? process.env.LATCHKEY_TEST_CONCURRENCY ?? DEFAULT_CONCURRENCY)
+  if (!Number.isInteger(concurrency) || concurrency < 1) fail('--concurrency must be a whole number of at least 1')
+  const unknown = args.filter((a) => a.startsWith('--') && !/^--(backend|concurrency)=/.test(a))
+  if (unknown.length > 0) fail(`unknown option ${unknown[0]}`)
+  const words = args.filter((a) => !a.startsWith('--'))
+  const byName = new Map([...TIERS, FULL, LONG].map((tier) => [tier.name, tier]))
+  const tiers = words.filter((w) => byName.has(w)).map((w) => byName.get(w))
+  const filters = words.filter((w) => !byName.has(w))
+  for (const path of filters) if (!existsSync(path)) fail(`no tier or path named ${path} (tiers: ${[...byName.keys()].join(', ')})`)
+  return { tiers: tiers.length > 0 ? tiers : TIERS, filters, backend, concurrency }
+}
 
 function findTests(path) {
+  if (!existsSync(path)) return []
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : []
   return readdirSync(path)
     .sort()
     .flatMap((name) => findTests(join(path, name)))
 }
 
-const args = process.argv.slice(2)
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length)
-if (only !== undefined && only !== 'sqlite' && only !== 'postgres') {
-  console.error(`--only must be sqlite or postgres, not ${only}`)
-  process.exit(1)
-}
-const roots = args.filter((a) => !a.startsWith('--only='))
-const files = (roots.length > 0 ? roots : ['test']).flatMap(findTests)
-if (files.length === 0) {
-  console.error('no test files found under', roots.join(' ') || 'test')
-  process.exit(1)
-}
-const isCi = /^(1|true|yes)$/i.test(process.env.CI ?? '')
-const databaseUrl = process.env.LATCHKEY_TEST_DATABASE_URL || DEFAULT_DATABASE_URL
-const redisUrl = process.env.LATCHKEY_TEST_REDIS_URL || DEFAULT_REDIS_URL
+const isUnder = (file, path) => file === path || file.startsWith(`${path.replace(/\/$/, '')}/`)
 
-const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms']
+/** A group's files: under its paths, outside the serial paths unless it is serial, inside the filters. */
+function filesOf(group) {
+  const files = [...new Set(group.paths.flatMap(findTests))]
+  return files.filter(
+    (file) =>
+      (group.serial || !SERIAL_PATHS.some((path) => isUnder(file, path))) && (filters.length === 0 || filters.some((path) => isUnder(file, path))),
+  )
+}
 
 /** Runs node --test on the files, echoing its output; resolves with its exit code and summary counts. */
-function runPass(env) {
+function runNodeTest(files, env, filesAtOnce) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-      env,
-      stdio: ['inherit', 'pipe', 'inherit'],
-    })
+    const args = ['--import', 'tsx', '--test', `--test-concurrency=${filesAtOnce}`, '--test-reporter=spec', ...files]
+    const child = spawn(process.execPath, args, { env, stdio: ['inherit', 'pipe', 'inherit'] })
     let output = ''
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       process.stdout.write(chunk)
@@ -68,7 +100,7 @@ function runPass(env) {
 const redact = (url) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 const reasonOf = (error) => error?.message || error?.code || error?.errors?.[0]?.message || String(error)
 
-/** Undefined when both services answer, else why not. */
+/** Undefined when PostgreSQL and Redis both answer, else why not. */
 async function unreachable() {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
   client.on('error', () => {})
@@ -96,40 +128,66 @@ async function unreachable() {
 const baseEnv = { ...process.env }
 delete baseEnv.LATCHKEY_TEST_DATABASE_URL
 delete baseEnv.LATCHKEY_TEST_REDIS_URL
+const postgresEnv = { ...baseEnv, LATCHKEY_TEST_DATABASE_URL: databaseUrl, LATCHKEY_TEST_REDIS_URL: redisUrl }
 
-const passes = []
-let failed = false
-if (only !== 'postgres') {
-  console.log('▶ pass 1: SQLite, nonces and limits in memory')
-  passes.push({ name: 'SQLite', ...(await runPass(baseEnv)) })
+/** Checked once, before the first PostgreSQL group: undefined when the services answer, else why not. */
+let postgresProblem
+async function postgresReady() {
+  if (postgresProblem === undefined) {
+    postgresProblem = (await unreachable()) ?? false
+    if (!postgresProblem) {
+      await removeStaleLeftovers(databaseUrl, redisUrl).catch((error) => console.log(`(could not remove stale test schemas: ${reasonOf(error)})`))
+    }
+  }
+  return postgresProblem
 }
-let skipLine
-if (only !== 'sqlite') {
-  const reason = await unreachable()
-  if (reason) {
-    skipLine = `PostgreSQL + Redis pass ${isCi ? 'cannot run (CI=true requires it)' : 'skipped'}: ${reason}`
-    if (isCi) failed = true
-  } else {
-    await removeStaleLeftovers(databaseUrl, redisUrl).catch((error) => console.log(`(could not remove stale test schemas: ${reasonOf(error)})`))
-    console.log(`▶ pass 2: PostgreSQL ${redact(databaseUrl)} + Redis ${redact(redisUrl)}`)
-    const env = { ...baseEnv, LATCHKEY_TEST_DATABASE_URL: databaseUrl, LATCHKEY_TEST_REDIS_URL: redisUrl }
-    passes.push({ name: 'PostgreSQL + Redis', ...(await runPass(env)) })
+
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`
+const minutes = (ms) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+
+const results = []
+let failed = false
+let ranFiles = 0
+for (const tier of tiers) {
+  for (const group of tier.groups) {
+    if (backend !== undefined && group.backend !== backend) continue
+    const files = filesOf(group)
+    if (files.length === 0) continue
+    const label = `${tier.name}, ${BACKEND_NAMES[group.backend]}${group.serial ? ', one file at a time' : ''}`
+    if (group.backend === 'postgres') {
+      const problem = await postgresReady()
+      if (problem) {
+        results.push({ label, files: files.length, skippedBecause: problem })
+        if (isCi) failed = true
+        continue
+      }
+    }
+    console.log(`\n■ ${label}: ${files.length} files`)
+    const groupStarted = performance.now()
+    const env = { ...(group.backend === 'postgres' ? postgresEnv : baseEnv), ...group.env }
+    const { code, summary } = await runNodeTest(files, env, group.serial ? 1 : concurrency)
+    ranFiles += files.length
+    if (code !== 0 || summary.fail === undefined || summary.fail > 0) failed = true
+    results.push({ label, files: files.length, code, summary, ms: performance.now() - groupStarted })
   }
 }
 
-for (const pass of passes) {
-  if (pass.code !== 0 || pass.summary.fail === undefined || pass.summary.fail > 0) failed = true
-}
-const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, passes.reduce((sum, pass) => sum + (pass.summary[key] ?? 0), 0)]))
-console.log('')
-for (const pass of passes) {
-  const s = pass.summary
-  console.log(`ℹ ${pass.name} pass: ${s.pass ?? 0} passed, ${s.fail ?? '?'} failed, ${s.skipped ?? 0} skipped${pass.code !== 0 ? ` (exit code ${pass.code})` : ''}`)
-}
-if (skipLine) console.log(`ℹ ${skipLine}`)
-// A pass that failed without counting a failure (it crashed, or could not run under CI) counts as one.
+if (results.length === 0) fail(`no test files in ${filters.join(' ')}`)
+const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, results.reduce((sum, r) => sum + (r.summary?.[key] ?? 0), 0)]))
+// A group that failed without counting a failure (it crashed, or could not run under CI) counts as one.
 total.fail = Math.max(total.fail, failed ? 1 : 0)
-console.log(`ℹ both passes, totals:`)
-for (const key of SUMMARY_KEYS) console.log(`ℹ ${key} ${key === 'duration_ms' ? total[key].toFixed(3) : total[key]}`)
+const elapsed = performance.now() - started
+console.log('')
+for (const r of results) {
+  if (r.skippedBecause) {
+    console.log(`ℹ ${r.label}: ${r.files} files ${isCi ? 'cannot run (CI=true requires PostgreSQL and Redis)' : 'skipped'}: ${r.skippedBecause}`)
+    continue
+  }
+  const s = r.summary
+  const exit = r.code !== 0 ? ` (exit code ${r.code})` : ''
+  console.log(`ℹ ${r.label}: ${r.files} files, ${s.pass ?? 0} passed, ${s.fail ?? '?'} failed, ${s.skipped ?? 0} skipped in ${seconds(r.ms)}${exit}`)
+}
+console.log(`ℹ ${ranFiles} files run in ${minutes(elapsed)}, ${concurrency} files at once`)
+for (const key of SUMMARY_KEYS) console.log(`ℹ ${key} ${key === 'duration_ms' ? elapsed.toFixed(3) : total[key]}`)
 console.log(`total: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`)
 process.exit(failed ? 1 : 0)

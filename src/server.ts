@@ -12,7 +12,7 @@ import { isClusterWorker } from './cluster.ts'
 import { systemClock } from './domain/clock.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
-import { takeServeLock, type ServeLock } from './storage/sqlite/serve-lock.ts'
+import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 
 export interface RunningServer {

@@ -21,8 +21,7 @@ const INFO = 30
  * hold a secret (the query is cut off, the request id is ours), so pino's general path (merging the
  * object, the redaction pass, serializing arbitrary values) and the request's child logger are
  * skipped. It goes to the logger's own stream, in order with every other line (pino's asynchronous
- * destination in production, which writes lines out in batches). About a fifth of the floor's cost
- * before (docs/performance.md).
+ * destination in production, which writes lines out in batches). Bench shape 0 measures it.
  *
  * Fastify calls `requestCompleted` for every answer once it is finished (after the onResponse
  * hooks); this controller writes no other request line of Fastify's own (incoming, errors: our error
@@ -53,7 +52,7 @@ export class AccessLog extends LogController {
 }
 
 /**
- * Fastify gives every request a child logger bound to its id; pino builds one in a few µs, and most
+ * Fastify gives every request a child logger bound to its id; pino's is costly to build, and most
  * requests never log anything but their access line (AccessLog, which needs none). This factory
  * gives a stand-in that builds the real child on its first use, so error and refusal lines still
  * carry the request id.

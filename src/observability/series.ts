@@ -2,8 +2,8 @@ import type { Counter, Histogram, MetricValueWithName, Registry } from 'prom-cli
 
 /**
  * Metric series that cost a request a few additions. prom-client 15 turns the label values into a
- * string key on every `inc()` and `observe()` (its bound `labels()` children too). On the verify
- * path that was a few per cent of the request's CPU (docs/performance.md, "Metrics"). Here each
+ * string key on every `inc()` and `observe()` (its bound `labels()` children too), a cost every
+ * request would pay (bench shapes 0–3 measure it). Here each
  * series is found once when the caller that updates it is built, or by one Map read of its label
  * values joined, and then updated with plain arithmetic. prom-client still owns the registry and the text
  * format. Counters stay prom-client counters: the counts are added to them at each scrape, in their

@@ -1,6 +1,7 @@
-// The storage as the CLI and the composition root see it: opening it, migrating it, and the master
-// keys' maintenance. Nothing outside src/storage reaches into sql/, sqlite/, postgres/, redis/,
-// memory/ or sealing/ (ESLint enforces it for src/cli).
+// The storage as the entry points and the composition root see it: opening it, migrating it, the
+// master keys' maintenance and the embedded database's lock. Nothing outside src/storage reaches into
+// sql/, sqlite/, postgres/, redis/, memory/ or sealing/ (ARCHITECTURE.md's layer table, checked by
+// test/docs/architecture-doc.test.ts).
 import { openDatabase } from './open-stores.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 
@@ -8,6 +9,7 @@ export { openStorage, type StorageOptions } from './open-stores.ts'
 export { withKeyMaintenance, type KeyStatus } from './key-maintenance.ts'
 export { KeyringError, newKeyring, resolveKeyringSource, serializeKeyring, writeKeyringFile, type KeyringSource } from './sealing/keyring.ts'
 export { StorageUnavailableError } from './errors.ts'
+export { takeServeLock, type ServeLock } from './sqlite/serve-lock.ts'
 export type { Storage, StorageRuntime, Stores } from './types.ts'
 export type { AppRecord, UserRecord } from './records.ts'
 export type { AdminTokenRecord } from './admin-types.ts'

@@ -1,7 +1,7 @@
 // Issue 13: every admin request needs a live admin token; the two listeners never answer each other's paths.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
 import { runCli } from '../helpers/cli.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
@@ -17,7 +17,7 @@ function assertUnauthorized(answer: { status: number; headers: Headers; json: { 
 describe('admin API authentication', () => {
   let server: AdminTestServer
   before(async () => {
-    server = await startAdminTestServer()
+    server = await injectedAdminTestServer()
   })
   after(() => server.close())
 
@@ -71,7 +71,7 @@ describe('admin API authentication', () => {
   })
 
   test('the public port answers 404 for admin paths, and the admin port 404 for the OAuth endpoints', async () => {
-    const onPublic = await fetch(`${server.url}/admin/v1/users`, { headers: { authorization: `Bearer ${server.token}` } })
+    const onPublic = await server.transport({ method: 'GET', url: `${server.url}/admin/v1/users`, headers: { authorization: `Bearer ${server.token}` } })
     assert.equal(onPublic.status, 404)
     const onAdmin = await server.admin('POST', '/oauth/request_token')
     assert.equal(onAdmin.status, 404)
@@ -83,7 +83,7 @@ describe('admin API authentication', () => {
 describe('admin API rate limit', () => {
   let server: AdminTestServer
   before(async () => {
-    server = await startAdminTestServer()
+    server = await injectedAdminTestServer()
   })
   after(() => server.close())
 

@@ -1,7 +1,7 @@
 // Issue 13: malformed admin requests get a 4xx problem document naming what is wrong, and write nothing.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { countRows } from '../helpers/test-app.ts'
 
 interface BadRequest {
@@ -85,7 +85,7 @@ describe('malformed admin requests', () => {
   let server: AdminTestServer
   let ids: { user: string; app: string }
   before(async () => {
-    server = await startAdminTestServer()
+    server = await injectedAdminTestServer()
     const person = await server.admin('POST', '/admin/v1/users', { screen_name: 'existing', password: 'long enough' })
     const made = await server.admin('POST', '/admin/v1/apps', app({ owner: person.json.user_id }))
     assert.equal(made.status, 201, made.text)

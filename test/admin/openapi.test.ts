@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats'
 import { OPENAPI_FILES, renderDocument } from '../../scripts/openapi-docs.ts'
 import { renderAdminOpenApi } from '../../src/admin/app.ts'
 import { publicOpenApi } from '../../src/http/openapi-public.ts'
-import { startAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
+import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 
 type Document = { paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: object }> }> }>> }
@@ -62,12 +62,12 @@ describe('every admin operation answers as the admin document says', () => {
   const covered = new Set<string>()
 
   before(async () => {
-    server = await startAdminTestServer()
+    server = await injectedAdminTestServer()
     const served = await server.admin('GET', '/admin/v1/openapi.json')
     assert.equal(served.status, 200)
     document = served.json as Document
     assert.deepEqual(document, clone(await renderAdminOpenApi()), 'the served document is the built one')
-    const publicServed = await fetch(`${server.url}/openapi.json`)
+    const publicServed = await server.transport({ method: 'GET', url: `${server.url}/openapi.json` })
     assert.equal(publicServed.status, 200)
     assert.deepEqual(await publicServed.json(), clone(publicOpenApi()))
   })
@@ -121,7 +121,8 @@ describe('every admin operation answers as the admin document says', () => {
     await call('DELETE', `/admin/v1/users/${user.user_id}/authorizations/${app.app_id}`)
 
     const basic = Buffer.from(`${app.consumer_key}:${app.consumer_secret}`).toString('base64')
-    const bearer = await fetch(`${server.url}/oauth2/token`, {
+    const bearer = await server.transport({
+      url: `${server.url}/oauth2/token`,
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
       body: 'grant_type=client_credentials',

@@ -1,13 +1,13 @@
 // Issue 13: users, apps, owner tokens, bearer tokens and the audit trail over the admin API.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { countRows } from '../helpers/test-app.ts'
 
 describe('admin API resources', () => {
   let server: AdminTestServer
   before(async () => {
-    server = await startAdminTestServer()
+    server = await injectedAdminTestServer()
   })
   after(() => server.close())
 
@@ -115,11 +115,14 @@ describe('admin API resources', () => {
     const app = await newApp(owner.user_id, 'Cobol')
     const basic = `Basic ${Buffer.from(`${app.consumer_key}:${app.consumer_secret}`).toString('base64')}`
     const issue = () =>
-      fetch(`${server.url}/oauth2/token`, {
-        method: 'POST',
-        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
-        body: 'grant_type=client_credentials',
-      }).then((r) => r.json() as Promise<{ access_token: string }>)
+      server
+        .transport({
+          url: `${server.url}/oauth2/token`,
+          method: 'POST',
+          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+          body: 'grant_type=client_credentials',
+        })
+        .then((r) => r.json() as Promise<{ access_token: string }>)
     const first = await issue()
     assert.equal((await issue()).access_token, first.access_token, 'the same token while it lives')
     assert.equal((await server.admin('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)).status, 204)

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { errorCode, signedFetch } from '../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { errorCode } from '../helpers/oauth1-client.ts'
+import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
@@ -15,7 +15,7 @@ const nextAddress = () => `10.44.${Math.floor(++address / 250)}.${address % 250}
 describe('developer console', () => {
   let t: TestServer
   before(async () => {
-    t = await startTestServer({ http: { allowSignup: true } })
+    t = await injectedTestServer({ http: { allowSignup: true } })
   })
   after(() => t.close())
 
@@ -272,7 +272,7 @@ describe('developer console', () => {
   })
 
   test('the sign-up page is a 404 without --allow-signup', async () => {
-    const off = await startTestServer()
+    const off = await injectedTestServer()
     try {
       const b = new CookieBrowser(off.app)
       assert.equal((await b.get('/console/signup')).statusCode, 404)
@@ -294,7 +294,7 @@ describe('developer console', () => {
     const consumer = { key: app.consumerKey, secret: app.consumerSecret }
     const shown = await b.fill(location, `${location}/owner-token`, {})
     const token = { key: textOf(shown.body, 'access_token') ?? '', secret: textOf(shown.body, 'access_token_secret') ?? '' }
-    const verify = () => signedFetch({ consumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    const verify = () => t.signedFetch({ consumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
     const ok = await verify()
     assert.equal(ok.status, 200)
     assert.equal(ok.json.screen_name, user.screenName)
@@ -306,7 +306,7 @@ describe('developer console', () => {
     const bearerPage = await b.fill(location, `${location}/bearer-token`, {})
     const bearer = textOf(bearerPage.body, 'bearer_token')
     assert.ok(bearer)
-    const call = () => fetch(`${t.url}/1.1/application/rate_limit_status.json`, { headers: { authorization: `Bearer ${bearer}` } })
+    const call = () => t.transport({ method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json`, headers: { authorization: `Bearer ${bearer}` } })
     assert.equal((await call()).status, 200)
     await b.fill(location, `${location}/bearer-token/invalidate`, {})
     assert.equal((await call()).status, 401)
@@ -319,9 +319,9 @@ describe('developer console', () => {
     assert.ok(app)
     const consumer = { key: app.consumerKey, secret: app.consumerSecret }
     for (let i = 0; i < 3; i++) {
-      assert.equal((await signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })).status, 200)
+      assert.equal((await t.signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })).status, 200)
     }
-    const status = await signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
+    const status = await t.signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
     const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
     const page = await b.get(location)
     const row = /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
@@ -344,7 +344,7 @@ describe('developer console', () => {
     const secret = textOf(page.body, 'consumer_secret') ?? ''
     assert.notEqual(key, old.consumerKey)
     const requestToken = (consumer: { key: string; secret: string }) =>
-      signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+      t.signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
     assert.equal((await requestToken({ key, secret })).status, 200)
     assert.equal((await requestToken({ key: old.consumerKey, secret: old.consumerSecret })).status, 401)
   })
@@ -368,10 +368,10 @@ describe('developer console', () => {
     const fresh = { key: textOf(page.body, 'consumer_key') ?? '', secret: textOf(page.body, 'consumer_secret') ?? '' }
     assert.notEqual(fresh.key, old.consumerKey)
     const requestToken = (consumer: { key: string; secret: string }) =>
-      signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+      t.signedFetch({ consumer, url: `${t.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
     assert.equal((await requestToken(fresh)).status, 200)
     assert.equal((await requestToken(oldConsumer)).status, 200, 'the old pair works during the grace period')
-    const verify = await signedFetch({ consumer: oldConsumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    const verify = await t.signedFetch({ consumer: oldConsumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
     assert.equal(verify.status, 200, 'the owner token made under the old pair still works')
     const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
     assert.equal(row?.detail?.grace_seconds, 3600)
@@ -381,7 +381,7 @@ describe('developer console', () => {
 describe('console limits', () => {
   let t: TestServer
   before(async () => {
-    t = await startTestServer()
+    t = await injectedTestServer()
   })
   after(() => t.close())
 
@@ -407,7 +407,7 @@ describe('console limits', () => {
 describe('connected apps', () => {
   let t: TestServer
   before(async () => {
-    t = await startTestServer()
+    t = await injectedTestServer()
   })
   after(() => t.close())
 
@@ -432,7 +432,7 @@ describe('connected apps', () => {
     assert.match(page.body, /name="revoke" value="\d+"/)
 
     const verify = (key: { token: string; secret: string }, of: typeof app) =>
-      signedFetch({
+      t.signedFetch({
         consumer: { key: of.consumerKey, secret: of.consumerSecret },
         token: { key: key.token, secret: key.secret },
         method: 'GET',

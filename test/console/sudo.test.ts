@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser, csrfOf } from './jar.ts'
 
 let address = 0
@@ -15,7 +15,7 @@ describe('a fresh password before sensitive console actions', () => {
   const clock = testClock()
   let t: TestServer
   before(async () => {
-    t = await startTestServer({ clock })
+    t = await injectedTestServer({ clock })
   })
   after(() => t.close())
 

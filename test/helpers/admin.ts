@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildAdminApp } from '../../src/admin/app.ts'
 import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
-import { startTestServer, type TestServer } from './test-app.ts'
+import { overSocket, type Transport } from './oauth1-client.ts'
+import { injectInto, injectedTestServer, startTestServer, type TestServer } from './test-app.ts'
 
 export interface AdminTestServer extends TestServer {
-  /** http://127.0.0.1:PORT of the admin listener. */
+  /** http://127.0.0.1:PORT of the admin listener, or the injected admin app's stand-in URL. */
   adminUrl: string
   adminApp: FastifyInstance
   /** A live admin token and its id. */
@@ -26,10 +27,24 @@ export interface AdminAnswer {
 /** The public service and the admin listener over the same fresh storage, both on real loopback sockets. */
 export async function startAdminTestServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<AdminTestServer> {
   const server = await startTestServer(options)
-  const adminApp = await buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+  const adminApp = await buildTestAdminApp(server)
   await adminApp.listen({ host: '127.0.0.1', port: 0 })
   const address = adminApp.server.address()
-  const adminUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  return withAdmin(server, adminApp, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, overSocket)
+}
+
+/** The same, neither listening: the public service and the admin API answer through Fastify's inject. */
+export async function injectedAdminTestServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<AdminTestServer> {
+  const server = await injectedTestServer(options)
+  const adminApp = await buildTestAdminApp(server)
+  return withAdmin(server, adminApp, INJECTED_ADMIN_URL, injectInto(adminApp))
+}
+
+const INJECTED_ADMIN_URL = 'http://admin.latchkey.test'
+
+const buildTestAdminApp = (server: TestServer) => buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+
+async function withAdmin(server: TestServer, adminApp: FastifyInstance, adminUrl: string, transport: Transport): Promise<AdminTestServer> {
   const { record, token } = await createAdminToken(server.domain, 'tests')
   const admin: AdminTestServer['admin'] = async (method, path, body, callOptions = {}) => {
     const headers: Record<string, string> = {}
@@ -37,7 +52,7 @@ export async function startAdminTestServer(options: Parameters<typeof startTestS
     if (auth !== null) headers.authorization = auth
     const payload = callOptions.rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
     if (payload !== undefined) headers['content-type'] = callOptions.contentType ?? 'application/json'
-    const response = await fetch(`${adminUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) })
+    const response = await transport({ method, url: `${adminUrl}${path}`, headers, ...(payload === undefined ? {} : { body: payload }) })
     const text = await response.text()
     let json: unknown
     try {

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
-import { signedFetch } from './oauth1-client.ts'
+import { signedFetch, type Transport } from './oauth1-client.ts'
 
 /**
  * Steps one and two of the flow for tests of step three: a real request_token call, then the
@@ -8,17 +8,20 @@ import { signedFetch } from './oauth1-client.ts'
  * itself is tested in test/pages and test/e2e).
  */
 export async function authorizedRequestToken(
-  baseUrl: string,
-  domain: DomainDeps,
+  server: { url: string; domain: DomainDeps; transport?: Transport },
   app: AppRecord,
   user: UserRecord,
   options: { callback?: string; query?: string; verifier?: string } = {},
 ): Promise<{ token: string; secret: string; verifier: string }> {
-  const answer = await signedFetch({
-    consumer: { key: app.consumerKey, secret: app.consumerSecret },
-    url: `${baseUrl}/oauth/request_token${options.query ?? ''}`,
-    oauth: { oauth_callback: options.callback ?? 'oob' },
-  })
+  const { domain } = server
+  const answer = await signedFetch(
+    {
+      consumer: { key: app.consumerKey, secret: app.consumerSecret },
+      url: `${server.url}/oauth/request_token${options.query ?? ''}`,
+      oauth: { oauth_callback: options.callback ?? 'oob' },
+    },
+    server.transport,
+  )
   if (answer.status !== 200) throw new Error(`request_token answered ${answer.status}: ${answer.text}`)
   const token = answer.form.oauth_token as string
   const verifier = options.verifier ?? `verifier${Math.random().toString(36).slice(2)}`

@@ -80,8 +80,21 @@ export interface HttpAnswer {
   form: Record<string, string>
 }
 
-export async function send(request: { method: string; url: string; headers?: Record<string, string>; body?: string }): Promise<HttpAnswer> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' })
+export interface HttpRequest {
+  method: string
+  url: string
+  headers?: Record<string, string>
+  body?: string
+}
+
+/** How a request reaches the service: over a socket (fetch), or through Fastify's inject (test-app.ts). */
+export type Transport = (request: HttpRequest) => Promise<Response>
+
+/** Over a real socket, redirects not followed. */
+export const overSocket: Transport = (request) => fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' })
+
+export async function send(request: HttpRequest, transport: Transport = overSocket): Promise<HttpAnswer> {
+  const response = await transport(request)
   const text = await response.text()
   const type = response.headers.get('content-type') ?? ''
   return {
@@ -93,9 +106,9 @@ export async function send(request: { method: string; url: string; headers?: Rec
   }
 }
 
-/** Signs with oauth-1.0a and sends over the socket. */
-export function signedFetch(options: SignOptions): Promise<HttpAnswer> {
-  return send(signRequest(options))
+/** Signs with oauth-1.0a and sends (over the socket unless another transport is given). */
+export function signedFetch(options: SignOptions, transport?: Transport): Promise<HttpAnswer> {
+  return send(signRequest(options), transport)
 }
 
 /** The service's first error code, or undefined. */

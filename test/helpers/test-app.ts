@@ -8,6 +8,7 @@ import { createObservability, type Observability } from '../../src/observability
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, runSql } from './backends.ts'
 import { openTestDomain, type TestDomain, type TestSettings } from './test-domain.ts'
+import { overSocket, send, signedFetch, type HttpAnswer, type HttpRequest, type SignOptions, type Transport } from './oauth1-client.ts'
 
 export { openTestDomain, testClock, testDomainSettings, type TestDomain, type TestSettings } from './test-domain.ts'
 
@@ -41,17 +42,52 @@ export async function buildTestApp(
 }
 
 export interface TestServer extends TestApp {
-  /** http://127.0.0.1:PORT */
+  /** The base URL requests are signed for and sent to: http://127.0.0.1:PORT, or INJECTED_URL. */
   url: string
+  /** How requests reach it: over the socket, or through Fastify's inject. */
+  transport: Transport
+  /** `send` of oauth1-client.ts through this server's transport. */
+  send(request: HttpRequest): Promise<HttpAnswer>
+  /** `signedFetch` of oauth1-client.ts through this server's transport. */
+  signedFetch(options: SignOptions): Promise<HttpAnswer>
 }
 
-/** buildTestApp, listening on a free loopback port: tests talk to it over a real socket. */
+function reachedBy(transport: Transport): Pick<TestServer, 'transport' | 'send' | 'signedFetch'> {
+  return { transport, send: (request) => send(request, transport), signedFetch: (options) => signedFetch(options, transport) }
+}
+
+/**
+ * buildTestApp, listening on a free loopback port: tests talk to it over a real socket. For the
+ * tests whose subject is the socket, TLS, the proxy headers or a real client library.
+ */
 export async function startTestServer(options: Parameters<typeof buildTestApp>[0] = {}): Promise<TestServer> {
   const testApp = await buildTestApp(options)
   await testApp.app.listen({ host: '127.0.0.1', port: 0 })
   const address = testApp.app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
-  return { ...testApp, url: `http://127.0.0.1:${port}` }
+  return { ...testApp, url: `http://127.0.0.1:${port}`, ...reachedBy(overSocket) }
+}
+
+/** The host of an injected server's URLs: what its requests carry in Host and are signed for. */
+export const INJECTED_URL = 'http://latchkey.test'
+
+/** buildTestApp, not listening: its `send` and `signedFetch` go through Fastify's inject. */
+export async function injectedTestServer(options: Parameters<typeof buildTestApp>[0] = {}): Promise<TestServer> {
+  const testApp = await buildTestApp(options)
+  return { ...testApp, url: INJECTED_URL, ...reachedBy(injectInto(testApp.app)) }
+}
+
+/** A transport that hands each request to the app's inject and answers a fetch Response. */
+export function injectInto(app: FastifyInstance): Transport {
+  return async (request) => {
+    const answer = await app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(answer.headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one))
+    }
+    const bodiless = answer.statusCode === 204 || answer.statusCode === 304 || request.method === 'HEAD'
+    return new Response(bodiless ? null : new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers })
+  }
 }
 
 /** Metrics as `serve --metrics-public` makes them, on this pass's backends. */

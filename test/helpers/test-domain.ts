@@ -74,7 +74,11 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
   // stateInMemory: nonces and limits in this process even on the PostgreSQL pass (--single-instance).
   const redis = options.stateInMemory ? undefined : storage.redis
   const nonceCapacity = loadConfig({ env: {}, flags: options.settings ?? {} }).nonceCapacity
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceCapacity }).catch(
+  // A nonce store in memory counts as complete from a second before it opens: nothing ran before it
+  // on this fresh storage, and so no test waits for its epoch's second to pass as `serve` does (up
+  // to a second a test). Redis keeps its epoch in Redis, settled as in production.
+  const nonceEpochMs = redis ? undefined : Date.now() - 1000
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceCapacity, nonceEpochMs }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { authorizedRequestToken } from '../helpers/flow.ts'
-import { errorCode, send, signedFetch } from '../helpers/oauth1-client.ts'
-import { countRows, startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+import { errorCode } from '../helpers/oauth1-client.ts'
+import { countRows, injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 // service-spec §4.4 and the issue's rules for POST /oauth/access_token.
@@ -15,7 +15,7 @@ describe('POST /oauth/access_token', () => {
   let user: UserRecord
 
   before(async () => {
-    server = await startTestServer({ clock })
+    server = await injectedTestServer({ clock })
     app = await makeApp(server.domain)
     user = (await makeUser(server.domain, { name: 'Ada Lovelace' })).user
   })
@@ -23,7 +23,7 @@ describe('POST /oauth/access_token', () => {
 
   const consumer = () => ({ key: app.consumerKey, secret: app.consumerSecret })
   const exchange = (rt: { token: string; secret: string }, verifier: string | undefined, placement: 'header' | 'body' | 'query' = 'header') =>
-    signedFetch({
+    server.signedFetch({
       consumer: consumer(),
       token: { key: rt.token, secret: rt.secret },
       url: `${server.url}/oauth/access_token${placement === 'query' && verifier ? `?oauth_verifier=${verifier}` : ''}`,
@@ -31,7 +31,7 @@ describe('POST /oauth/access_token', () => {
       ...(placement === 'body' && verifier !== undefined ? { body: { oauth_verifier: verifier } } : {}),
       timestamp: Math.floor(clock.nowMs() / 1000),
     })
-  const rt = (options = {}) => authorizedRequestToken(server.url, server.domain, app, user, options)
+  const rt = (options = {}) => authorizedRequestToken(server, app, user, options)
 
   test('exchanges an authorized request token and its verifier for an access token, fields in order (C37)', async () => {
     const requestToken = await rt()
@@ -58,7 +58,7 @@ describe('POST /oauth/access_token', () => {
     const b = await exchange(second, second.verifier)
     assert.equal(a.form.oauth_token, b.form.oauth_token)
     assert.equal(a.form.oauth_token_secret, b.form.oauth_token_secret)
-    const invalidated = await signedFetch({
+    const invalidated = await server.signedFetch({
       consumer: consumer(),
       token: { key: a.form.oauth_token!, secret: a.form.oauth_token_secret! },
       url: `${server.url}/1.1/oauth/invalidate_token.json`,
@@ -72,7 +72,7 @@ describe('POST /oauth/access_token', () => {
 
   test('refuses an unsigned request carrying the token and verifier in the query with 400 code 215', async () => {
     const requestToken = await rt()
-    const answer = await send({ method: 'POST', url: `${server.url}/oauth/access_token?oauth_token=${requestToken.token}&oauth_verifier=${requestToken.verifier}` })
+    const answer = await server.send({ method: 'POST', url: `${server.url}/oauth/access_token?oauth_token=${requestToken.token}&oauth_verifier=${requestToken.verifier}` })
     assert.equal(answer.status, 400)
     assert.equal(errorCode(answer), 215)
     assert.equal((await exchange(requestToken, requestToken.verifier)).status, 200, 'the refused attempt did not spend the token')
@@ -83,7 +83,7 @@ describe('POST /oauth/access_token', () => {
     await assertRefusedOnlyWhenBroken(
       (variant) =>
         variant === 'broken'
-          ? signedFetch({ consumer: consumer(), url: `${server.url}/oauth/access_token`, oauth: { oauth_verifier: good.verifier }, timestamp: Math.floor(clock.nowMs() / 1000) })
+          ? server.signedFetch({ consumer: consumer(), url: `${server.url}/oauth/access_token`, oauth: { oauth_verifier: good.verifier }, timestamp: Math.floor(clock.nowMs() / 1000) })
           : exchange(good, good.verifier),
       { status: 401, code: 89 },
     )
@@ -95,10 +95,10 @@ describe('POST /oauth/access_token', () => {
 
   test('a request token of another app gets 401 code 89', async () => {
     const other = await makeApp(server.domain)
-    const foreign = await authorizedRequestToken(server.url, server.domain, other, user)
+    const foreign = await authorizedRequestToken(server, other, user)
     await assertRefusedOnlyWhenBroken(
       (variant) =>
-        signedFetch({
+        server.signedFetch({
           consumer: variant === 'broken' ? consumer() : { key: other.consumerKey, secret: other.consumerSecret },
           token: { key: foreign.token, secret: foreign.secret },
           url: `${server.url}/oauth/access_token`,
@@ -148,28 +148,28 @@ describe('POST /oauth/access_token', () => {
 
   test('of 100 wrong verifiers sent together with the right one, at most 3 get 401 code 32 and the rest 89; the right one wins only before the third', async () => {
     const own = await makeApp(server.domain)
-    const requestToken = await authorizedRequestToken(server.url, server.domain, own, user, { verifier: '1234567' })
+    const requestToken = await authorizedRequestToken(server, own, user, { verifier: '1234567' })
     const guesses = Array.from({ length: 100 }, (_, i) => String(1_000_000 + i * 7919).padStart(7, '0'))
-    const send = (verifier: string) =>
-      signedFetch({
+    const exchange = (verifier: string) =>
+      server.signedFetch({
         consumer: { key: own.consumerKey, secret: own.consumerSecret },
         token: { key: requestToken.token, secret: requestToken.secret },
         url: `${server.url}/oauth/access_token`,
         oauth: { oauth_verifier: verifier },
         timestamp: Math.floor(clock.nowMs() / 1000),
       })
-    const [right, ...wrong] = await Promise.all([send('1234567'), ...guesses.map(send)])
+    const [right, ...wrong] = await Promise.all([exchange('1234567'), ...guesses.map(exchange)])
     const counted = wrong.filter((a) => a.status === 401 && errorCode(a) === 32).length
     assert.ok(counted <= 3, `${counted} wrong verifiers were answered 32`)
     assert.ok(wrong.every((a) => a.status === 401 && (errorCode(a) === 32 || errorCode(a) === 89)), 'every wrong one gets 32 or 89')
     if (right!.status === 200) assert.ok(counted <= 2, 'the right one won, so it was checked before the third failure')
     else assert.deepEqual([right!.status, errorCode(right!), counted], [401, 89, 3])
-    const after = await send('1234567')
+    const after = await exchange('1234567')
     assert.deepEqual([after.status, errorCode(after)], [401, 89], 'the token is used or dead either way')
   })
 
   test('a request token that nobody approved yet cannot be exchanged (401 code 32); the guesses count, so the third kills it', async () => {
-    const answer = await signedFetch({ consumer: consumer(), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' }, timestamp: Math.floor(clock.nowMs() / 1000) })
+    const answer = await server.signedFetch({ consumer: consumer(), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' }, timestamp: Math.floor(clock.nowMs() / 1000) })
     const pending = { token: answer.form.oauth_token!, secret: answer.form.oauth_token_secret! }
     assert.equal(errorCode(await exchange(pending, '')), 32)
     assert.equal(errorCode(await exchange(pending, 'guess')), 32)

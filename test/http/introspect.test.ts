@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
-import { send, signedFetch } from '../helpers/oauth1-client.ts'
+
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 
 const basic = (app: AppRecord) => `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`
 const FORM = 'application/x-www-form-urlencoded'
@@ -17,16 +17,16 @@ describe('POST /oauth2/introspect', () => {
   let client: AppRecord
 
   before(async () => {
-    server = await startTestServer()
+    server = await injectedTestServer()
     resourceServer = await makeApp(server.domain, { isResourceServer: true })
     client = await makeApp(server.domain, { accessLevel: 'read' })
   })
   after(() => server.close())
 
   const introspect = (token: string, caller: AppRecord = resourceServer) =>
-    send({ method: 'POST', url: `${server.url}/oauth2/introspect`, headers: { authorization: basic(caller), 'content-type': FORM }, body: `token=${encodeURIComponent(token)}` })
+    server.send({ method: 'POST', url: `${server.url}/oauth2/introspect`, headers: { authorization: basic(caller), 'content-type': FORM }, body: `token=${encodeURIComponent(token)}` })
   const bearerOf = async (app: AppRecord) =>
-    (await send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })).json.access_token as string
+    (await server.send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })).json.access_token as string
 
   test('an active bearer token: type, client, app and scope', async () => {
     const token = await bearerOf(client)
@@ -51,9 +51,9 @@ describe('POST /oauth2/introspect', () => {
 
   test('invalidated tokens of both kinds and unknown tokens are {"active": false} and nothing more', async () => {
     const bearer = await bearerOf(client)
-    await send({ method: 'POST', url: `${server.url}/oauth2/invalidate_token`, headers: { authorization: basic(client), 'content-type': FORM }, body: `access_token=${encodeURIComponent(bearer)}` })
+    await server.send({ method: 'POST', url: `${server.url}/oauth2/invalidate_token`, headers: { authorization: basic(client), 'content-type': FORM }, body: `access_token=${encodeURIComponent(bearer)}` })
     const { token } = await issueOwnerToken(server.domain, client.id)
-    await signedFetch({ consumer: { key: client.consumerKey, secret: client.consumerSecret }, token: { key: token.token, secret: token.secret }, url: `${server.url}/1.1/oauth/invalidate_token.json` })
+    await server.signedFetch({ consumer: { key: client.consumerKey, secret: client.consumerSecret }, token: { key: token.token, secret: token.secret }, url: `${server.url}/1.1/oauth/invalidate_token.json` })
     for (const value of [bearer, token.token, 'AAAAAAAAAAAAAAAAAAAAAunknown%3Dx', '123-unknown', '']) {
       const answer = await introspect(value)
       assert.equal(answer.status, 200)
@@ -70,7 +70,7 @@ describe('POST /oauth2/introspect', () => {
 
   test('the token to introspect travels in the body: in the URL it is refused with 403 code 99 and never looked at', async () => {
     const token = await bearerOf(client)
-    const inUrl = () => send({ method: 'POST', url: `${server.url}/oauth2/introspect?token=${encodeURIComponent(token)}`, headers: { authorization: basic(resourceServer), 'content-type': FORM }, body: '' })
+    const inUrl = () => server.send({ method: 'POST', url: `${server.url}/oauth2/introspect?token=${encodeURIComponent(token)}`, headers: { authorization: basic(resourceServer), 'content-type': FORM }, body: '' })
     await assertRefusedOnlyWhenBroken((variant) => (variant === 'broken' ? inUrl() : introspect(token)), { status: 403, code: 99 })
     assert.equal((await introspect(token)).json.active, true)
   })

@@ -6,8 +6,8 @@ import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { runSql } from '../helpers/backends.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { authorizedRequestToken } from '../helpers/flow.ts'
-import { send, signedFetch } from '../helpers/oauth1-client.ts'
-import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
+
+import { countRows, injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 
 // The security rule of the audit trail: no credential is handed out, nor kept, without its row.
 // Each issue and its row are one transaction; here the database itself refuses the row (a trigger).
@@ -40,14 +40,14 @@ async function refuseAuditRows(dbPath: string): Promise<() => Promise<void>> {
 describe('issuing a credential and its audit row', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer()
+    server = await injectedTestServer()
   })
   after(() => server.close())
 
   const tokenCall = (app: AppRecord) =>
-    send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })
+    server.send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })
   const requestTokenCall = (app: AppRecord) =>
-    signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+    server.signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
   const bearerEvents = async (app: AppRecord): Promise<AuditEventRecord[]> =>
     (await server.domain.stores.audit.list({ appId: app.id, limit: 1000 })).filter((e) => e.event === 'bearer_token.issued')
 
@@ -105,9 +105,9 @@ describe('issuing a credential and its audit row', () => {
   test('access_token: when the audit row cannot be written, the request token is not used up and no access token is left', async () => {
     const app = await makeApp(server.domain)
     const { user } = await makeUser(server.domain)
-    const rt = await authorizedRequestToken(server.url, server.domain, app, user)
+    const rt = await authorizedRequestToken(server, app, user)
     const exchange = () =>
-      signedFetch({
+      server.signedFetch({
         consumer: { key: app.consumerKey, secret: app.consumerSecret },
         token: { key: rt.token, secret: rt.secret },
         url: `${server.url}/oauth/access_token`,

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
-import { errorCode, signedFetch } from '../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { errorCode } from '../helpers/oauth1-client.ts'
+import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 
 /**
  * The in-process nonce store (the embedded default, and PostgreSQL with --single-instance) with a
@@ -17,7 +17,7 @@ describe('one app flooding the nonce store', () => {
   const CAPACITY = 20
 
   before(async () => {
-    server = await startTestServer({ settings: { nonceCapacity: CAPACITY }, stateInMemory: true })
+    server = await injectedTestServer({ settings: { nonceCapacity: CAPACITY }, stateInMemory: true })
     flooder = await makeApp(server.domain)
     other = await makeApp(server.domain)
   })
@@ -26,7 +26,7 @@ describe('one app flooding the nonce store', () => {
   const verify = async (app: AppRecord) => {
     const { token } = await issueOwnerToken(server.domain, app.id)
     return () =>
-      signedFetch({
+      server.signedFetch({
         consumer: { key: app.consumerKey, secret: app.consumerSecret },
         token: { key: token.token, secret: token.secret },
         method: 'GET',

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
-import { errorCode, send, signRequest, signedFetch, type SignOptions } from '../helpers/oauth1-client.ts'
-import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { errorCode, signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
+import { countRows, injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
 // service-spec §4.1 and the issue's rules for POST /oauth/request_token.
@@ -15,7 +15,7 @@ describe('POST /oauth/request_token', () => {
   const CALLBACK = 'https://client.example/callback'
 
   before(async () => {
-    server = await startTestServer()
+    server = await injectedTestServer()
     app = await makeApp(server.domain, { callbackUrls: [CALLBACK, 'myapp://auth/done'] })
     desktop = await makeApp(server.domain, { type: 'desktop', callbackUrls: [] })
   })
@@ -23,7 +23,7 @@ describe('POST /oauth/request_token', () => {
 
   const consumerOf = (a: AppRecord) => ({ key: a.consumerKey, secret: a.consumerSecret })
   const requestToken = (overrides: Partial<SignOptions> = {}) =>
-    signedFetch({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK }, ...overrides })
+    server.signedFetch({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK }, ...overrides })
 
   test('answers a signed request with a form-encoded request token, confirmed callback last (C26)', async () => {
     const answer = await requestToken()
@@ -37,7 +37,7 @@ describe('POST /oauth/request_token', () => {
 
   test('accepts oob for a web app and for a desktop app', async () => {
     assert.equal((await requestToken({ oauth: { oauth_callback: 'oob' } })).status, 200)
-    const answer = await signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+    const answer = await server.signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
     assert.equal(answer.status, 200)
     assert.equal(answer.form.oauth_callback_confirmed, 'true')
   })
@@ -64,10 +64,10 @@ describe('POST /oauth/request_token', () => {
   })
 
   test('refuses a URL callback for a desktop app with 401 code 417', async () => {
-    const answer = await signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK } })
+    const answer = await server.signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK } })
     assert.equal(errorCode(answer), 417)
     await assertRefusedOnlyWhenBroken(
-      (variant) => signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: variant === 'broken' ? CALLBACK : 'oob' } }),
+      (variant) => server.signedFetch({ consumer: consumerOf(desktop), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: variant === 'broken' ? CALLBACK : 'oob' } }),
       { status: 401, code: 417 },
     )
     assert.equal(answer.json.errors[0].message, "Desktop applications only support the oauth_callback value 'oob'")
@@ -82,28 +82,28 @@ describe('POST /oauth/request_token', () => {
   })
 
   test('takes oauth_callback from the query or the body too, and once when repeated with the same value (C5)', async () => {
-    const inQuery = await signedFetch({
+    const inQuery = await server.signedFetch({
       consumer: consumerOf(app),
       url: `${server.url}/oauth/request_token?oauth_callback=oob`,
     })
     assert.equal(inQuery.status, 200)
-    const inBody = await signedFetch({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, body: { oauth_callback: 'oob' } })
+    const inBody = await server.signedFetch({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, body: { oauth_callback: 'oob' } })
     assert.equal(inBody.status, 200)
     // The oauth-1.0a README pattern: oauth_callback in the header and in the body.
     const signed = signRequest({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
-    const both = await send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'oauth_callback=oob' })
+    const both = await server.send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'oauth_callback=oob' })
     assert.equal(both.status, 200)
   })
 
   test('refuses the same oauth_ parameter with two different values with 400 code 215 (C5, C7)', async () => {
     const signed = signRequest({ consumer: consumerOf(app), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
-    const answer = await send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: `oauth_callback=${encodeURIComponent(CALLBACK)}` })
+    const answer = await server.send({ ...signed, headers: { ...signed.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: `oauth_callback=${encodeURIComponent(CALLBACK)}` })
     assert.equal(answer.status, 400)
     assert.equal(errorCode(answer), 215)
-    const twiceInQuery = await send({ ...signed, url: `${signed.url}?oauth_nonce=a&oauth_nonce=b` })
+    const twiceInQuery = await server.send({ ...signed, url: `${signed.url}?oauth_nonce=a&oauth_nonce=b` })
     assert.equal(errorCode(twiceInQuery), 215)
     // Sent as signed, with each parameter once, the same request is accepted (neither refusal spent its nonce).
-    assert.equal((await send(signed)).status, 200)
+    assert.equal((await server.send(signed)).status, 200)
   })
 
   test('refuses a non-ASCII nonce with 400 code 215 (C17)', async () => {
@@ -121,7 +121,7 @@ describe('POST /oauth/request_token', () => {
       [dmApp, 'svc_auth_access_type', 'read', 'read'],
     ]
     for (const [target, name, value, expected] of cases) {
-      const answer = await signedFetch({
+      const answer = await server.signedFetch({
         consumer: consumerOf(target),
         url: `${server.url}/oauth/request_token?${name}=${value}`,
         oauth: { oauth_callback: 'oob' },
@@ -130,11 +130,11 @@ describe('POST /oauth/request_token', () => {
       const stored = await server.domain.stores.requestTokens.findByToken(answer.form.oauth_token!)
       assert.equal(stored?.accessLevel, expected, `${target.accessLevel} + ${name}=${value}`)
     }
-    const inBody = await signedFetch({ consumer: consumerOf(dmApp), url: `${server.url}/oauth/request_token`, body: { x_auth_access_type: 'read' }, oauth: { oauth_callback: 'oob' } })
+    const inBody = await server.signedFetch({ consumer: consumerOf(dmApp), url: `${server.url}/oauth/request_token`, body: { x_auth_access_type: 'read' }, oauth: { oauth_callback: 'oob' } })
     assert.equal((await server.domain.stores.requestTokens.findByToken(inBody.form.oauth_token!))?.accessLevel, 'read')
     // As the spec shows it: in the Authorization header (oauth-1.0a signs it but only sends oauth_ names).
     const signed = signRequest({ consumer: consumerOf(dmApp), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob', svc_auth_access_type: 'read' } })
-    const inHeader = await send({ ...signed, headers: { authorization: `${signed.headers.authorization}, svc_auth_access_type="read"` } })
+    const inHeader = await server.send({ ...signed, headers: { authorization: `${signed.headers.authorization}, svc_auth_access_type="read"` } })
     assert.equal((await server.domain.stores.requestTokens.findByToken(inHeader.form.oauth_token!))?.accessLevel, 'read')
   })
 
@@ -155,7 +155,7 @@ describe('POST /oauth/request_token', () => {
     const suspended = await makeApp(server.domain)
     await assertRefusedOnlyWhenBroken(async (variant) => {
       await updateApp(server.domain, suspended.id, { isSuspended: variant === 'broken' })
-      return signedFetch({ consumer: consumerOf(suspended), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+      return server.signedFetch({ consumer: consumerOf(suspended), url: `${server.url}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
     }, { status: 401, code: 416 })
   })
 

@@ -44,7 +44,7 @@ describe('every documented label value is emitted', () => {
     await revokeAdminToken(t.domain, admin.record.id)
 
     // A request token, exchanged for an access token; the person's authorization withdrawn through the admin API.
-    const rt = await authorizedRequestToken(t.url, t.domain, app, user)
+    const rt = await authorizedRequestToken(t, app, user)
     const exchanged = await signedFetch({ consumer, token: { key: rt.token, secret: rt.secret }, method: 'POST', url: `${t.url}/oauth/access_token`, oauth: { oauth_verifier: rt.verifier } })
     assert.equal(exchanged.status, 200, exchanged.text)
     assert.equal((await t.admin('DELETE', `/admin/v1/users/${user.id}/authorizations/${app.id}`)).status, 204)

@@ -5,16 +5,16 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { TEST_REDIS_URL } from '../helpers/backends.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
+import { signRequest } from '../helpers/oauth1-client.ts'
 import { counterValues, deltas, histogramSeries, parseScrape, seriesKey, type MetricFamily } from '../helpers/prometheus-text.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { csrfOf, makeRequestToken } from '../pages/helpers.ts'
 
 const VERIFY = '/1.1/account/verify_credentials.json'
 const RATE_LIMIT_STATUS = '/1.1/application/rate_limit_status.json'
 
 async function scrape(server: TestServer): Promise<{ text: string; families: Map<string, MetricFamily> }> {
-  const response = await fetch(`${server.url}/metrics`)
+  const response = await server.transport({ method: 'GET', url: `${server.url}/metrics` })
   assert.equal(response.status, 200)
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
   const text = await response.text()
@@ -30,7 +30,7 @@ function histogram(text: string, name: string, labels: Record<string, string> = 
 describe('GET /metrics (--metrics-public)', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer({ metrics: true, settings: { rateLimits: { '/application/rate_limit_status': 1 } } })
+    server = await injectedTestServer({ metrics: true, settings: { rateLimits: { '/application/rate_limit_status': 1 } } })
   })
   after(() => server.close())
 
@@ -44,16 +44,16 @@ describe('GET /metrics (--metrics-public)', () => {
 
     // OAuth 1.0a: a good request, a bad signature, the good one replayed, a stale timestamp.
     const good = signRequest({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
-    assert.equal((await send(good)).status, 200)
-    const forged = await signedFetch({ consumer: { ...consumer, secret: 'not-the-secret' }, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
+    assert.equal((await server.send(good)).status, 200)
+    const forged = await server.signedFetch({ consumer: { ...consumer, secret: 'not-the-secret' }, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
     assert.equal(forged.status, 401)
-    assert.equal((await send(good)).status, 401, 'the replay is refused')
-    const stale = await signedFetch({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}`, timestamp: Math.floor(Date.now() / 1000) - 3600 })
+    assert.equal((await server.send(good)).status, 401, 'the replay is refused')
+    const stale = await server.signedFetch({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}`, timestamp: Math.floor(Date.now() / 1000) - 3600 })
     assert.equal(stale.status, 401)
 
     // App-only: a bearer token issued, two calls with it, the second past the limit of 1 (429).
     const basic = `Basic ${Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString('base64')}`
-    const issued = await send({
+    const issued = await server.send({
       method: 'POST',
       url: `${server.url}/oauth2/token`,
       headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
@@ -61,18 +61,19 @@ describe('GET /metrics (--metrics-public)', () => {
     })
     assert.equal(issued.status, 200)
     const bearer = { authorization: `Bearer ${issued.json.access_token}` }
-    assert.equal((await send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 200)
-    assert.equal((await send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 429)
+    assert.equal((await server.send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 200)
+    assert.equal((await server.send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: bearer })).status, 429)
 
     // The owner's access token invalidated.
-    const invalidated = await signedFetch({ consumer, token: owner, method: 'POST', url: `${server.url}/1.1/oauth/invalidate_token` })
+    const invalidated = await server.signedFetch({ consumer, token: owner, method: 'POST', url: `${server.url}/1.1/oauth/invalidate_token` })
     assert.equal(invalidated.status, 200)
 
     // A wrong password on the consent page.
-    const page = await fetch(`${server.url}/oauth/authorize?oauth_token=${rt.token}`)
+    const page = await server.transport({ method: 'GET', url: `${server.url}/oauth/authorize?oauth_token=${rt.token}` })
     const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
     const { user } = await makeUser(server.domain)
-    const signIn = await fetch(`${server.url}/oauth/authorize`, {
+    const signIn = await server.transport({
+      url: `${server.url}/oauth/authorize`,
       method: 'POST',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf_token: csrfOf(await page.text()), oauth_token: rt.token, action: 'allow', username: user.screenName, password: 'wrong' }).toString(),
@@ -126,12 +127,12 @@ describe('GET /metrics (--metrics-public)', () => {
     const before = counterValues((await scrape(server)).families, 'latchkey_')
 
     const refusals = [
-      signedFetch({ consumer, method: 'GET', url, version: '2.0' }),
-      signedFetch({ consumer: { key: 'nosuchconsumerkey000000000', secret: 'x' }, method: 'GET', url }),
-      signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url }),
-      signedFetch({ consumer, token: { key: '1-nosuchtoken', secret: 'x' }, method: 'GET', url }),
-      signedFetch({ consumer, token: { key: owner.token, secret: owner.secret }, method: 'GET', url, signatureMethod: 'HMAC-SHA256' }),
-      send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnosuchtoken' } }),
+      server.signedFetch({ consumer, method: 'GET', url, version: '2.0' }),
+      server.signedFetch({ consumer: { key: 'nosuchconsumerkey000000000', secret: 'x' }, method: 'GET', url }),
+      server.signedFetch({ consumer: { key: suspended.consumerKey, secret: suspended.consumerSecret }, method: 'GET', url }),
+      server.signedFetch({ consumer, token: { key: '1-nosuchtoken', secret: 'x' }, method: 'GET', url }),
+      server.signedFetch({ consumer, token: { key: owner.token, secret: owner.secret }, method: 'GET', url, signatureMethod: 'HMAC-SHA256' }),
+      server.send({ method: 'GET', url: `${server.url}${RATE_LIMIT_STATUS}`, headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnosuchtoken' } }),
     ]
     for (const answer of await Promise.all(refusals)) assert.ok(answer.status >= 400 && answer.status < 500, `refused: ${answer.status} ${answer.text}`)
 
@@ -151,9 +152,9 @@ describe('GET /metrics (--metrics-public)', () => {
   test('no label holds a token, key, secret, user id, screen name or address', async () => {
     const app = await makeApp(server.domain)
     const { token, owner } = await issueOwnerToken(server.domain, app.id)
-    const answer = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}${VERIFY}?x=1` })
+    const answer = await server.signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${server.url}${VERIFY}?x=1` })
     assert.equal(answer.status, 200)
-    await send({ method: 'GET', url: `${server.url}/no/such/${app.consumerKey}` })
+    await server.send({ method: 'GET', url: `${server.url}/no/such/${app.consumerKey}` })
     const { text } = await scrape(server)
     for (const value of [app.consumerKey, app.consumerSecret, token.token, token.secret, owner.id, owner.screenName, '127.0.0.1', 'x=1', '/no/such']) {
       assert.ok(!text.includes(value), `${value} is not in the scrape`)
@@ -184,9 +185,9 @@ describe('GET /metrics (--metrics-public)', () => {
 
 describe('GET /metrics without --metrics-public', () => {
   test('the public listener does not serve it', async () => {
-    const server = await startTestServer()
+    const server = await injectedTestServer()
     try {
-      const answer = await send({ method: 'GET', url: `${server.url}/metrics` })
+      const answer = await server.send({ method: 'GET', url: `${server.url}/metrics` })
       assert.equal(answer.status, 404)
       assert.equal(answer.json.errors[0].code, 34)
     } finally {

@@ -8,7 +8,7 @@ import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
-import { storeContract, type OpenedStores } from './contract.ts'
+import { storeContract, type OpenFreshStores } from './contract.ts'
 import { transactionContract } from './transaction-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
@@ -17,9 +17,9 @@ import { deleteBehindStores } from '../helpers/test-app.ts'
 if (SHARED_BACKENDS_SKIP) {
   test('PostgreSQL stores', { skip: SHARED_BACKENDS_SKIP }, () => {})
 } else {
-  const openFresh = async (): Promise<OpenedStores> => {
+  const openFresh: OpenFreshStores = async ({ settleNonceEpoch }) => {
     const schema = await createTestSchema()
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url }).catch(async (error: unknown) => {
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch }).catch(async (error: unknown) => {
       await schema.drop()
       throw error
     })

@@ -40,11 +40,11 @@ if (SHARED_BACKENDS_SKIP) {
 } else {
   const redisUrl = TEST_REDIS_URL!
 
-  storeContract('SQLite + Redis', async () => {
+  storeContract('SQLite + Redis', async ({ settleNonceEpoch }) => {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
     const path = join(dir, 'latchkey.sqlite')
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix })
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch })
     return {
       stores,
       runtime,

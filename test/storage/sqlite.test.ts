@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage } from '../../src/storage/open-stores.ts'
-import { storeContract, type OpenedStores } from './contract.ts'
+import { storeContract, type OpenFreshStores } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 import { transactionContract } from './transaction-contract.ts'
 
 /** Every test gets its own database file in its own temp folder. */
-async function openFresh(): Promise<OpenedStores> {
+const openFresh: OpenFreshStores = async ({ settleNonceEpoch }) => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
   const path = join(dir, 'latchkey.sqlite')
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch })
   return {
     stores,
     runtime,

@@ -44,9 +44,9 @@ export interface FreshStores {
   close(): Promise<void>
 }
 
-export function transactionContract(adapter: string, open: () => Promise<FreshStores>): void {
+export function transactionContract(adapter: string, open: (options: { settleNonceEpoch: boolean }) => Promise<FreshStores>): void {
   async function withApp(body: (s: Stores, appId: string) => Promise<void>): Promise<void> {
-    const opened = await open()
+    const opened = await open({ settleNonceEpoch: false })
     try {
       const user = userRecord()
       const app = appRecord(user.id)
@@ -275,7 +275,7 @@ export function transactionContract(adapter: string, open: () => Promise<FreshSt
     })
 
     test('close waits for units already handed over', async () => {
-      const opened = await open()
+      const opened = await open({ settleNonceEpoch: false })
       const user = userRecord()
       const app = appRecord(user.id)
       await opened.stores.users.create(user)

@@ -4,7 +4,7 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 /**
  * A lookup that Kysely builds and compiles once per database, then runs with new values: building
  * and compiling a query cost more than SQLite takes to answer it, and made much of the garbage of a
- * verified request (docs/performance.md). `build` is called once, with a placeholder string for
+ * verified request (bench shapes 1–3). `build` is called once, with a placeholder string for
  * each of its declared parameters after `db` (so none may be optional or a rest parameter), and
  * must use each placeholder as a value (`where(column, '=', id)`), never as a name or a piece of
  * SQL; its compiled parameters are then replaced by the call's arguments. Answers the first row,
@@ -42,8 +42,7 @@ type Compiled<Row> = CompiledQuery<Row> & { slots: number[]; direct: DirectState
 /**
  * A statement on the better-sqlite3 connection, answering its rows as arrays (`raw`), made into
  * objects here: better-sqlite3 builds an object row property by property through V8's API, which
- * for the 33 columns of the credential lookup cost 4–6 µs more than this (the statement with its
- * row: 13.3–13.6 µs against 16.9–19.3 µs in bench/components.ts on a busy machine).
+ * for the 33 columns of the credential lookup costs more than this (bench/components.ts, lookup).
  */
 interface DirectStatement {
   connection: SqliteDatabase

@@ -28,8 +28,7 @@ import type { Database } from './schema.ts'
  * first test that makes it.
  *
  * The mark is not free on Node 20: while an AsyncLocalStorage is enabled, every promise the whole
- * process makes runs a hook that copies the mark (callgrind: about 250 k instructions more per
- * `GET /healthz`, docs/performance.md). So it is enabled only while a unit runs and disabled when
+ * process makes runs a hook that copies the mark (bench shape 0 and bench/callgrind.ts show it). So it is enabled only while a unit runs and disabled when
  * the last running unit settles (`unitsRunning`); the storage layer's own writes, which use only
  * `tx` by construction (the grouped audit row), are not marked at all (`runOwnWrite`).
  */

@@ -6,10 +6,10 @@ import { Worker } from 'node:worker_threads'
 /**
  * WAL checkpoints off the request path.
  *
- * A checkpoint copies the pages of the WAL into the database file and syncs both files (a few to
- * tens of milliseconds on this project's machine for 1,000 pages). SQLite's auto-checkpoint runs
+ * A checkpoint copies the pages of the WAL into the database file and syncs both files, which takes
+ * milliseconds. SQLite's auto-checkpoint runs
  * it inside the commit that crosses `wal_autocheckpoint` pages, and better-sqlite3 is synchronous,
- * so every request in flight waited for it: the p99 of the write paths (docs/performance.md).
+ * so every request in flight waited for it: the p99 of the write paths (bench shape 4).
  *
  * Here a worker thread with a connection of its own runs `wal_checkpoint(PASSIVE)` (which waits
  * for no reader or writer) every CHECK_EVERY_MS while the WAL is being written. The main

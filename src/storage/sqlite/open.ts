@@ -83,7 +83,7 @@ const STATEMENT_CACHE_SIZE = 512
 
 /**
  * better-sqlite3 with each statement prepared once per SQL text: Kysely's driver prepares on every
- * query, which was a fifth of a signed request's cost (docs/performance.md). Statements are used
+ * query, a large share of a signed request's cost (bench shape 1). Statements are used
  * synchronously and one at a time (Kysely holds one connection behind a mutex), so sharing them is
  * safe; SQLite re-prepares a statement by itself after a schema change.
  */

@@ -1,0 +1,80 @@
+// The test tiers: the one table of which files run, on which backend, in which group. `npm test`
+// runs every tier in this order; `npm run test:<tier>` runs one. docs/testing.md explains each.
+//
+// A group runs its files with node:test, several at once (each test opens its own SQLite file or
+// PostgreSQL schema and Redis key prefix). `sqlite` is the embedded default: SQLite, nonces and
+// limits in memory. `postgres` sets LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL: only
+// where the backend changes what is tested. `serial` groups run alone, one file at a time, after the
+// rest: they need the machine to themselves (load at full speed).
+
+/** Files that need the machine to themselves: only a serial group runs them. */
+export const SERIAL_PATHS = ['test/soak', 'test/bench/smoke.test.ts']
+
+/** @typedef {{ backend: 'sqlite' | 'postgres', paths: string[], serial?: boolean, env?: Record<string, string> }} Group */
+/** @typedef {{ name: string, proves: string, groups: Group[] }} Tier */
+
+/** @type {Tier[]} */
+export const TIERS = [
+  {
+    name: 'unit',
+    proves: 'the OAuth core and the use cases as functions, on SQLite; the config, the docs and the bench report checked against the code',
+    groups: [{ backend: 'sqlite', paths: ['test/protocol', 'test/domain', 'test/config', 'test/docs', 'test/bench'] }],
+  },
+  {
+    name: 'storage',
+    proves: 'every store contract on SQLite, PostgreSQL and Redis; the use cases again on PostgreSQL',
+    groups: [
+      { backend: 'sqlite', paths: ['test/storage'] },
+      {
+        backend: 'postgres',
+        paths: [
+          'test/storage/postgres.test.ts',
+          'test/storage/redis.test.ts',
+          'test/storage/unavailable.test.ts',
+          'test/storage/sql',
+          'test/storage/secrets-at-rest.test.ts',
+          'test/scripts',
+          'test/domain',
+        ],
+      },
+    ],
+  },
+  {
+    name: 'http',
+    proves: 'the whole service through Fastify: API, pages, console, admin API, metrics and traces',
+    groups: [
+      { backend: 'sqlite', paths: ['test/http', 'test/pages', 'test/console', 'test/admin', 'test/observability'] },
+      { backend: 'postgres', paths: ['test/observability/metrics.test.ts', 'test/observability/tracing.test.ts'] },
+    ],
+  },
+  {
+    name: 'e2e',
+    proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
+    groups: [
+      { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/server'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/server/workers.test.ts'] },
+      { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
+    ],
+  },
+]
+
+/** `npm run test:full`: every file on both backends, the suite's widest form. */
+export const FULL = {
+  name: 'full',
+  proves: 'every file on both backends',
+  groups: ['sqlite', 'postgres'].flatMap((backend) => [
+    { backend, paths: ['test'] },
+    { backend, paths: SERIAL_PATHS, serial: true },
+  ]),
+}
+
+/** `npm run test:long`: the long forms CI runs after npm test: the soak at length, the fuzz at full count. */
+const LONG_ENV = { LATCHKEY_SOAK_MINUTES: '4', LATCHKEY_FUZZ_RUNS: '25000' }
+export const LONG = {
+  name: 'long',
+  proves: 'the soak at length on both backends, the fuzz at full count',
+  groups: [
+    { backend: 'sqlite', paths: ['test/fuzz', 'test/soak'], serial: true, env: LONG_ENV },
+    { backend: 'postgres', paths: ['test/soak'], serial: true, env: LONG_ENV },
+  ],
+}
