@@ -170,7 +170,10 @@ export const ROTATION = {
   type: 'object',
   properties: {
     grace_seconds: { type: 'integer', minimum: 1, maximum: 604800, description: 'The old key pair keeps working this long (at most 7 days).' },
-    revoke_tokens: { type: 'boolean', default: false, description: "Also revoke every token issued to the app." },
+    revoke_tokens: {
+      type: 'boolean',
+      description: 'Revoke every request, access and bearer token issued to the app. Default: true without grace_seconds, false with it.',
+    },
   },
   additionalProperties: false,
 } as const

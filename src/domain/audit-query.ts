@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/service-error.ts'
 import type { AuditEventRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
 import { findApp } from './registry/apps.ts'
+import { findByScreenName } from './registry/users.ts'
 import { normalizeUsername } from './sign-in.ts'
 
 export interface AuditQuery {
@@ -21,7 +22,7 @@ export async function listAuditEvents(deps: Pick<DomainDeps, 'stores'>, query: A
   const appId = query.app === undefined ? undefined : await auditedAppId(deps, query.app)
   let userId: string | undefined
   if (query.user !== undefined) {
-    const user = await deps.stores.users.findByScreenName(normalizeUsername(query.user))
+    const user = await findByScreenName(deps, normalizeUsername(query.user))
     if (!user) throw new ServiceError(E.notFound, { message: `no user with screen name ${query.user}` })
     userId = user.id
   }

@@ -6,6 +6,7 @@ import { recordAudit } from './audit.ts'
 import { budgetAddress } from './client-address.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
+import { findByScreenName } from './registry/users.ts'
 
 /** What failed sign-ins are counted against: the account typed in and the address it came from. */
 export interface SignInKeys {
@@ -109,7 +110,7 @@ export async function signIn(deps: PasswordDeps, input: SignInInput): Promise<Us
   const screenName = normalizeUsername(input.username)
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
   return passwordAttempt(deps, keys, { address: input.address, appId: input.appId }, async () => {
-    const user = screenName === '' ? undefined : await deps.stores.users.findByScreenName(screenName)
+    const user = await findByScreenName(deps, screenName)
     const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
     return { user, isCorrect }
   })

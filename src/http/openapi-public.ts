@@ -182,6 +182,8 @@ export function publicOpenApi(): object {
           tags: ['oauth2'],
           summary: 'RFC 7662 introspection, for apps registered as resource servers',
           security: [{ basic: [] }],
+          description:
+            'A token is `active` only when it is itself a bearer credential. An OAuth 1.0a access token is described only with `token_type_hint=oauth1_access_token`, as `token_type` `urn:latchkey:token-type:oauth1-access-token`.',
           requestBody: { required: true, content: form({ token: text, token_type_hint: text }, ['token']) },
           responses: {
             '200': { description: '`active` and, when active, what the token is.', content: { 'application/json': { schema: { type: 'object', required: ['active'], properties: { active: { type: 'boolean' } } } } } },

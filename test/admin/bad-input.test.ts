@@ -78,6 +78,16 @@ const CASES: BadRequest[] = [
   { name: 'audit: since not a date', method: 'GET', path: '/admin/v1/audit?since=yesterday', status: 400, field: 'since' },
   { name: 'audit: unknown event', method: 'GET', path: '/admin/v1/audit?event=everything', status: 400, field: 'event' },
   { name: 'audit: a users cursor', method: 'GET', path: '/admin/v1/audit?cursor=MTIz', status: 400, field: 'cursor' },
+  // Issue 29 (3): control characters, which PostgreSQL refuses in text, are the field's mistake on every backend.
+  { name: 'user: name with U+0000', method: 'POST', path: '/admin/v1/users', body: user({ name: 'Ada\u0000' }), status: 400, field: 'name' },
+  { name: 'user: name with ESC', method: 'POST', path: '/admin/v1/users', body: user({ name: 'Ada\u001b[31m' }), status: 400, field: 'name' },
+  { name: 'user patch: name with U+0000', method: 'PATCH', path: '/admin/v1/users/:user', body: { name: 'Ada\u0000' }, status: 400, field: 'name' },
+  { name: 'app: name with U+0000', method: 'POST', path: '/admin/v1/apps', body: app({ name: 'App\u0000' }), status: 400, field: 'name' },
+  { name: 'app: description with U+0000', method: 'POST', path: '/admin/v1/apps', body: app({ description: 'one\u0000two' }), status: 400, field: 'description' },
+  { name: 'app: website with U+0000', method: 'POST', path: '/admin/v1/apps', body: app({ website: 'https://ok.example/\u0000' }), status: 400, field: 'website' },
+  { name: 'app: callback with U+0000', method: 'POST', path: '/admin/v1/apps', body: app({ callbacks: ['https://ok.example/cb\u0000'] }), status: 400, field: 'callbacks' },
+  { name: 'app patch: name with U+0000', method: 'PATCH', path: '/admin/v1/apps/:app', body: { name: 'App\u0000' }, status: 400, field: 'name' },
+  { name: 'list: screen_name with U+0000', method: 'GET', path: '/admin/v1/users?screen_name=%00', status: 400, field: 'screen_name' },
   { name: 'a method the path does not have (PUT)', method: 'PUT', path: '/admin/v1/users', body: {}, status: 404 },
 ]
 

@@ -96,11 +96,11 @@ describe('admin writes and their audit rows are one unit of work', () => {
   test('key rotation: a failed audit insert keeps the old keys, the tokens and no previous pair', async () => {
     const app = await makeApp(t.domain)
     const { token } = await issueOwnerToken(t.domain, app.id)
-    await assertRolledBack('app.keys_rotated', (domain) => rotateAppKeys(domain, app.id, { graceSeconds: 60 }))
+    await assertRolledBack('app.keys_rotated', (domain) => rotateAppKeys(domain, app.id, { graceSeconds: 60, revokeTokens: true }))
     assert.equal((await t.domain.stores.apps.findById(app.id))?.consumerKey, app.consumerKey)
     assert.equal(await t.domain.stores.admin.findPreviousKey(app.consumerKey), undefined)
     assert.equal((await t.domain.stores.accessTokens.findByToken(token.token))?.revokedAtMs, null)
-    const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60 })
+    const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60, revokeTokens: true })
     assert.notEqual(rotated.consumerKey, app.consumerKey)
     assert.notEqual((await t.domain.stores.accessTokens.findByToken(token.token))?.revokedAtMs, null)
   })

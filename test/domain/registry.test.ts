@@ -535,7 +535,7 @@ describe('rotateAppKeys: the grace period and the audit row', () => {
     const app = await ownedApp()
     const { token } = await issueOwnerToken(t.domain, app.id)
     const rotatedAtMs = clock.nowMs()
-    const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60, revokeTokens: false })
+    const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60 })
     assert.equal((await t.domain.stores.admin.findPreviousKey(app.consumerKey))?.expiresAtMs, rotatedAtMs + 60_000)
 
     const old = await findApp(t.domain, app.consumerKey)
@@ -554,10 +554,10 @@ describe('rotateAppKeys: the grace period and the audit row', () => {
     assert.equal((await t.domain.stores.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)).app, undefined)
   })
 
-  test('records app.keys_rotated with whether tokens were revoked and the grace', async () => {
+  test('records app.keys_rotated with whether tokens were revoked and the grace; tokens are revoked by default without a grace, kept with one', async () => {
     const app = await ownedApp()
     await rotateAppKeys(t.domain, app.id)
-    await rotateAppKeys(t.domain, app.id, { graceSeconds: 30, revokeTokens: false })
+    await rotateAppKeys(t.domain, app.id, { graceSeconds: 30 })
     const rows = await auditRows('app.keys_rotated', { appId: app.id })
     assert.deepEqual(
       rows.map((row) => ({ userId: row.userId, detail: row.detail })),

@@ -3,21 +3,21 @@ import { Redis } from 'ioredis'
 import pg from 'pg'
 
 /**
- * The shared PostgreSQL and Redis of the second pass of `npm test` (scripts/run-tests.mjs sets both
+ * The shared PostgreSQL and Redis of the PostgreSQL + Redis groups of `npm test` (scripts/run-tests.mjs sets both
  * variables when the services answer). Every user gets a fresh schema or key prefix of its own and
  * removes it afterwards, so runs never see each other's rows and leave nothing behind.
  */
 export const TEST_DATABASE_URL = process.env.LATCHKEY_TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.LATCHKEY_TEST_REDIS_URL || undefined
 
-/** Why a PostgreSQL + Redis test is skipped in this pass, or false when it runs. */
+/** Why a PostgreSQL + Redis test is skipped in this run, or false when it runs. */
 export const SHARED_BACKENDS_SKIP: string | false =
   TEST_DATABASE_URL && TEST_REDIS_URL
     ? false
-    : 'runs in the PostgreSQL + Redis pass of npm test (LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL unset)'
+    : 'runs in the PostgreSQL + Redis groups of npm test (LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL unset)'
 
-/** Why a test that reads the SQLite file itself is skipped in this pass, or false when it runs. */
-export const SQLITE_ONLY_SKIP: string | false = TEST_DATABASE_URL ? 'reads the SQLite file itself; this pass runs on PostgreSQL' : false
+/** Why a test that reads the SQLite file itself is skipped in this run, or false when it runs. */
+export const SQLITE_ONLY_SKIP: string | false = TEST_DATABASE_URL ? 'reads the SQLite file itself; this run is on PostgreSQL' : false
 
 /**
  * `latchkey_test_<ms base 36>_p<pid>_<8 hex>`: when and by which process, so that the clean-up of

@@ -67,7 +67,7 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
 /**
  * The real stores on fresh storage, removed on close: a SQLite file in a temp folder with nonces and
  * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
- * second pass of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
+ * PostgreSQL + Redis groups of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
  */
 export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed; stateInMemory?: boolean } = {}): Promise<TestDomain> {
   const storage = await openTestStorage()

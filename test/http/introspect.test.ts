@@ -23,8 +23,13 @@ describe('POST /oauth2/introspect', () => {
   })
   after(() => server.close())
 
-  const introspect = (token: string, caller: AppRecord = resourceServer) =>
-    server.send({ method: 'POST', url: `${server.url}/oauth2/introspect`, headers: { authorization: basic(caller), 'content-type': FORM }, body: `token=${encodeURIComponent(token)}` })
+  const introspect = (token: string, caller: AppRecord = resourceServer, hint?: string) =>
+    server.send({
+      method: 'POST',
+      url: `${server.url}/oauth2/introspect`,
+      headers: { authorization: basic(caller), 'content-type': FORM },
+      body: `token=${encodeURIComponent(token)}${hint === undefined ? '' : `&token_type_hint=${hint}`}`,
+    })
   const bearerOf = async (app: AppRecord) =>
     (await server.send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic(app), 'content-type': FORM }, body: 'grant_type=client_credentials' })).json.access_token as string
 
@@ -35,12 +40,13 @@ describe('POST /oauth2/introspect', () => {
     assert.deepEqual(answer.json, { active: true, token_type: 'bearer', client_id: client.consumerKey, app_id: client.id, scope: 'read' })
   })
 
-  test('an active access token: also the user', async () => {
+  test('an OAuth 1.0a access token is active only when asked about as one (token_type_hint=oauth1_access_token), with its own token type and the user', async () => {
     const { token, owner } = await issueOwnerToken(server.domain, client.id)
-    const answer = await introspect(token.token)
+    assert.deepEqual((await introspect(token.token)).json, { active: false }, 'not a bearer credential')
+    const answer = await introspect(token.token, resourceServer, 'oauth1_access_token')
     assert.deepEqual(answer.json, {
       active: true,
-      token_type: 'access_token',
+      token_type: 'urn:latchkey:token-type:oauth1-access-token',
       client_id: client.consumerKey,
       app_id: client.id,
       scope: 'read',
@@ -55,9 +61,11 @@ describe('POST /oauth2/introspect', () => {
     const { token } = await issueOwnerToken(server.domain, client.id)
     await server.signedFetch({ consumer: { key: client.consumerKey, secret: client.consumerSecret }, token: { key: token.token, secret: token.secret }, url: `${server.url}/1.1/oauth/invalidate_token.json` })
     for (const value of [bearer, token.token, 'AAAAAAAAAAAAAAAAAAAAAunknown%3Dx', '123-unknown', '']) {
-      const answer = await introspect(value)
-      assert.equal(answer.status, 200)
-      assert.deepEqual(answer.json, { active: false }, value)
+      for (const hint of [undefined, 'oauth1_access_token']) {
+        const answer = await introspect(value, resourceServer, hint)
+        assert.equal(answer.status, 200)
+        assert.deepEqual(answer.json, { active: false }, `${value} ${hint}`)
+      }
     }
   })
 

@@ -118,14 +118,17 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
         body: ROTATION,
         response: responses({ 200: json('The new key pair, shown this once.', ROTATED) }, 400, 404),
       },
-      // The body is optional: no body is an empty one (no grace period, tokens kept).
+      // The body is optional: no body is an empty one (no grace period: every token revoked).
       preValidation: async (request) => {
         request.body ??= {}
       },
     },
     async (request) => {
-      const { grace_seconds: graceSeconds, revoke_tokens: revokeTokens = false } = request.body
-      const rotated = await rotateAppKeys(request.adminDomain, request.params.app_id, { revokeTokens, ...(graceSeconds === undefined ? {} : { graceSeconds }) })
+      const { grace_seconds: graceSeconds, revoke_tokens: revokeTokens } = request.body
+      const rotated = await rotateAppKeys(request.adminDomain, request.params.app_id, {
+        ...(revokeTokens === undefined ? {} : { revokeTokens }),
+        ...(graceSeconds === undefined ? {} : { graceSeconds }),
+      })
       return {
         consumer_key: rotated.consumerKey,
         consumer_secret: rotated.consumerSecret,

@@ -25,7 +25,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
         operationId: 'listUsers',
         tags: ['users'],
         summary: 'List people, in id order',
-        querystring: listQuery({ screen_name: { type: 'string', minLength: 1, maxLength: 15 } }),
+        querystring: listQuery({ screen_name: { type: 'string', pattern: '^[A-Za-z0-9_]{1,15}$', description: 'Only the person of this screen name (any case).' } }),
         response: responses({ 200: json('A page of users.', listOf(USER)) }, 400),
       },
     },

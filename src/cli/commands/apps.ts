@@ -130,7 +130,7 @@ export function appCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (ref: string, options: { json?: boolean; grace?: number }, command: Command) => {
       const rotated = await withDomain(command, (deps) =>
-        rotateAppKeys(deps, ref, options.grace === undefined ? {} : { graceSeconds: options.grace, revokeTokens: false }),
+        rotateAppKeys(deps, ref, options.grace === undefined ? {} : { graceSeconds: options.grace }),
       )
       const view = {
         app_id: rotated.id,

@@ -3,6 +3,7 @@ import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { AdminTokenRecord } from '../../storage/admin-types.ts'
 import { changeWithAudit } from '../audit.ts'
+import { assertOneLine } from '../plain-text.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type AdminDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId' | 'observe'>
@@ -15,6 +16,7 @@ const TOKEN_PATTERN = /^lkadm_[A-Za-z0-9]{43}$/
 export async function createAdminToken(deps: AdminDeps, name: string): Promise<{ record: AdminTokenRecord; token: string }> {
   const trimmed = name.trim()
   assertThat(trimmed.length >= 1 && trimmed.length <= 64, E.invalidParameter, { message: 'admin token name must be 1 to 64 characters' })
+  assertOneLine(trimmed, 'name', 'admin token name')
   const record: AdminTokenRecord = { id: deps.newId(), name: trimmed, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
   const token = `${TOKEN_PREFIX}${randomAlphanumeric(43)}`
   // The token and its audit row in one unit of work: neither is kept without the other.

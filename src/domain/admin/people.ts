@@ -5,7 +5,7 @@ import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { findApp } from '../registry/apps.ts'
-import { validName, validPassword } from '../registry/users.ts'
+import { findByScreenName, validName, validPassword } from '../registry/users.ts'
 
 type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'>
 
@@ -18,7 +18,7 @@ export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Pr
 /** A person by id (digits) or screen name (any case, a leading @ allowed); 404 when neither finds one. */
 export async function findUserByIdOrScreenName(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<UserRecord> {
   const byId = /^\d{1,20}$/.test(ref) ? await deps.stores.users.findById(ref) : undefined
-  const user = byId ?? (await deps.stores.users.findByScreenName(ref.trim().replace(/^@/, '')))
+  const user = byId ?? (await findByScreenName(deps, ref.trim().replace(/^@/, '')))
   if (!user) throw new ServiceError(E.notFound, { message: `no user with id or screen name ${ref}` })
   return user
 }

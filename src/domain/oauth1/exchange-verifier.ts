@@ -36,6 +36,8 @@ async function redeem(deps: DomainDeps, input: RequestInput, requestToken: strin
     if (record.userId === null) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'request token was never authorized' })
     const user = await tx.users.findById(record.userId)
     if (!user) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user no longer exists' })
+    // Thrown inside the unit: the request token stays as it was, to be exchanged once they are enabled again.
+    if (user.isDisabled) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'the authorizing user is disabled' })
     const grant = { appId: record.appId, userId: user.id, accessLevel: record.accessLevel }
     const accessToken = await handOutAccessToken(tx, deps.clock, grant, { via: 'exchange', address: input.clientAddress })
     return { outcome: 'exchanged' as const, accessToken, user }

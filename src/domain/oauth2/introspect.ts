@@ -5,11 +5,19 @@ import { bodyParams, param } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 
+/**
+ * The `token_type_hint` that asks about an OAuth 1.0a access token, and the `token_type` such an
+ * answer carries: Latchkey's own, so that no resource server that accepts bearer tokens takes it
+ * for one (RFC 7662 §2.1 leaves hints beyond RFC 7009's open; `access_token` is not a token type).
+ */
+export const OAUTH1_ACCESS_TOKEN_HINT = 'oauth1_access_token'
+export const OAUTH1_ACCESS_TOKEN_TYPE = 'urn:latchkey:token-type:oauth1-access-token'
+
 export type IntrospectionAnswer =
   | { active: false }
   | {
       active: true
-      token_type: 'bearer' | 'access_token'
+      token_type: 'bearer' | typeof OAUTH1_ACCESS_TOKEN_TYPE
       client_id: string
       app_id: string
       scope: string
@@ -19,8 +27,12 @@ export type IntrospectionAnswer =
 
 /**
  * POST /oauth2/introspect after RFC 7662: a resource server (an app registered with
- * --resource-server, authenticating with HTTP Basic) asks whether a bearer or access token is live.
- * Anything not live — unknown, invalidated, of a suspended or deleted app — is `{"active": false}`.
+ * --resource-server, authenticating with HTTP Basic) asks whether a token is live. A token is
+ * `active` only when it is itself a bearer credential. The public half of an OAuth 1.0a access
+ * token travels in every signed request and proves nothing without its secret, so it is described
+ * only when the caller asks for that kind (`token_type_hint=oauth1_access_token`); to check a signed
+ * request, a resource server uses the exported verifier. Anything not live — unknown, invalidated,
+ * of a suspended or deleted app, of a disabled person — is `{"active": false}`.
  */
 export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
   const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
@@ -29,22 +41,29 @@ export async function introspectToken(deps: DomainDeps, input: RequestInput): Pr
 }
 
 async function lookUp(deps: DomainDeps, input: RequestInput): Promise<IntrospectionAnswer> {
-  const value = param(bodyParams(input), 'token')
+  const params = bodyParams(input)
+  const value = param(params, 'token')
   if (!value) return { active: false }
+  return param(params, 'token_type_hint') === OAUTH1_ACCESS_TOKEN_HINT ? describeAccessToken(deps, value) : describeBearerToken(deps, value)
+}
+
+async function describeAccessToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
   const accessToken = await deps.stores.accessTokens.findByToken(value)
-  if (accessToken && accessToken.revokedAtMs === null) {
-    const [app, user] = await Promise.all([deps.stores.apps.findById(accessToken.appId), deps.stores.users.findById(accessToken.userId)])
-    if (!app || app.isSuspended || !user) return { active: false }
-    return {
-      active: true,
-      token_type: 'access_token',
-      client_id: app.consumerKey,
-      app_id: app.id,
-      scope: accessToken.accessLevel,
-      user_id: user.id,
-      username: user.screenName,
-    }
+  if (!accessToken || accessToken.revokedAtMs !== null) return { active: false }
+  const [app, user] = await Promise.all([deps.stores.apps.findById(accessToken.appId), deps.stores.users.findById(accessToken.userId)])
+  if (!app || app.isSuspended || !user || user.isDisabled) return { active: false }
+  return {
+    active: true,
+    token_type: OAUTH1_ACCESS_TOKEN_TYPE,
+    client_id: app.consumerKey,
+    app_id: app.id,
+    scope: accessToken.accessLevel,
+    user_id: user.id,
+    username: user.screenName,
   }
+}
+
+async function describeBearerToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
   const bearer = await deps.stores.bearerTokens.findByToken(canonicalBearerToken(value))
   if (!bearer || bearer.revokedAtMs !== null) return { active: false }
   const app = await deps.stores.apps.findById(bearer.appId)

@@ -10,6 +10,8 @@ import {
   type SignatureMethodName,
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
+import { assertMultiLine, assertOneLine } from '../plain-text.ts'
+import { findByScreenName } from './users.ts'
 import { AppNameTakenError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
@@ -40,13 +42,16 @@ function validateSettings(input: AppSettings): AppPatch {
   if (input.name !== undefined) {
     const name = input.name.trim()
     assertThat(name.length >= 1 && name.length <= 64, E.invalidParameter, { message: 'app name must be 1 to 64 characters', field: 'name' })
+    assertOneLine(name, 'name', 'app name')
     patch.name = name
   }
   if (input.description !== undefined) {
     assertThat(input.description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters', field: 'description' })
+    assertMultiLine(input.description, 'description', 'description')
     patch.description = input.description
   }
   if (input.website !== undefined) {
+    assertOneLine(input.website, 'website', 'website')
     assertThat(input.website === '' || /^https?:\/\/[^\s]+$/i.test(input.website), E.invalidParameter, {
       message: 'website must be an http:// or https:// URL',
       field: 'website',
@@ -55,6 +60,7 @@ function validateSettings(input: AppSettings): AppPatch {
   }
   if (input.callbackUrls !== undefined) {
     assertThat(input.callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs', field: 'callbackUrls' })
+    for (const url of input.callbackUrls) assertOneLine(url, 'callbackUrls', 'a callback URL')
     patch.callbackUrls = input.callbackUrls.map((url) => asField('callbackUrls', () => validateRegisteredCallback(url)))
   }
   if (input.accessLevel !== undefined) patch.accessLevel = oneOf(input.accessLevel, ACCESS_LEVELS, 'access level', 'accessLevel') as AccessLevel
@@ -110,7 +116,7 @@ export async function createApp(
   input: AppSettings & { name: string } & ({ ownerScreenName: string } | { ownerId: string }),
 ): Promise<AppRecord> {
   const owner =
-    'ownerId' in input ? await deps.stores.users.findById(input.ownerId) : await deps.stores.users.findByScreenName(input.ownerScreenName)
+    'ownerId' in input ? await deps.stores.users.findById(input.ownerId) : await findByScreenName(deps, input.ownerScreenName)
   assertThat(owner, E.invalidParameter, {
     message: 'ownerId' in input ? `no user with id ${input.ownerId}` : `no user with screen name ${input.ownerScreenName}`,
     field: 'owner',
@@ -177,17 +183,20 @@ export const MAX_KEY_GRACE_SECONDS = 7 * 24 * 3600
 export interface KeyRotationOptions {
   /** The old key pair keeps working this long (1 s to 7 days); without it, it stops at once. */
   graceSeconds?: number
-  /** Also revoke every request, access and bearer token issued to the app (default: true). */
+  /**
+   * Also revoke every request, access and bearer token issued to the app. The one default of every
+   * door (CLI, console, admin API): revoked without a grace period, kept with one.
+   */
   revokeTokens?: boolean
 }
 
 /**
  * New consumer key and secret. The old pair stops working at once, or at the end of the grace
  * period; an older pair still in its grace period stops at once. Tokens issued to the app are
- * revoked unless revokeTokens is false.
+ * revoked without a grace period and kept with one, unless revokeTokens says otherwise.
  */
 export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: KeyRotationOptions = {}): Promise<AppRecord> {
-  const { graceSeconds, revokeTokens = true } = options
+  const { graceSeconds, revokeTokens = graceSeconds === undefined } = options
   if (graceSeconds !== undefined) {
     assertThat(Number.isInteger(graceSeconds) && graceSeconds >= 1 && graceSeconds <= MAX_KEY_GRACE_SECONDS, E.invalidParameter, {
       message: `grace must be a whole number of seconds from 1 to ${MAX_KEY_GRACE_SECONDS} (7 days)`,

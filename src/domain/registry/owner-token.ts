@@ -18,6 +18,8 @@ export async function issueOwnerToken(
   assertThat(!app.isSuspended, E.invalidParameter, { message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)` })
   const owner = await deps.stores.users.findById(app.ownerId)
   if (!owner) throw new Error(`app ${app.id} has no owner record`)
+  // The token would only ever answer 89 while the owner is disabled.
+  assertThat(!owner.isDisabled, E.invalidParameter, { message: `the owner of app ${app.id} is disabled; enable them first (PATCH /admin/v1/users/${owner.id} {"disabled": false})` })
   const token = await issueOrReuseAccessToken(deps, { appId: app.id, userId: owner.id, accessLevel: app.accessLevel }, { via: 'owner_token' })
   return { app, owner, token }
 }

@@ -4,8 +4,17 @@ import type { UserRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
+import { assertOneLine } from '../plain-text.ts'
 
 const SCREEN_NAME = /^[A-Za-z0-9_]{1,15}$/
+
+/**
+ * The person of a screen name (any case), or undefined. A text that cannot be a screen name finds
+ * no one without asking the store: it may hold what a database refuses (U+0000 on PostgreSQL).
+ */
+export async function findByScreenName(deps: Pick<DomainDeps, 'stores'>, screenName: string): Promise<UserRecord | undefined> {
+  return SCREEN_NAME.test(screenName) ? deps.stores.users.findByScreenName(screenName) : undefined
+}
 
 export interface NewUser {
   screenName: string
@@ -47,5 +56,6 @@ export function validPassword(password: string): string {
 export function validName(text: string): string {
   const name = text.trim()
   assertThat(name.length >= 1 && name.length <= 50, E.invalidParameter, { message: 'name must be 1 to 50 characters', field: 'name' })
+  assertOneLine(name, 'name', 'name')
   return name
 }

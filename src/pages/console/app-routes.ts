@@ -113,8 +113,8 @@ export function consoleAppRoutes(context: PageContext) {
     const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     const grace = posted.fields.get('grace') ?? ''
-    // As the CLI does: without a grace period every token goes with the old pair; with one they stay.
-    const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN, revokeTokens: false }
+    // Without a grace period every token goes with the old pair; with one they stay (rotateAppKeys).
+    const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN }
     const rotated = await rotateAppKeys(posted.acting, posted.app.id, options)
     markSecretToReveal(request, reply, posted.user.id, rotated)
     return sendRedirect(reply, `/console/apps/${rotated.id}`)

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
-import { introspectToken } from '../../../src/domain/oauth2/introspect.ts'
+import { OAUTH1_ACCESS_TOKEN_HINT, introspectToken } from '../../../src/domain/oauth2/introspect.ts'
+import { updateUser } from '../../../src/domain/admin/people.ts'
 import { deleteApp, updateApp } from '../../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
@@ -28,7 +29,10 @@ describe('introspectToken (domain tier)', () => {
       tier.domain,
       inputOf('POST', `${TIER_URL}/oauth2/introspect`, { authorization: basic(server.consumerKey, options.secret ?? server.consumerSecret), 'content-type': FORM }, body),
     )
-  const answerFor = async (server: AppRecord, token: string) => (await introspect(server, `token=${encodeURIComponent(token)}`)).answer
+  const answerFor = async (server: AppRecord, token: string, hint?: string) =>
+    (await introspect(server, `token=${encodeURIComponent(token)}${hint === undefined ? '' : `&token_type_hint=${hint}`}`)).answer
+  /** An OAuth 1.0a access token, asked about as one. */
+  const accessAnswerFor = (server: AppRecord, token: string) => answerFor(server, token, OAUTH1_ACCESS_TOKEN_HINT)
   const bearerOf = async (app: AppRecord) =>
     (await issueOrReuseBearerToken(tier.domain, inputOf('POST', `${TIER_URL}/oauth2/token`, { authorization: basic(app.consumerKey, app.consumerSecret), 'content-type': FORM }, 'grant_type=client_credentials'))).bearerToken
       .token
@@ -42,14 +46,14 @@ describe('introspectToken (domain tier)', () => {
     assert.equal((await answerFor(server, token.replace('%3D', '%3d'))).active, true)
   })
 
-  test('a live access token: also the person, and the level of the token, not of the app', async () => {
+  test('a live OAuth 1.0a access token asked about as one: its own token type, the person, and the level of the token, not of the app', async () => {
     const server = await resourceServer()
     const client = await makeApp(tier.domain, { accessLevel: 'read-write-directmessages' })
     const { token, owner } = await issueOwnerToken(tier.domain, client.id)
     await updateApp(tier.domain, client.id, { accessLevel: 'read' })
-    assert.deepEqual(await answerFor(server, token.token), {
+    assert.deepEqual(await accessAnswerFor(server, token.token), {
       active: true,
-      token_type: 'access_token',
+      token_type: 'urn:latchkey:token-type:oauth1-access-token',
       client_id: client.consumerKey,
       app_id: client.id,
       scope: token.accessLevel,
@@ -59,17 +63,39 @@ describe('introspectToken (domain tier)', () => {
     assert.equal(token.accessLevel, 'read-write-directmessages')
   })
 
+  test('the public half of an OAuth 1.0a credential is not a bearer credential: without the hint, or with another, it is not active', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain)
+    const { token } = await issueOwnerToken(tier.domain, client.id)
+    for (const hint of [undefined, 'access_token', 'refresh_token', 'bearer']) assert.deepEqual(await answerFor(server, token.token, hint), { active: false }, String(hint))
+    const another = await resourceServer()
+    assert.equal((await accessAnswerFor(another, token.token)).active, true, 'the twin: asked about as what it is')
+    const bearer = await bearerOf(client)
+    assert.deepEqual(await accessAnswerFor(another, bearer), { active: false }, 'nor is a bearer token an OAuth 1.0a access token')
+  })
+
+  test('the access token of a disabled person is not active, and is again once they are enabled', async () => {
+    const server = await resourceServer()
+    const client = await makeApp(tier.domain)
+    const { token, owner } = await issueOwnerToken(tier.domain, client.id)
+    await updateUser(tier.domain, owner.id, { disabled: true })
+    assert.deepEqual(await accessAnswerFor(server, token.token), { active: false })
+    await updateUser(tier.domain, owner.id, { disabled: false })
+    assert.equal((await accessAnswerFor(server, token.token)).active, true)
+  })
+
   test('revoked tokens of both kinds, unknown values and no token at all are {active: false} and nothing more', async () => {
     const server = await resourceServer()
     const client = await makeApp(tier.domain)
     const bearer = await bearerOf(client)
     const { token } = await issueOwnerToken(tier.domain, client.id)
     assert.equal((await answerFor(server, bearer)).active, true)
-    assert.equal((await answerFor(server, token.token)).active, true)
+    assert.equal((await accessAnswerFor(server, token.token)).active, true)
     await tier.domain.stores.bearerTokens.revoke(bearer, tier.clock.nowMs())
     await tier.domain.stores.accessTokens.revoke(token.token, tier.clock.nowMs())
     const server2 = await resourceServer()
     for (const value of [bearer, token.token, 'AAAAAAAAAAAAAAAAAAAAAunknown%3Dx', '123-unknown']) assert.deepEqual(await answerFor(server2, value), { active: false }, value)
+    assert.deepEqual(await accessAnswerFor(await resourceServer(), token.token), { active: false })
     const server3 = await resourceServer()
     assert.deepEqual((await introspect(server3, 'token=')).answer, { active: false })
     assert.deepEqual((await introspect(server3, '')).answer, { active: false })
@@ -82,14 +108,14 @@ describe('introspectToken (domain tier)', () => {
     const { token } = await issueOwnerToken(tier.domain, client.id)
     await updateApp(tier.domain, client.id, { isSuspended: true })
     assert.deepEqual(await answerFor(server, bearer), { active: false })
-    assert.deepEqual(await answerFor(server, token.token), { active: false })
+    assert.deepEqual(await accessAnswerFor(server, token.token), { active: false })
     await updateApp(tier.domain, client.id, { isSuspended: false })
     assert.equal((await answerFor(server, bearer)).active, true)
     const other = await resourceServer()
-    assert.equal((await answerFor(other, token.token)).active, true)
+    assert.equal((await accessAnswerFor(other, token.token)).active, true)
     await deleteApp(tier.domain, client.id)
     assert.deepEqual(await answerFor(other, bearer), { active: false })
-    assert.deepEqual(await answerFor(other, token.token), { active: false })
+    assert.deepEqual(await accessAnswerFor(other, token.token), { active: false })
   })
 
   test('only a registered resource server with its right secret may ask (403 code 99), and a suspended one may not', async () => {
