@@ -1,3 +1,4 @@
+import { percentEncode } from '../../protocol/oauth1/percent-encode.ts'
 import type { AppRecord, SignatureFailure } from '../../storage/records.ts'
 import type { FailureBounds, SignatureFailureStore } from '../../storage/types.ts'
 import type { Clock } from '../clock.ts'
@@ -70,8 +71,55 @@ export function createFailureLog(
   }
 }
 
-function urlOf(input: RequestInput): string {
-  return `${input.scheme}://${input.host}${input.path}${input.query ? `?${input.query}` : ''}`
+/**
+ * Parameters whose values authenticate: the signature (PLAINTEXT's is the secrets themselves), the
+ * token, the verifier (the PIN), and anything a client may send beside them whose name's last word
+ * says token, secret, password, verifier, signature or PIN (`access_token`, `client_secret`,
+ * `x_auth_password`; not `oauth_signature_method`). The failure log keeps their names, never their values.
+ */
+const AUTHENTICATING = /(^|[_.-])(token|secret|password|passwd|verifier|signature|pin)$/i
+
+/** What a hidden value reads as, in the URL and in the base string. */
+export const HIDDEN = '[hidden]'
+const HIDDEN_ENCODED = percentEncode(HIDDEN)
+
+function isAuthenticating(encodedName: string): boolean {
+  try {
+    return AUTHENTICATING.test(decodeURIComponent(encodedName.replaceAll('+', ' ')))
+  } catch {
+    return AUTHENTICATING.test(encodedName)
+  }
+}
+
+/** `a=1&b=2` (each side percent-encoded) with the values of authenticating names hidden. */
+function hideValues(pairs: string): string {
+  return pairs
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      const name = equals < 0 ? pair : pair.slice(0, equals)
+      return equals >= 0 && isAuthenticating(name) ? `${name}=${HIDDEN_ENCODED}` : pair
+    })
+    .join('&')
+}
+
+/** The URL the client called, its authenticating query values hidden. */
+export function maskedUrl(input: Pick<RequestInput, 'scheme' | 'host' | 'path' | 'query'>): string {
+  return `${input.scheme}://${input.host}${input.path}${input.query ? `?${hideValues(input.query)}` : ''}`
+}
+
+/**
+ * The signature base string (RFC 5849 §3.4.1: `METHOD&enc(URI)&enc(normalized parameters)`) with
+ * the values of authenticating parameters hidden: what a developer compares with their own, less
+ * what someone reading the log could use.
+ */
+export function maskedBaseString(baseString: string): string {
+  const [method, uri, parameters = ''] = baseString.split('&')
+  try {
+    return `${method}&${uri}&${percentEncode(hideValues(decodeURIComponent(parameters)))}`
+  } catch {
+    return `${method}&${uri}&${HIDDEN_ENCODED}`
+  }
 }
 
 export interface RefusedRequest {
@@ -95,8 +143,8 @@ export function noteSignatureFailure(deps: { signatureFailures?: SignatureFailur
   deps.signatureFailures.note(refused.app.id, {
     atMs: deps.clock.nowMs(),
     method: refused.input.method,
-    url: urlOf(refused.input),
+    url: maskedUrl(refused.input),
     reason: refused.reason,
-    ...(refused.reason === 'bad_signature' ? { baseString: refused.request.baseString } : {}),
+    ...(refused.reason === 'bad_signature' ? { baseString: maskedBaseString(refused.request.baseString) } : {}),
   })
 }

@@ -259,6 +259,13 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('apps_owner_name_key').on('apps').columns(['owner_id', 'name_key']).unique().execute()
     },
   },
+  // Failures kept before their URLs and base strings were masked may hold tokens, verifiers and
+  // PLAINTEXT signatures (the secrets): they go. The log is a day's diagnostics; new ones are masked.
+  '009-signature-failures-masked': {
+    async up(db: Kysely<any>) {
+      await db.deleteFrom('signature_failures').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

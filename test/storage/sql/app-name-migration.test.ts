@@ -110,3 +110,20 @@ test('a migration merged after later ones already ran is still applied (migratio
     await remove()
   }
 })
+
+test('009-signature-failures-masked deletes the failures kept before their values were masked, and only those', async () => {
+  const { db, remove } = await freshDatabase()
+  try {
+    await migrateToLatest(db)
+    await db.insertInto('users').values({ id: '1', screen_name: 'owner', screen_name_lower: 'owner', name: 'Owner', password_hash: 'h', created_at_ms: 1 }).execute()
+    await db.insertInto('apps').values({ ...app('101', '1', 'kept', 1), name_key: 'kept' }).execute()
+    const unmasked = { app_id: '101', at_ms: 5, method: 'GET', url: 'https://h/p?oauth_signature=cs%26ts', reason: 'timestamp_out_of_bounds', base_string: null }
+    await db.insertInto('signature_failures').values(unmasked).execute()
+    await db.deleteFrom('latchkey_migrations').where('name', '=', '009-signature-failures-masked').execute()
+    assert.deepEqual(await migrateToLatest(db), ['009-signature-failures-masked'])
+    assert.deepEqual(await db.selectFrom('signature_failures').selectAll().execute(), [])
+    assert.equal((await db.selectFrom('apps').select('id').execute()).length, 1, 'the app stays')
+  } finally {
+    await remove()
+  }
+})
