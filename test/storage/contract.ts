@@ -1052,6 +1052,14 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
       })
     })
 
+    test('writes at the same moment hold the bound exactly: no more rows than it, whatever the backend', async () => {
+      await withApp(async (s, _user, app) => {
+        await Promise.all(Array.from({ length: 20 }, (_, i) => s.signatureFailures.record(app.id, failure(NOW + i), bounds)))
+        const wide = { keep: 1000, maxAgeMs: 10 * HOUR }
+        assert.equal((await s.signatureFailures.recent(app.id, NOW + 30, wide)).length, bounds.keep)
+      })
+    })
+
     test('a failure older than the bound is not shown, and is deleted by the next write', async () => {
       await withApp(async (s, _user, app) => {
         await s.signatureFailures.record(app.id, failure(NOW), bounds)

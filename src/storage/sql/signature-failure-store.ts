@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { PostgresAdapter, sql, type Kysely } from 'kysely'
 import type { SignatureFailureReason } from '../records.ts'
 import type { SignatureFailureStore } from '../types.ts'
 import type { Database } from './schema.ts'
@@ -6,15 +6,19 @@ import { atomicallyOn } from './transactions.ts'
 
 /**
  * The console's signature-failure log on any Kysely dialect (migration 007): one row per refused
- * request of a known app. Each write prunes its app in the same transaction, so an app never holds
- * more than `keep` rows plus what concurrent writes add for a moment; an app that stops failing
- * keeps its last rows, which `recent` no longer shows once they are older than `maxAgeMs`.
+ * request of a known app. Each write prunes its app in the same transaction, one writer per app at a
+ * time, so an app never holds more than `keep` rows; an app that stops failing keeps its last rows,
+ * which `recent` no longer shows once they are older than `maxAgeMs`.
  */
 export function createSignatureFailureStore(db: Kysely<Database>) {
   const atomically = atomicallyOn(db)
+  // SQLite runs one write at a time anyway; on PostgreSQL two writes that did not see each other's
+  // rows would each keep `keep` and leave more. A lock per app, held until the commit, orders them.
+  const oneWriterPerApp = db.getExecutor().adapter instanceof PostgresAdapter
   return {
     async record(appId, failure, bounds) {
       await atomically(async (tx) => {
+        if (oneWriterPerApp) await sql`select pg_advisory_xact_lock(hashtextextended(${`latchkey signature_failures ${appId}`}, 0))`.execute(tx)
         await tx
           .insertInto('signature_failures')
           .values({
