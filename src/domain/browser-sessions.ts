@@ -20,6 +20,11 @@ type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'settings'>
 export const FRESH_PASSWORD_MS = 10 * 60_000
 /** "Last seen" is written at most this often per session, so a page view is usually a read only. */
 export const LAST_SEEN_STEP_MS = 60_000
+/**
+ * Open sessions a person may hold; a new one past it ends the least recently seen. Without a cap,
+ * every sign-in adds a row and a line to the session list (120 sign-ins, a 121 KB page).
+ */
+export const MAX_OPEN_SESSIONS = 20
 const USER_AGENT_MAX = 512
 
 /** What a signed-in cookie claims: checked against the rows on every request. */
@@ -62,7 +67,17 @@ export async function startBrowserSession(deps: Deps, input: { user: UserRecord;
     endedAtMs: null,
   }
   await deps.stores.sessions.create(session)
+  await endSessionsOverCap(deps, session, nowMs)
   return { sessionId: session.id, userId: session.userId, generation: session.generation }
+}
+
+/** Ends the person's least recently seen open sessions beyond MAX_OPEN_SESSIONS, never the new one. */
+async function endSessionsOverCap(deps: Deps, kept: BrowserSessionRecord, nowMs: number): Promise<void> {
+  const others = (await deps.stores.sessions.listOpen(kept.userId)).filter((session) => session.id !== kept.id)
+  const overCap = others.length + 1 - MAX_OPEN_SESSIONS
+  if (overCap <= 0) return
+  const leastRecentFirst = others.sort((a, b) => a.lastSeenAtMs - b.lastSeenAtMs || a.createdAtMs - b.createdAtMs)
+  for (const session of leastRecentFirst.slice(0, overCap)) await deps.stores.sessions.end(session.id, kept.userId, nowMs)
 }
 
 function deadLimits(deps: Deps, nowMs: number) {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import {
   FRESH_PASSWORD_MS,
   LAST_SEEN_STEP_MS,
+  MAX_OPEN_SESSIONS,
   endBrowserSession,
   endEveryBrowserSession,
   endOtherBrowserSessions,
@@ -44,6 +45,29 @@ const isLive = async (claim: SessionClaim) => (await resume(claim)) !== undefine
 const sessionEvents = async (userId: string) => (await t.domain.stores.audit.list({ userId, limit: 100 })).filter((e) => e.event === 'sessions.ended')
 
 describe('startBrowserSession', () => {
+  test(`a person holds at most ${MAX_OPEN_SESSIONS} open sessions: a new one past it ends the least recently seen, and only as many as needed`, async () => {
+    const user = await person()
+    const claims: SessionClaim[] = []
+    for (let i = 0; i < MAX_OPEN_SESSIONS; i++) {
+      claims.push(await start(user))
+      clock.advance(1000)
+    }
+    // At the cap (the twin): every session is live.
+    assert.equal((await listBrowserSessions(t.domain, user.id)).length, MAX_OPEN_SESSIONS)
+    // The oldest one is used again, so the second oldest is now the least recently seen.
+    clock.advance(LAST_SEEN_STEP_MS)
+    assert.ok(await resume(claims[0]!))
+    const newest = await start(user)
+    assert.equal((await listBrowserSessions(t.domain, user.id)).length, MAX_OPEN_SESSIONS)
+    assert.deepEqual(
+      await Promise.all([claims[0]!, claims[1]!, claims[2]!, newest].map(isLive)),
+      [true, false, true, true],
+      'the least recently seen ended; the one used again, the next one and the new one live',
+    )
+    const other = await person()
+    assert.ok(await isLive(await start(other)), "another person's sessions are their own")
+  })
+
   test('writes a live row for the person at the clock\'s time and returns the claim the cookie carries', async () => {
     const user = await person()
     const now = clock.nowMs()
