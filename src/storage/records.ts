@@ -51,10 +51,17 @@ export interface AppRecord {
   isSignInEnabled: boolean
   signatureMethods: SignatureMethodName[]
   isSuspended: boolean
+  /**
+   * Who suspended it: an operator (the admin API or the CLI; only an operator lifts it) or its
+   * owner (the developer console). Absent while it is not suspended.
+   */
+  suspendedBy?: SuspendedBy
   isResourceServer: boolean
   createdAtMs: number
   updatedAtMs: number
 }
+
+export type SuspendedBy = 'operator' | 'owner'
 
 /**
  * issued → authorized (a person allowed it; a verifier exists) → used (exchanged once);

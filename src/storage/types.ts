@@ -40,6 +40,7 @@ export type AppPatch = Partial<
     | 'isSignInEnabled'
     | 'signatureMethods'
     | 'isSuspended'
+    | 'suspendedBy'
     | 'isResourceServer'
   >
 >

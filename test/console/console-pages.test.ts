@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode } from '../helpers/oauth1-client.ts'
+import { updateApp } from '../../src/domain/registry/apps.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
@@ -178,6 +179,26 @@ describe('developer console', () => {
     assert.match(page.body, /<td><code>myapp:\/\/cb\/%22%3E%3Ci%3Ez<\/code><br><\/td>/, 'a callback is text, never a link')
     const list = await b.get('/console')
     assert.doesNotMatch(list.body, /<script>alert/)
+  })
+
+  test("an operator's suspension: the page says so and has no Unsuspend button; a forged unsuspend is refused with the reason and changes nothing", async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const id = location.split('/').pop() as string
+    await updateApp(t.domain, id, { isSuspended: true })
+    const page = await b.get(location)
+    assert.match(page.body, /Suspended by the operator/)
+    assert.doesNotMatch(page.body, /id="unsuspend_app"/)
+    const forged = await b.post(`${location}/unsuspend`, { csrf_token: csrfOf(page.body) })
+    assert.equal(forged.statusCode, 400)
+    assert.match(forged.body, /an operator suspended this app: only an operator can lift the suspension/)
+    assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, true)
+    // The twin: once the operator lifts it, the owner's own suspension is theirs to lift.
+    await updateApp(t.domain, id, { isSuspended: false })
+    assert.equal((await b.fill(location, `${location}/suspend`, {})).statusCode, 302)
+    assert.match((await b.get(location)).body, /id="unsuspend_app"/)
+    assert.equal((await b.fill(location, `${location}/unsuspend`, {})).statusCode, 302)
+    assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, false)
   })
 
   test('edit, suspend, unsuspend, then delete after the confirmation page', async () => {

@@ -613,3 +613,35 @@ describe('deleteApp and the owner token: audit rows and refusals', () => {
     )
   })
 })
+
+describe('who lifts a suspension (issue 29, 5)', () => {
+  test("an operator's suspension is lifted only by an operator; an owner's own by the owner too", async () => {
+    const app = await ownedApp()
+    const suspendedBy = async () => {
+      const found = await findApp(t.domain, app.id)
+      return found.isSuspended ? (found.suspendedBy ?? 'unknown') : 'not suspended'
+    }
+    await updateApp(t.domain, app.id, { isSuspended: true })
+    assert.equal(await suspendedBy(), 'operator', 'the admin API and the CLI act as the operator')
+    const refusal = { status: 400, code: 1003, field: 'isSuspended', message: 'an operator suspended this app: only an operator can lift the suspension' }
+    await assertRefusedAs(updateApp(t.domain, app.id, { isSuspended: false }, { by: 'owner' }), refusal)
+    // The owner suspending it again does not make it theirs.
+    await updateApp(t.domain, app.id, { isSuspended: true }, { by: 'owner' })
+    await assertRefusedAs(updateApp(t.domain, app.id, { isSuspended: false }, { by: 'owner' }), refusal)
+    assert.equal(await suspendedBy(), 'operator')
+    assert.equal((await updateApp(t.domain, app.id, { isSuspended: false })).isSuspended, false, 'the operator lifts it')
+
+    // The twin: the owner's own suspension, lifted by the owner.
+    await updateApp(t.domain, app.id, { isSuspended: true }, { by: 'owner' })
+    assert.equal(await suspendedBy(), 'owner')
+    const lifted = await updateApp(t.domain, app.id, { isSuspended: false }, { by: 'owner' })
+    assert.deepEqual([lifted.isSuspended, lifted.suspendedBy], [false, undefined])
+    assert.equal(await suspendedBy(), 'not suspended')
+  })
+
+  test('an app made suspended (admin API, CLI) is suspended by the operator', async () => {
+    const app = await ownedApp({ isSuspended: true })
+    assert.deepEqual([app.isSuspended, app.suspendedBy], [true, 'operator'])
+    assert.equal((await findApp(t.domain, app.id)).suspendedBy, 'operator')
+  })
+})

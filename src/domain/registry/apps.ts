@@ -8,6 +8,7 @@ import {
   type AppRecord,
   type AppType,
   type SignatureMethodName,
+  type SuspendedBy,
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { assertMultiLine, assertOneLine } from '../plain-text.ts'
@@ -137,6 +138,8 @@ export async function createApp(
       isSignInEnabled: patch.isSignInEnabled ?? false,
       signatureMethods: patch.signatureMethods ?? ['HMAC-SHA1'],
       isSuspended: patch.isSuspended ?? false,
+      // Only the admin API and the CLI make an app suspended from the start: an operator's suspension.
+      ...(patch.isSuspended ? { suspendedBy: 'operator' as const } : {}),
       isResourceServer: patch.isResourceServer ?? false,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
@@ -161,10 +164,29 @@ export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Pr
   return found
 }
 
-export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings): Promise<AppRecord> {
+/**
+ * Who changes an app: an operator (the admin API and the CLI, the default) or its owner (the
+ * developer console). An operator's suspension is lifted only by an operator.
+ */
+export type AppEditor = SuspendedBy
+
+/** The patch with who suspended the app, or refused when an owner would lift an operator's suspension. */
+function withSuspension(app: AppRecord, patch: AppPatch, by: AppEditor): AppPatch {
+  if (patch.isSuspended === undefined) return patch
+  const byOperator = app.isSuspended && app.suspendedBy !== 'owner'
+  if (patch.isSuspended) return { ...patch, suspendedBy: by === 'operator' || byOperator ? 'operator' : 'owner' }
+  assertThat(!(byOperator && by === 'owner'), E.invalidParameter, {
+    message: 'an operator suspended this app: only an operator can lift the suspension',
+    field: 'isSuspended',
+  })
+  return patch
+}
+
+export async function updateApp(deps: RegistryDeps, ref: string, input: AppSettings, options: { by?: AppEditor } = {}): Promise<AppRecord> {
   const app = await findApp(deps, ref)
-  const patch = validateSettings(input)
-  const detail = { fields: Object.keys(patch), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
+  const settings = validateSettings(input)
+  const patch = withSuspension(app, settings, options.by ?? 'operator')
+  const detail = { fields: Object.keys(settings), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
   const updated = await changeWithAudit(deps, async (tx, audit) => {
     const changed = await tx.apps.update(app.id, patch, deps.clock.nowMs())
     if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail })

@@ -80,10 +80,15 @@ export function consoleAppRoutes(context: PageContext) {
     }
   }
 
+  // The owner acts here: an operator's suspension is theirs to lift, not the owner's (the page says why).
   const setSuspended = (isSuspended: boolean) => async (request: AppRequest, reply: FastifyReply) => {
     const posted = await appPosting(request, reply)
     if (!posted) return reply
-    await updateApp(posted.acting, posted.app.id, { isSuspended })
+    try {
+      await updateApp(posted.acting, posted.app.id, { isSuspended }, { by: 'owner' })
+    } catch (error) {
+      return show(reply, posted.session.csrf, posted.user, posted.app, refusalShown(error))
+    }
     return sendRedirect(reply, `/console/apps/${posted.app.id}`)
   }
 
@@ -120,14 +125,21 @@ export function consoleAppRoutes(context: PageContext) {
     return sendRedirect(reply, `/console/apps/${rotated.id}`)
   }
 
+  /** A refusal of the domain as the app's page shows it; anything else is thrown on. */
+  function refusalShown(error: unknown): Shown {
+    if (!(error instanceof ServiceError && error.status < 500)) throw error
+    return { status: error.status, message: error.publicMessage }
+  }
+
   /** A refusal of the domain (a suspended app has no owner token) shown on the app's page. */
   async function orMessage(reply: FastifyReply, posted: NonNullable<Awaited<ReturnType<typeof appPosting>>>, work: () => Promise<Shown>) {
+    let shown: Shown
     try {
-      return await show(reply, posted.session.csrf, posted.user, posted.app, await work())
+      shown = await work()
     } catch (error) {
-      if (!(error instanceof ServiceError && error.status < 500)) throw error
-      return show(reply, posted.session.csrf, posted.user, posted.app, { status: error.status, message: error.publicMessage })
+      shown = refusalShown(error)
     }
+    return show(reply, posted.session.csrf, posted.user, posted.app, shown)
   }
 
   async function postOwnerToken(request: AppRequest, reply: FastifyReply) {

@@ -119,11 +119,26 @@ export interface AppPageView extends Signed {
   values?: AppFormValues
 }
 
+/** Whether the owner may lift the suspension: not an operator's. */
+const isOperatorSuspension = (app: AppRecord) => app.isSuspended && app.suspendedBy !== 'owner'
+
+function statusText(app: AppRecord): string {
+  if (!app.isSuspended) return 'Active'
+  return isOperatorSuspension(app)
+    ? 'Suspended by the operator: every call with its credentials is refused. Only the operator can lift it.'
+    : 'Suspended: every call with its credentials is refused'
+}
+
+function suspensionAction(app: AppRecord, csrfToken: string): SafeHtml {
+  if (!app.isSuspended) return actionForm(app, csrfToken, 'suspend', 'Suspend app', 'suspend_app', 'danger')
+  return isOperatorSuspension(app) ? html`<p>Suspended by the operator.</p>` : actionForm(app, csrfToken, 'unsuspend', 'Unsuspend app', 'unsuspend_app')
+}
+
 function details(app: AppRecord): SafeHtml {
   return html`<table><tbody>
 <tr><th scope="row">App id</th><td><code>${app.id}</code></td></tr>
 <tr><th scope="row">Consumer key</th><td><code>${app.consumerKey}</code></td></tr>
-<tr><th scope="row">Status</th><td>${app.isSuspended ? 'Suspended: every call with its credentials is refused' : 'Active'}</td></tr>
+<tr><th scope="row">Status</th><td>${statusText(app)}</td></tr>
 <tr><th scope="row">Website</th><td>${app.website ? urlText(app.website) : 'None'}</td></tr>
 <tr><th scope="row">Callback URLs</th><td>${app.callbackUrls.length === 0 ? 'None (PIN flow only)' : app.callbackUrls.map((url) => html`<code>${url}</code><br>`)}</td></tr>
 <tr><th scope="row">Created</th><td>${minute(app.createdAtMs)}</td></tr>
@@ -173,9 +188,7 @@ ${appFields(view.values ?? appFormValues(app))}
 </form></section>
 <section aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
 <div class="actions">
-${app.isSuspended
-  ? actionForm(app, csrfToken, 'unsuspend', 'Unsuspend app', 'unsuspend_app')
-  : actionForm(app, csrfToken, 'suspend', 'Suspend app', 'suspend_app', 'danger')}
+${suspensionAction(app, csrfToken)}
 <a href="/console/apps/${app.id}/delete">Delete this app…</a>
 </div></section>`,
   )

@@ -36,6 +36,7 @@ const APP_COLUMNS = columnsOf<Omit<AppsTable, 'name_key'>>()([
   'sign_in_enabled',
   'signature_methods',
   'is_suspended',
+  'suspended_by',
   'is_resource_server',
   'created_at_ms',
   'updated_at_ms',

@@ -266,6 +266,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.deleteFrom('signature_failures').execute()
     },
   },
+  // Who suspended an app: only an operator lifts an operator's suspension. Apps suspended before
+  // this migration count as the operator's (the safe side: their owner can no longer lift it).
+  '010-suspended-by': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('apps').addColumn('suspended_by', 'text').execute()
+      await db.updateTable('apps').set({ suspended_by: 'operator' }).where('is_suspended', '=', 1).execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

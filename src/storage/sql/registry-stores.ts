@@ -48,7 +48,10 @@ function patchColumns(patch: AppPatch) {
   if (patch.type !== undefined) columns.app_type = patch.type
   if (patch.isSignInEnabled !== undefined) columns.sign_in_enabled = patch.isSignInEnabled ? 1 : 0
   if (patch.signatureMethods !== undefined) columns.signature_methods = patch.signatureMethods.join(',')
-  if (patch.isSuspended !== undefined) columns.is_suspended = patch.isSuspended ? 1 : 0
+  if (patch.isSuspended !== undefined) {
+    columns.is_suspended = patch.isSuspended ? 1 : 0
+    columns.suspended_by = patch.isSuspended ? (patch.suspendedBy ?? null) : null
+  }
   if (patch.isResourceServer !== undefined) columns.is_resource_server = patch.isResourceServer ? 1 : 0
   return columns
 }

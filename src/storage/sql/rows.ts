@@ -11,6 +11,7 @@ import type {
   RequestTokenRecord,
   RequestTokenStatus,
   SignatureMethodName,
+  SuspendedBy,
   UserRecord,
 } from '../records.ts'
 import type { Sealer } from '../sealing/sealer.ts'
@@ -66,6 +67,7 @@ export function toApp(row: Omit<Selectable<AppsTable>, 'name_key'>, sealer: Seal
     isSignInEnabled: num(row.sign_in_enabled) === 1,
     signatureMethods: row.signature_methods.split(',') as SignatureMethodName[],
     isSuspended: num(row.is_suspended) === 1,
+    ...(num(row.is_suspended) === 1 && row.suspended_by ? { suspendedBy: row.suspended_by as SuspendedBy } : {}),
     isResourceServer: num(row.is_resource_server) === 1,
     createdAtMs: num(row.created_at_ms),
     updatedAtMs: num(row.updated_at_ms),
@@ -90,6 +92,7 @@ export function fromApp(app: AppRecord, sealer: Sealer): AppsTable {
     sign_in_enabled: app.isSignInEnabled ? 1 : 0,
     signature_methods: app.signatureMethods.join(','),
     is_suspended: app.isSuspended ? 1 : 0,
+    suspended_by: app.isSuspended ? (app.suspendedBy ?? null) : null,
     is_resource_server: app.isResourceServer ? 1 : 0,
     created_at_ms: app.createdAtMs,
     updated_at_ms: app.updatedAtMs,

@@ -52,6 +52,8 @@ export interface AppsTable {
   /** Comma-separated method names. */
   signature_methods: string
   is_suspended: number
+  /** 'operator' or 'owner' while suspended (migration 010); null otherwise. */
+  suspended_by: string | null
   is_resource_server: number
   created_at_ms: number
   updated_at_ms: number
