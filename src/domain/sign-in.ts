@@ -22,7 +22,9 @@ export interface SignInKeys {
 export interface SignInThrottle {
   /**
    * Counts an attempt for both keys before the password is checked; false when either key had no
-   * attempts left. Counting first keeps parallel guesses from all slipping past one check.
+   * attempts left, and then the attempt is not counted. Counting first keeps parallel guesses from
+   * all slipping past one check; giving back refused ones leaves only failures counted once the
+   * attempts in flight are done, so people signing in at once behind one address never lock it.
    */
   admit(keys: SignInKeys): Promise<boolean>
   /** A correct password: the attempt did not count, and the account's failures are forgotten. */
@@ -43,7 +45,9 @@ export function createSignInThrottle(
   return {
     async admit(keys) {
       const states = await Promise.all([limiter.hit(accountKey(keys)), limiter.hit(addressKey(keys))])
-      return states.every((state) => state.isAllowed)
+      if (states.every((state) => state.isAllowed)) return true
+      await Promise.all([limiter.refund(accountKey(keys)), limiter.refund(addressKey(keys))])
+      return false
     },
     async succeeded(keys) {
       await Promise.all([limiter.reset(accountKey(keys)), limiter.refund(addressKey(keys))])

@@ -45,6 +45,17 @@ describe('signIn', () => {
     assert.deepEqual(calls, ['admit ada_l 10.0.0.1', 'succeeded ada_l 10.0.0.1'])
   })
 
+  test('people signing in at once behind one address with the right passwords never lock it (issue 29, 8)', async () => {
+    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings) }
+    const people = await Promise.all(Array.from({ length: 6 }, () => makeUser(t.domain)))
+    const burst = () =>
+      Promise.all(people.map(({ user, password }) => signIn(deps, { username: user.screenName, password, address: '198.51.100.23' }).then(() => 'in', () => 'refused')))
+    const first = await burst()
+    assert.ok(first.filter((r) => r === 'in').length >= 5, `at most the one over the limit in flight is refused: ${first}`)
+    const second = await Promise.all(people.slice(0, 5).map(({ user, password }) => signIn(deps, { username: user.screenName, password, address: '198.51.100.23' }).then(() => 'in', () => 'refused')))
+    assert.deepEqual(second, ['in', 'in', 'in', 'in', 'in'], 'nothing of the first burst was left counted')
+  })
+
   test('the trail keeps the address and the app of the consent page, for a success and a failure', async () => {
     const { user, password } = await makeUser(t.domain)
     const deps = { ...t.domain, throttle: fakeThrottle().throttle }
@@ -216,6 +227,18 @@ describe('the sign-in throttle on the stores\' limiters', () => {
     assert.equal(await throttle.admit({ account: 'ann', address: 'y' }), true)
     assert.equal(await throttle.admit({ account: 'bob', address: 'x' }), true, 'x has one attempt back')
     assert.equal(await throttle.admit({ account: 'bob', address: 'x' }), false)
+  })
+
+  test('refused attempts are not counted: once the attempts in flight are done, only failures remain (issue 29, 8)', async () => {
+    const throttle = throttleOf(5, 60)
+    const inOffice = (i: number) => ({ account: `person${i}`, address: 'office' })
+    const admitted = await Promise.all(Array.from({ length: 8 }, (_, i) => throttle.admit(inOffice(i))))
+    assert.equal(admitted.filter(Boolean).length, 5, 'five in flight at once, as before')
+    await Promise.all(admitted.map((ok, i) => (ok ? throttle.succeeded(inOffice(i)) : undefined)))
+    const again = await Promise.all(Array.from({ length: 5 }, (_, i) => throttle.admit(inOffice(10 + i))))
+    assert.deepEqual(again, [true, true, true, true, true], 'the office has every attempt back: the refused three counted nothing')
+    // The twin: failures do count. The five above end without success, and the address is used up.
+    assert.equal(await throttle.admit(inOffice(20)), false)
   })
 
   test('an address counts as one however it is written: IPv4-mapped IPv6 is its IPv4 address, IPv6 counts per /64', async () => {
