@@ -44,7 +44,10 @@ export const TIERS = [
     proves: 'the whole service through Fastify: API, pages, console, admin API, metrics and traces',
     groups: [
       { backend: 'sqlite', paths: ['test/http', 'test/pages', 'test/console', 'test/admin', 'test/observability'] },
-      { backend: 'postgres', paths: ['test/observability/metrics.test.ts', 'test/observability/tracing.test.ts', 'test/admin/bad-input.test.ts'] },
+      {
+        backend: 'postgres',
+        paths: ['test/observability/metrics.test.ts', 'test/observability/tracing.test.ts', 'test/admin/bad-input.test.ts', 'test/http/nonce-store-share.test.ts'],
+      },
     ],
   },
   {

@@ -64,7 +64,7 @@ export async function composeDomain(
     redisUrl: config.redis,
     redisKeyPrefix: config.redisKeyPrefix,
     keyring,
-    nonceCapacity: config.nonceCapacity,
+    nonceBudget: nonceBudget(config),
     settleNonceEpoch: options.verifiesRequests !== false,
   }).catch(
     (error: Error) => {
@@ -74,6 +74,11 @@ export async function composeDomain(
     },
   )
   return createDomainDeps(observed ? observed.instrument(storage) : storage, domainSettings(config), clock, observed?.observer)
+}
+
+/** The nonce store's budget, from its two settings. */
+export function nonceBudget(config: Pick<Config, 'nonceCapacity' | 'nonceNearFullPercent'>): { capacity: number; nearFull: number } {
+  return { capacity: config.nonceCapacity, nearFull: config.nonceNearFullPercent / 100 }
 }
 
 /** The server's observability: every storage call measured, and the domain's events counted. */

@@ -261,7 +261,15 @@ export const SETTINGS = {
     schema: positiveInt,
     default: 14_000_000,
     description:
-      'Nonces the in-memory store holds (without Redis), about 11 bytes each; the default covers the timestamp window at the most one process serves (docs/deployment.md, Capacity).',
+      'Nonces the store holds before it refuses new signed requests (503 code 130): per process in memory, about 11 bytes each, for the whole deployment in Redis, about 90 bytes each; the default covers the timestamp window at the most one process serves (docs/deployment.md, Capacity).',
+  }),
+  nonceNearFullPercent: setting({
+    flag: '--nonce-near-full <percent>',
+    env: 'LATCHKEY_NONCE_NEAR_FULL',
+    schema: wholeNumber(z.number({ invalid_type_error: NOT_WHOLE }).int(NOT_WHOLE).min(1).max(100)),
+    default: 90,
+    description:
+      "Past this percentage of --nonce-capacity, an app's share is this many nonces divided equally among the apps holding nonces: an app holding its share gets 503 code 130, the others are served.",
   }),
   signInMaxFailures: setting({
     flag: '--sign-in-max-failures <count>',

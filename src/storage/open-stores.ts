@@ -16,6 +16,7 @@ import { openPostgres } from './postgres/open.ts'
 import { closeRedis, openRedis } from './redis/client.ts'
 import { createRedisLimiterFactory } from './redis/limiter.ts'
 import { createRedisNonceStore } from './redis/nonce-store.ts'
+import type { NonceBudget } from './nonce-share.ts'
 import { openSqlite } from './sqlite/open.ts'
 import { StorageUnavailableError } from './errors.ts'
 import { describe, guardStore, isUnavailableError, toStorageError } from './unavailable.ts'
@@ -34,8 +35,8 @@ export interface StorageOptions {
   redisKeyPrefix?: string | undefined
   /** The master keys that seal secrets at rest. */
   keyring: KeyringSource
-  /** How many nonces the in-memory store holds (without Redis); DEFAULT_NONCE_CAPACITY when unset. */
-  nonceCapacity?: number | undefined
+  /** How many nonces the store holds, and past which fraction an app's share counts (src/storage/nonce-share.ts); the defaults when unset. */
+  nonceBudget?: Partial<NonceBudget> | undefined
   /**
    * Whether to wait (up to a second) until the nonce store's epoch is in a past second before
    * resolving: what anything that verifies signed requests needs (default); the CLI does not.
@@ -71,7 +72,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
   await resealAll(db, sealer, { onlyUnsealed: true })
   const storage = createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined, {
-    nonceCapacity: options.nonceCapacity,
+    nonceBudget: options.nonceBudget,
     nonceEpochMs: options.nonceEpochMs,
   })
   try {
@@ -118,14 +119,12 @@ export function createSqlStorage(
   db: Kysely<Database>,
   sealer: Sealer,
   shared?: { redis: Redis; keyPrefix: string },
-  options: { nonceCapacity?: number | undefined; nonceEpochMs?: number | undefined } = {},
+  options: { nonceBudget?: Partial<NonceBudget> | undefined; nonceEpochMs?: number | undefined } = {},
 ): Storage {
+  const budget = options.nonceBudget ?? {}
   const nonces: NonceStore = shared
-    ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`)
-    : createMemoryNonceStore({
-        ...(options.nonceCapacity === undefined ? {} : { capacity: options.nonceCapacity }),
-        ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }),
-      })
+    ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`, budget)
+    : createMemoryNonceStore({ ...budget, ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }) })
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
   const units = createTransactionRunner(db, (conn) => ({

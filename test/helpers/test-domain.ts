@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Clock } from '../../src/domain/clock.ts'
 import type { DomainDeps, DomainSettings } from '../../src/domain/deps.ts'
-import { createDomainDeps, domainSettings, type Observed } from '../../src/compose.ts'
+import { createDomainDeps, domainSettings, nonceBudget, type Observed } from '../../src/compose.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import type { SettingName } from '../../src/config/settings.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
@@ -73,12 +73,12 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
   const storage = await openTestStorage()
   // stateInMemory: nonces and limits in this process even on the PostgreSQL pass (--single-instance).
   const redis = options.stateInMemory ? undefined : storage.redis
-  const nonceCapacity = loadConfig({ env: {}, flags: options.settings ?? {} }).nonceCapacity
+  const budget = nonceBudget(loadConfig({ env: {}, flags: options.settings ?? {} }))
   // A nonce store in memory counts as complete from a second before it opens: nothing ran before it
   // on this fresh storage, and so no test waits for its epoch's second to pass as `serve` does (up
   // to a second a test). Redis keeps its epoch in Redis, settled as in production.
   const nonceEpochMs = redis ? undefined : Date.now() - 1000
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceCapacity, nonceEpochMs }).catch(
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceBudget: budget, nonceEpochMs }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error

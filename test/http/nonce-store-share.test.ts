@@ -7,8 +7,8 @@ import { errorCode } from '../helpers/oauth1-client.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 
 /**
- * The in-process nonce store (the embedded default, and PostgreSQL with --single-instance) with a
- * capacity of 20: near full, the app that holds the most is refused, the others are served.
+ * A nonce store with a capacity of 20 (in memory on SQLite, in Redis on the PostgreSQL + Redis
+ * pass): near full, the app that holds its share is refused, the others are served.
  */
 describe('one app flooding the nonce store', () => {
   let server: TestServer
@@ -17,7 +17,7 @@ describe('one app flooding the nonce store', () => {
   const CAPACITY = 20
 
   before(async () => {
-    server = await injectedTestServer({ settings: { nonceCapacity: CAPACITY }, stateInMemory: true })
+    server = await injectedTestServer({ settings: { nonceCapacity: CAPACITY } })
     flooder = await makeApp(server.domain)
     other = await makeApp(server.domain)
   })

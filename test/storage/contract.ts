@@ -11,7 +11,8 @@ import type {
   SignatureFailure,
   UserRecord,
 } from '../../src/storage/records.ts'
-import { AppNameTakenError } from '../../src/storage/errors.ts'
+import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
+import type { NonceBudget } from '../../src/storage/nonce-share.ts'
 import type { StorageRuntime, Stores } from '../../src/storage/types.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
@@ -102,7 +103,7 @@ function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord
  * How a contract opens fresh stores. `settleNonceEpoch` as openStorage takes it: only the nonce
  * tests wait for the store's epoch to pass (up to a second), as a server does before it answers.
  */
-export type OpenFreshStores = (options: { settleNonceEpoch: boolean }) => Promise<OpenedStores>
+export type OpenFreshStores = (options: { settleNonceEpoch: boolean; nonceBudget?: Partial<NonceBudget> }) => Promise<OpenedStores>
 
 export function storeContract(adapter: string, open: OpenFreshStores): void {
   async function withStores(body: (s: Stores, opened: OpenedStores) => Promise<void>, settleNonceEpoch = false): Promise<void> {
@@ -983,6 +984,25 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
             assert.equal(await s.nonces.remember(use, expiryOf(use), now), 'fresh', `${key} ${nonce} ${token}`)
           }
         }, true)
+      })
+
+      test('near the budget, the app holding its share is refused while another is served; at the budget, every app is', async () => {
+        const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
+        try {
+          const remember = (consumerKey: string, nonce: string) => {
+            const use = nonceUse(consumerKey, nonce)
+            return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
+          }
+          for (let i = 0; i < 18; i++) assert.equal(await remember('flooder', `n${i}`), 'fresh', `the flooder's nonce ${i}`)
+          await assert.rejects(remember('flooder', 'n18'), StorageUnavailableError, 'alone, it may fill 90 % of the store')
+          assert.equal(await remember('flooder', 'n0'), 'replayed', 'a replay is still told apart')
+          assert.equal(await remember('other', 'n0'), 'fresh')
+          assert.equal(await remember('other', 'n1'), 'fresh')
+          await assert.rejects(remember('flooder', 'n19'), StorageUnavailableError, 'the flooder is still refused')
+          await assert.rejects(remember('third', 'n0'), StorageUnavailableError, 'at the capacity every app is refused')
+        } finally {
+          await opened.close()
+        }
       })
 
       test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {

@@ -17,9 +17,9 @@ import { deleteBehindStores } from '../helpers/test-app.ts'
 if (SHARED_BACKENDS_SKIP) {
   test('PostgreSQL stores', { skip: SHARED_BACKENDS_SKIP }, () => {})
 } else {
-  const openFresh: OpenFreshStores = async ({ settleNonceEpoch }) => {
+  const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
     const schema = await createTestSchema()
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch }).catch(async (error: unknown) => {
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch, nonceBudget }).catch(async (error: unknown) => {
       await schema.drop()
       throw error
     })

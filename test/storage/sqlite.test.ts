@@ -8,10 +8,10 @@ import { deleteBehindStores } from '../helpers/test-app.ts'
 import { transactionContract } from './transaction-contract.ts'
 
 /** Every test gets its own database file in its own temp folder. */
-const openFresh: OpenFreshStores = async ({ settleNonceEpoch }) => {
+const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
   const path = join(dir, 'latchkey.sqlite')
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch })
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch, nonceBudget })
   return {
     stores,
     runtime,

@@ -1,17 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { NonceStore, NonceUse } from '../types.ts'
-import { StorageUnavailableError } from '../errors.ts'
 import { HashSet64 } from './hash-set64.ts'
 import { waitUntilSecondAfter } from '../epoch.ts'
+import { admitNonce, DEFAULT_NONCE_CAPACITY, DEFAULT_NONCE_NEAR_FULL, nonceRefusal } from '../nonce-share.ts'
 
-/**
- * Enough for the timestamp window (300 s + the 30 s margin + one 10 s bucket) at 35,000 signed
- * requests/s, the most one process serves, with the 10 % headroom kept for other apps on top:
- * 340 × 35,000 = 11.9 M < 0.9 × 14 M. At about 11 bytes an entry, about 160 MB when full.
- */
-export const DEFAULT_NONCE_CAPACITY = 14_000_000
-/** Past this fraction of the capacity, an app holding more than its share is refused. */
-const NEAR_FULL = 0.9
 /** Entries expiring within the same 10 s are kept (and dropped) together. */
 const BUCKET_MS = 10_000
 
@@ -37,11 +29,12 @@ export interface MemoryNonceStore extends NonceStore {
  * request when full. The key is random per process, so nobody can aim for a collision.
  *
  * The store knows every nonce remembered since it was created (its epoch), nothing from before:
- * an earlier timestamp gets `before-epoch`. When nearly full, a consumer key holding more than an
- * equal share is refused, so that one flooding app cannot take the others' room.
+ * an earlier timestamp gets `before-epoch`. When nearly full, a consumer key holding its share is
+ * refused (src/storage/nonce-share.ts), so that one flooding app cannot take the others' room.
  */
-export function createMemoryNonceStore(options: { capacity?: number; epochMs?: number } = {}): MemoryNonceStore {
+export function createMemoryNonceStore(options: { capacity?: number; nearFull?: number; epochMs?: number } = {}): MemoryNonceStore {
   const capacity = options.capacity ?? DEFAULT_NONCE_CAPACITY
+  const budget = { capacity, nearFull: options.nearFull ?? DEFAULT_NONCE_NEAR_FULL }
   const epochMs = options.epochMs ?? Date.now()
   const hashKey = randomBytes(16)
   const buckets = new Map<number, Bucket>()
@@ -69,13 +62,9 @@ export function createMemoryNonceStore(options: { capacity?: number; epochMs?: n
   }
 
   function admit(consumerKey: string): void {
-    if (size >= capacity) throw new StorageUnavailableError('nonce store full')
-    const nearFull = capacity * NEAR_FULL
-    if (size < nearFull) return
     const held = perApp.get(consumerKey) ?? 0
-    if (held > 0 && held >= nearFull / perApp.size) {
-      throw new StorageUnavailableError(`nonce store nearly full: consumer key ${consumerKey} holds ${held} of ${size} nonces, more than its share`)
-    }
+    const admission = admitNonce(budget, size, held, perApp.size)
+    if (admission !== 'admitted') throw nonceRefusal(admission, consumerKey, held, size)
   }
 
   function bucketFor(expiresAtMs: number): Bucket {

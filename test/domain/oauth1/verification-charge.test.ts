@@ -130,7 +130,7 @@ describe('a nonce store that started now and holds one nonce (domain tier)', () 
   before(async () => {
     // As after a restart: the store's epoch is the start of the clock, and it has room for one nonce.
     const clock = testClock(FIXED_START_MS)
-    const storage = await openStorage({ keyring: testKeyring(), databaseUrl: 'sqlite::memory:', nonceEpochMs: clock.nowMs(), nonceCapacity: 1, settleNonceEpoch: false })
+    const storage = await openStorage({ keyring: testKeyring(), databaseUrl: 'sqlite::memory:', nonceEpochMs: clock.nowMs(), nonceBudget: { capacity: 1 }, settleNonceEpoch: false })
     const domain = createDomainDeps(storage, testDomainSettings(), clock, observer)
     tier = { domain, clock, nowSeconds: () => Math.floor(clock.nowMs() / 1000), close: () => storage.runtime.close() }
     app = await makeApp(tier.domain)

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { StorageUnavailableError } from '../../../src/storage/errors.ts'
-import { DEFAULT_NONCE_CAPACITY, createMemoryNonceStore } from '../../../src/storage/memory/nonce-store.ts'
+import { createMemoryNonceStore } from '../../../src/storage/memory/nonce-store.ts'
+import { DEFAULT_NONCE_CAPACITY } from '../../../src/storage/nonce-share.ts'
 import { HashSet64 } from '../../../src/storage/memory/hash-set64.ts'
 import { expiryOf, nonceUse } from '../../helpers/nonce-use.ts'
 
