@@ -93,7 +93,14 @@ const APP_FIELDS = {
 export const NEW_APP = {
   type: 'object',
   required: ['name', 'owner', 'callbacks', 'type', 'sign_in', 'access_level'],
-  properties: { ...APP_FIELDS, owner: { ...ID, description: 'The user_id of the owner.' } },
+  properties: {
+    ...APP_FIELDS,
+    owner: { ...ID, description: 'The user_id of the owner.' },
+    beyond_app_limit: {
+      type: 'boolean',
+      description: 'A developer may own at most 100 apps (400 past it); true registers this one beyond that limit.',
+    },
+  },
   additionalProperties: false,
 } as const
 

@@ -20,11 +20,19 @@ export interface PageQuery {
   screenName: string
 }
 
-/** The query of GET /oauth/authorize|authenticate; malformed escapes throw 215 (a 400 page). */
-export function readQuery(request: FastifyRequest): PageQuery {
+/** The first value of each query parameter; malformed escapes throw 215 (a 400 page). */
+function queryValues(request: FastifyRequest): Map<string, string> {
   const url = request.raw.url ?? ''
   const q = url.indexOf('?')
-  const values = firstValues(q === -1 ? '' : url.slice(q + 1))
+  return firstValues(q === -1 ? '' : url.slice(q + 1))
+}
+
+/** One query parameter's first value. */
+export const queryValue = (request: FastifyRequest, name: string): string | undefined => queryValues(request).get(name)
+
+/** The query of GET /oauth/authorize|authenticate; malformed escapes throw 215 (a 400 page). */
+export function readQuery(request: FastifyRequest): PageQuery {
+  const values = queryValues(request)
   return {
     oauthToken: values.get('oauth_token') || undefined,
     forceLogin: isTrue(values.get('force_login')),

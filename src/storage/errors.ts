@@ -14,6 +14,14 @@ export class AppNameTakenError extends Error {
   override name = 'AppNameTakenError'
 }
 
+/**
+ * A create refused because the owner already holds the most apps the caller allows; decided in the
+ * insert's own transaction, one create per owner at a time, so concurrent creates cannot pass it.
+ */
+export class OwnerAppLimitError extends Error {
+  override name = 'OwnerAppLimitError'
+}
+
 /** Whether `error` is the database refusing a row that breaks the unique index `index` (PostgreSQL) on `columns` (SQLite). */
 export function isUniqueViolation(error: unknown, index: string, columns: string): boolean {
   if (typeof error !== 'object' || error === null) return false

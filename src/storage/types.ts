@@ -49,9 +49,11 @@ export interface AppStore {
   /**
    * Inserts the app; false when its id or consumer key already exists, or when its owner already
    * has an app of this name, compared without regard to case (a unique index: concurrent creates
-   * of one name cannot both succeed).
+   * of one name cannot both succeed). With `ownerMayHold`, rejects with OwnerAppLimitError
+   * (src/storage/errors.ts) when the owner already holds that many apps: counted in the insert's
+   * transaction, one create per owner at a time on every instance.
    */
-  create(app: AppRecord): Promise<boolean>
+  create(app: AppRecord, options?: { ownerMayHold?: number }): Promise<boolean>
   findById(id: string): Promise<AppRecord | undefined>
   findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
   list(): Promise<AppRecord[]>

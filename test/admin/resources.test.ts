@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { countRows } from '../helpers/test-app.ts'
+import { MAX_APPS_PER_OWNER } from '../../src/domain/registry/apps.ts'
 
 describe('admin API resources', () => {
   let server: AdminTestServer
@@ -48,6 +49,25 @@ describe('admin API resources', () => {
     assert.equal(renamed.status, 409, renamed.text)
     assert.equal(renamed.json.type, 'urn:latchkey:problem:conflict')
     assert.equal((await server.admin('GET', `/admin/v1/apps/${other.app_id}`)).json.name, 'Other')
+  })
+
+  test(`the app limit: past ${MAX_APPS_PER_OWNER} apps of one owner a create is 400 naming the owner, unless it says beyond_app_limit`, async () => {
+    const owner = await newUser('prolific')
+    const template = await newApp(owner.user_id, 'App 1')
+    const stored = (await server.domain.stores.apps.findById(template.app_id))!
+    for (let i = 2; i <= MAX_APPS_PER_OWNER; i++) {
+      assert.ok(await server.domain.stores.apps.create({ ...stored, id: server.domain.newId(), name: `App ${i}`, consumerKey: `${stored.consumerKey}${i}` }))
+    }
+    const apps = await countRows(server.dbPath, 'apps')
+    const refused = await server.admin('POST', '/admin/v1/apps', { name: 'One more', owner: owner.user_id, callbacks: [], type: 'web', sign_in: false, access_level: 'read' })
+    assert.equal(refused.status, 400, refused.text)
+    assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/)
+    assert.match(refused.text, /at most 100 apps/)
+    assert.match(refused.text, /owner/)
+    assert.equal(await countRows(server.dbPath, 'apps'), apps, 'nothing written')
+    const beyond = await newApp(owner.user_id, 'One more', { beyond_app_limit: true })
+    assert.equal(beyond.name, 'One more')
+    assert.equal(beyond.owner, owner.user_id)
   })
 
   test('users: create, get, find by screen name, rename, change password; a taken screen name is 409', async () => {

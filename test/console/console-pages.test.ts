@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { errorCode } from '../helpers/oauth1-client.ts'
-import { updateApp } from '../../src/domain/registry/apps.ts'
+import { MAX_APPS_PER_OWNER, createApp, updateApp } from '../../src/domain/registry/apps.ts'
+import { APPS_PER_PAGE } from '../../src/domain/console/owned-apps.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
@@ -135,6 +136,30 @@ describe('developer console', () => {
     assert.equal(row?.detail?.actor, `user:${user.id}`)
     const list = await b.get('/console')
     assert.match(list.body, new RegExp(`<a href="/console/apps/${id}">My App</a>`))
+  })
+
+  test(`past ${MAX_APPS_PER_OWNER} apps the form says so and creates nothing; the list shows every app, ${APPS_PER_PAGE} a page`, async () => {
+    const { browser: b, user } = await signedIn()
+    const template = await makeApp(t.domain, { owner: user, name: 'App 1' })
+    for (let i = 2; i <= MAX_APPS_PER_OWNER; i++) {
+      assert.ok(await t.domain.stores.apps.create({ ...template, id: t.domain.newId(), name: `App ${i}`, consumerKey: `${template.consumerKey}${i}` }))
+    }
+    const refused = await createThroughForm(b, { name: 'One too many' })
+    assert.equal(refused.statusCode, 400)
+    assert.match(refused.body, /a developer may own at most 100 apps/)
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+
+    // An operator registered one more (the admin API's beyond_app_limit): the console lists it on a second page.
+    const beyond = await createApp(t.domain, { name: 'Beyond', ownerId: user.id }, { beyondAppLimit: true })
+    const first = await b.get('/console')
+    assert.equal(first.body.match(/href="\/console\/apps\/\d+"/g)?.length, APPS_PER_PAGE)
+    const more = /href="(\/console\?after=\d+)">More apps</.exec(first.body)
+    assert.ok(more, 'a link to the next page')
+    const second = await b.get(more[1]!)
+    assert.equal(second.statusCode, 200)
+    assert.deepEqual(second.body.match(/href="\/console\/apps\/\d+"/g), [`href="/console/apps/${beyond.id}"`])
+    assert.doesNotMatch(second.body, /More apps/)
+    assert.match(second.body, /href="\/console">First page</)
   })
 
   test('a bad callback URL shows the form again with the reason and the values typed; nothing is created', async () => {

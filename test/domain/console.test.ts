@@ -7,13 +7,13 @@ import { resumeBrowserSession, startBrowserSession } from '../../src/domain/brow
 import { appUsage } from '../../src/domain/console/app-usage.ts'
 import { changeOwnPassword } from '../../src/domain/console/change-password.ts'
 import { connectedApps } from '../../src/domain/console/connected-apps.ts'
-import { MAX_APPS_PER_OWNER, assertRoomForApp, ownedApp, ownedApps } from '../../src/domain/console/owned-apps.ts'
+import { APPS_PER_PAGE, ownedApp, ownedApps } from '../../src/domain/console/owned-apps.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { verifyPassword } from '../../src/domain/passwords.ts'
 import { chargeCall } from '../../src/domain/rate-limits.ts'
 import { RATE_LIMITED_ENDPOINTS } from '../../src/domain/rate-limit-table.ts'
-import { createApp, deleteApp } from '../../src/domain/registry/apps.ts'
+import { MAX_APPS_PER_OWNER, createApp, deleteApp } from '../../src/domain/registry/apps.ts'
 import { createSignInThrottle } from '../../src/domain/sign-in.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
@@ -47,8 +47,8 @@ describe('ownedApps and ownedApp', () => {
     const first = await makeApp(t.domain, { owner, name: 'First' })
     await makeApp(t.domain, { name: 'Someone else\'s' })
     const second = await makeApp(t.domain, { owner, name: 'Second' })
-    assert.deepEqual(await ownedApps(t.domain, owner.id), [first, second].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)))
-    assert.deepEqual(await ownedApps(t.domain, (await makeUser(t.domain)).user.id), [], 'a person without apps')
+    assert.deepEqual(await ownedApps(t.domain, owner.id), { apps: [first, second].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)) })
+    assert.deepEqual(await ownedApps(t.domain, (await makeUser(t.domain)).user.id), { apps: [] }, 'a person without apps')
   })
 
   test('one app of its owner; another person\'s app and ids that are no app are the same 404', async () => {
@@ -64,27 +64,50 @@ describe('ownedApps and ownedApp', () => {
   })
 })
 
-describe('assertRoomForApp', () => {
-  test(`a developer may own ${MAX_APPS_PER_OWNER} apps: room for the last one, none after it; others are not counted`, async () => {
-    const { user: owner } = await makeUser(t.domain)
-    const { user: other } = await makeUser(t.domain)
-    // The first 99 written as the store keeps them (createApp's checks and audit row would only make
-    // each mutation run slower), each with an id and a key of its own.
+describe('the app limit', () => {
+  /** Gives `owner` apps up to `count`, written as the store keeps them (createApp's checks would only slow this down). */
+  async function fillTo(owner: UserRecord, count: number) {
     const template = await makeApp(t.domain, { owner, name: 'App 1' })
-    for (let i = 2; i < MAX_APPS_PER_OWNER; i++) {
+    for (let i = 2; i <= count; i++) {
       assert.ok(await t.domain.stores.apps.create({ ...template, id: t.domain.newId(), name: `App ${i}`, consumerKey: `${template.consumerKey}${i}` }))
     }
-    await assertRoomForApp(t.domain, owner.id)
+  }
+  const refusal = { status: 400, code: 1003, message: `a developer may own at most ${MAX_APPS_PER_OWNER} apps`, field: 'owner' }
+
+  test(`a developer may own ${MAX_APPS_PER_OWNER} apps: the last one is created, the next refused with nothing written; others are not counted`, async () => {
+    const { user: owner } = await makeUser(t.domain)
+    const { user: other } = await makeUser(t.domain)
+    await fillTo(owner, MAX_APPS_PER_OWNER - 1)
     await createApp(t.domain, { name: `App ${MAX_APPS_PER_OWNER}`, ownerId: owner.id })
-    await assertRefused(assertRoomForApp(t.domain, owner.id), {
-      status: 400,
-      code: 1003,
-      message: `a developer may own at most ${MAX_APPS_PER_OWNER} apps`,
-      field: 'name',
-    })
-    assert.equal((await ownedApps(t.domain, owner.id)).length, MAX_APPS_PER_OWNER, 'the console lists them all')
+    const auditRows = (await t.domain.stores.admin.auditPage({ limit: 1000 })).length
+    await assertRefused(createApp(t.domain, { name: 'One too many', ownerId: owner.id }), refusal)
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+    assert.equal((await t.domain.stores.admin.auditPage({ limit: 1000 })).length, auditRows, 'no audit row for the refused create')
     // Another developer has room: only a person's own apps count (more than 100 apps exist now).
-    await assertRoomForApp(t.domain, other.id)
+    await createApp(t.domain, { name: 'Room', ownerId: other.id })
+  })
+
+  test('concurrent creates at the limit minus one: exactly one is created, on every backend', async () => {
+    const { user: owner } = await makeUser(t.domain)
+    await fillTo(owner, MAX_APPS_PER_OWNER - 1)
+    const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => createApp(t.domain, { name: `Race ${i}`, ownerId: owner.id })))
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one create wins')
+    for (const result of results.filter((r) => r.status === 'rejected')) {
+      assert.ok(result.reason instanceof ServiceError && result.reason.field === 'owner', String(result.reason))
+    }
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+  })
+
+  test('an operator who says so registers an app beyond the limit; the console lists every app, a page at a time', async () => {
+    const { user: owner } = await makeUser(t.domain)
+    await fillTo(owner, MAX_APPS_PER_OWNER)
+    const beyond = await createApp(t.domain, { name: 'Beyond', ownerId: owner.id }, { beyondAppLimit: true })
+    await assertRefused(createApp(t.domain, { name: 'Still refused', ownerId: owner.id }), refusal)
+    const first = await ownedApps(t.domain, owner.id)
+    assert.equal(first.apps.length, APPS_PER_PAGE)
+    assert.equal(first.nextAfter, first.apps.at(-1)!.id)
+    const second = await ownedApps(t.domain, owner.id, first.nextAfter)
+    assert.deepEqual(second, { apps: [beyond] }, 'the next page starts after the last one shown, and is the last')
   })
 })
 

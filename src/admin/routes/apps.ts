@@ -41,7 +41,7 @@ const ID_KEY = /^\d{1,20}$/
 const appParams = params('app_id')
 
 export async function appRoutes(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: AppBody & { name: string; owner: string } }>(
+  app.post<{ Body: AppBody & { name: string; owner: string; beyond_app_limit?: boolean } }>(
     '/admin/v1/apps',
     {
       schema: {
@@ -53,7 +53,8 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const created = await createApp(request.adminDomain, { ...settingsOf(request.body), name: request.body.name, ownerId: request.body.owner })
+      const { body } = request
+      const created = await createApp(request.adminDomain, { ...settingsOf(body), name: body.name, ownerId: body.owner }, { beyondAppLimit: body.beyond_app_limit === true })
       return reply.code(201).send(appView(created, { withSecret: true }))
     },
   )

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander'
 import {
+  MAX_APPS_PER_OWNER,
   createApp,
   deleteApp,
   findApp,
@@ -77,9 +78,10 @@ export function appCommand(): Command {
   withAppOptions(app.command('create').description('register an app'), false)
     .requiredOption('--name <name>', 'the name people see on the consent page')
     .requiredOption('--owner <screen_name>', 'the user who owns the app')
-    .action(async (options: AppOptions & { owner: string; name: string }, command: Command) => {
+    .option('--beyond-app-limit', `register it though the owner already has ${MAX_APPS_PER_OWNER} apps, the most a developer may own`)
+    .action(async (options: AppOptions & { owner: string; name: string; beyondAppLimit?: boolean }, command: Command) => {
       const created = await withDomain(command, (deps) =>
-        createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }),
+        createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }, { beyondAppLimit: options.beyondAppLimit === true }),
       )
       const view = appView(created, { withSecret: true })
       print(!!options.json, view, () => lines(view))

@@ -3,12 +3,18 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 
-/** The most apps one developer may own; the console lists them all on one page. */
-export const MAX_APPS_PER_OWNER = 100
+/** How many apps one page of the console lists. */
+export const APPS_PER_PAGE = 100
 
-/** The apps a person owns, in id order. */
-export async function ownedApps(deps: Pick<DomainDeps, 'stores'>, ownerId: string): Promise<AppRecord[]> {
-  return deps.stores.admin.appsPage({ ownerId, limit: MAX_APPS_PER_OWNER })
+/** A page of the apps a person owns, in id order, after `afterId`; `nextAfter` when there are more. */
+export async function ownedApps(
+  deps: Pick<DomainDeps, 'stores'>,
+  ownerId: string,
+  afterId?: string,
+): Promise<{ apps: AppRecord[]; nextAfter?: string }> {
+  const rows = await deps.stores.admin.appsPage({ ownerId, limit: APPS_PER_PAGE + 1, ...(afterId === undefined ? {} : { afterId }) })
+  const apps = rows.slice(0, APPS_PER_PAGE)
+  return rows.length > APPS_PER_PAGE ? { apps, nextAfter: apps.at(-1)!.id } : { apps }
 }
 
 /**
@@ -19,12 +25,4 @@ export async function ownedApp(deps: Pick<DomainDeps, 'stores'>, ownerId: string
   const app = /^\d{1,20}$/.test(appId) ? await deps.stores.apps.findById(appId) : undefined
   if (!app || app.ownerId !== ownerId) throw new ServiceError(E.notFound, { message: 'no such app' })
   return app
-}
-
-/** A developer may own at most MAX_APPS_PER_OWNER apps. */
-export async function assertRoomForApp(deps: Pick<DomainDeps, 'stores'>, ownerId: string): Promise<void> {
-  const apps = await deps.stores.admin.appsPage({ ownerId, limit: MAX_APPS_PER_OWNER })
-  if (apps.length >= MAX_APPS_PER_OWNER) {
-    throw new ServiceError(E.invalidParameter, { message: `a developer may own at most ${MAX_APPS_PER_OWNER} apps`, field: 'name' })
-  }
 }

@@ -13,7 +13,7 @@ import {
 import type { AppPatch } from '../../storage/types.ts'
 import { assertMultiLine, assertOneLine } from '../plain-text.ts'
 import { findByScreenName } from './users.ts'
-import { AppNameTakenError } from '../../storage/errors.ts'
+import { AppNameTakenError, OwnerAppLimitError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -111,10 +111,25 @@ async function nameTaken(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name
 const nameTakenError = (name: string, cause?: unknown) =>
   new ServiceError(E.alreadyExists, { message: `the owner already has an app named ${name}`, field: 'name', ...(cause === undefined ? {} : { cause }) })
 
-/** Registers an app owned by an existing user; new consumer key and secret. */
+/** The most apps one developer may own, unless an operator registers more explicitly. */
+export const MAX_APPS_PER_OWNER = 100
+
+const appLimitError = (cause: unknown) =>
+  new ServiceError(E.invalidParameter, {
+    message: `a developer may own at most ${MAX_APPS_PER_OWNER} apps`,
+    field: 'owner',
+    cause,
+  })
+
+/**
+ * Registers an app owned by an existing user; new consumer key and secret. The owner may hold at
+ * most MAX_APPS_PER_OWNER apps, counted where the app is inserted; only an operator who says so
+ * (`beyondAppLimit`) registers more.
+ */
 export async function createApp(
   deps: RegistryDeps,
   input: AppSettings & { name: string } & ({ ownerScreenName: string } | { ownerId: string }),
+  options: { beyondAppLimit?: boolean } = {},
 ): Promise<AppRecord> {
   const owner =
     'ownerId' in input ? await deps.stores.users.findById(input.ownerId) : await findByScreenName(deps, input.ownerScreenName)
@@ -145,10 +160,13 @@ export async function createApp(
       updatedAtMs: nowMs,
     }
     // The app and its audit row in one unit; a taken name or id (create answers false) writes nothing.
+    const limit = options.beyondAppLimit ? {} : { ownerMayHold: MAX_APPS_PER_OWNER }
     const created = await changeWithAudit(deps, async (tx, audit) => {
-      if (!(await tx.apps.create(app))) return false
+      if (!(await tx.apps.create(app, limit))) return false
       await audit({ event: 'app.created', appId: app.id, userId: owner.id, detail: { name: app.name, type: app.type } })
       return true
+    }).catch((error: unknown) => {
+      throw error instanceof OwnerAppLimitError ? appLimitError(error) : error
     })
     if (created) return app
     if (await nameTaken(deps, owner.id, app.name)) throw nameTakenError(app.name)

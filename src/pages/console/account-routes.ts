@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { personActor, withAuditActor } from '../../domain/actor.ts'
-import { assertRoomForApp, ownedApps } from '../../domain/console/owned-apps.ts'
+import { ownedApps } from '../../domain/console/owned-apps.ts'
 import { createApp } from '../../domain/registry/apps.ts'
 import { createUser } from '../../domain/registry/users.ts'
 import { signIn } from '../../domain/sign-in.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
+import { queryValue } from '../input.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
 import { endBrowserSession } from '../../domain/browser-sessions.ts'
 import { newSession, writeSession } from '../session.ts'
@@ -75,8 +76,11 @@ export function consoleAccountRoutes(context: PageContext) {
   async function getConsole(request: FastifyRequest, reply: FastifyReply) {
     const person = await personOrSignIn(context, request, reply, '/console')
     if (!person) return reply
-    const apps = await ownedApps(domain, person.user.id)
-    return sendPage(reply, 200, appListPage({ csrfToken: person.session.csrf, user: person.user, apps }), { kind: 'self' })
+    const after = queryValue(request, 'after')
+    const afterId = after !== undefined && /^\d{1,20}$/.test(after) ? after : undefined
+    const { apps, nextAfter } = await ownedApps(domain, person.user.id, afterId)
+    const page = appListPage({ csrfToken: person.session.csrf, user: person.user, apps, isFirstPage: afterId === undefined, nextAfter })
+    return sendPage(reply, 200, page, { kind: 'self' })
   }
 
   async function getNewApp(request: FastifyRequest, reply: FastifyReply) {
@@ -90,7 +94,6 @@ export function consoleAccountRoutes(context: PageContext) {
     if (!person) return reply
     const values = appFormOf(person.fields)
     try {
-      await assertRoomForApp(domain, person.user.id)
       const app = await createApp(withAuditActor(domain, personActor(person.user.id)), { ...settingsOf(values), name: values.name, ownerId: person.user.id })
       markSecretToReveal(request, reply, person.user.id, app)
       return sendRedirect(reply, `/console/apps/${app.id}`)

@@ -24,7 +24,8 @@ export const GRACE_CHOICES: ReadonlyArray<readonly [string, string]> = [
 
 const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
 
-export function appListPage(view: Signed & { apps: AppRecord[] }): string {
+/** One page of a person's apps; `nextAfter` links the next page, a later page links the first. */
+export function appListPage(view: Signed & { apps: AppRecord[]; isFirstPage: boolean; nextAfter?: string | undefined }): string {
   const rows = view.apps.map(
     (app) => html`<tr><td><a href="/console/apps/${app.id}">${app.name}</a></td><td>${app.type}</td><td>${ACCESS_LABELS[app.accessLevel]}</td><td>${app.isSuspended ? 'Suspended' : 'Active'}</td></tr>`,
   )
@@ -34,6 +35,8 @@ export function appListPage(view: Signed & { apps: AppRecord[] }): string {
 ${view.apps.length === 0
   ? html`<p>You have no apps yet.</p>`
   : html`<table><caption class="muted">Apps you own</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Access</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`}
+${view.nextAfter !== undefined && html`<p><a href="/console?after=${view.nextAfter}">More apps</a></p>`}
+${!view.isFirstPage && html`<p><a href="/console">First page</a></p>`}
 <p><a href="/console/apps/new">Create an app</a></p>`,
   )
 }

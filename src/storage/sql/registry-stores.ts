@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely'
+import { PostgresAdapter, sql, type Kysely } from 'kysely'
 import type { AppPatch, AppStore, UserStore } from '../types.ts'
 import type { Database } from './schema.ts'
 import { atomicallyOn } from './transactions.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import { appNameKey, fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
-import { AppNameTakenError, isUniqueViolation } from '../errors.ts'
+import { AppNameTakenError, OwnerAppLimitError, isUniqueViolation } from '../errors.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
@@ -62,11 +62,24 @@ function patchColumns(patch: AppPatch) {
  */
 export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
   const atomically = atomicallyOn(db, options.isInUnit)
+  const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
   return {
     // A taken id or consumer key, or a name the owner already uses, answers false (see UserStore.create).
-    async create(app) {
-      const result = await db.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+    async create(app, options = {}) {
+      const insert = async (conn: Kysely<Database>) => {
+        const result = await conn.insertInto('apps').values(fromApp(app, sealer)).onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+        return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+      }
+      const { ownerMayHold } = options
+      if (ownerMayHold === undefined) return insert(db)
+      return atomically(async (tx) => {
+        // SQLite writes one transaction at a time; on PostgreSQL two creates that did not see each
+        // other's rows would both pass the count. A lock per owner, held until the commit, orders them.
+        if (isPostgres) await sql`select pg_advisory_xact_lock(hashtextextended(${`latchkey apps of ${app.ownerId}`}, 0))`.execute(tx)
+        const held = await tx.selectFrom('apps').select((eb) => eb.fn.countAll<number | string | bigint>().as('count')).where('owner_id', '=', app.ownerId).executeTakeFirstOrThrow()
+        if (Number(held.count) >= ownerMayHold) throw new OwnerAppLimitError(`the owner already holds ${Number(held.count)} apps, the most allowed`)
+        return insert(tx)
+      })
     },
     findById: (id) => findAppById(db, sealer, id),
     findByConsumerKey: (consumerKey) => findAppByConsumerKey(db, sealer, consumerKey),
