@@ -1,5 +1,5 @@
 import { randomAlphanumeric } from '../protocol/secrets.ts'
-import type { BrowserSessionRecord, UserRecord } from '../storage/records.ts'
+import type { AppRecord, BrowserSessionRecord, UserRecord } from '../storage/records.ts'
 import { recordAudit } from './audit.ts'
 import type { DomainDeps } from './deps.ts'
 
@@ -134,6 +134,25 @@ export async function endEveryBrowserSession(deps: Deps, userId: string, address
   const ended = await deps.stores.sessions.endAll(userId)
   if (ended) await recordAudit(deps, { event: 'sessions.ended', userId, address, detail: { scope: 'all' } })
   return ended
+}
+
+/** How long after an app is made or its keys regenerated its new secret may be shown, once, in that session. */
+export const REVEAL_MS = 5 * 60_000
+
+/** Names the app and its key pair: worth nothing after another regeneration. Holds no secret. */
+const revealMark = (app: AppRecord) => `${app.id}:${app.consumerKey}`
+
+/** The app's new consumer secret is to be shown once in this session (the app's page shows it). */
+export async function markSecretToReveal(deps: Deps, live: LiveSession, app: AppRecord): Promise<void> {
+  await deps.stores.sessions.markReveal(live.session.id, revealMark(app), deps.clock.nowMs() + REVEAL_MS)
+}
+
+/**
+ * Whether this session is to see the app's secret; with `take`, the mark is used up in the same
+ * statement, so of any number of page views (a saved cookie replayed) only one shows it.
+ */
+export function hasSecretToReveal(deps: Deps, live: LiveSession, app: AppRecord, options: { take?: boolean } = {}): Promise<boolean> {
+  return deps.stores.sessions.hasReveal(live.session.id, revealMark(app), deps.clock.nowMs(), options)
 }
 
 /** The person's live sessions, last seen first. */

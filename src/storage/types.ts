@@ -168,6 +168,10 @@ export interface BrowserSessionStore {
   endAll(userId: string): Promise<boolean>
   /** The person's sessions that are not ended and of their current generation, last seen first. */
   listOpen(userId: string): Promise<BrowserSessionRecord[]>
+  /** Marks `mark` (what this session may see once) until untilMs, replacing any earlier mark; false when there is no such session. */
+  markReveal(id: string, mark: string, untilMs: number): Promise<boolean>
+  /** Whether the session holds `mark`, not expired at nowMs; with `take`, clears it in the same statement, so only one caller gets true. */
+  hasReveal(id: string, mark: string, nowMs: number, options?: { take?: boolean }): Promise<boolean>
   /**
    * Deletes the person's rows that can never be live again: ended, of an older generation, begun
    * before createdBeforeMs or last seen before seenBeforeMs. How many.

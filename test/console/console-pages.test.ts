@@ -122,6 +122,8 @@ describe('developer console', () => {
     assert.equal(app.isSignInEnabled, true)
     assert.deepEqual(app.callbackUrls, ['https://a.example/cb', 'myapp://cb'])
 
+    // Every cookie the browser holds before the page is shown, saved to be sent again afterwards.
+    const saved = new Map(b.cookies)
     const first = await b.get(location)
     assert.equal(first.statusCode, 200)
     assert.equal(first.headers['cache-control'], 'no-store')
@@ -131,6 +133,9 @@ describe('developer console', () => {
     const again = await b.get(location)
     assert.equal(textOf(again.body, 'consumer_secret'), undefined)
     assert.doesNotMatch(again.body, new RegExp(app.consumerSecret))
+    const replayed = await t.app.inject({ method: 'GET', url: location, remoteAddress: b.address, cookies: Object.fromEntries(saved) })
+    assert.equal(replayed.statusCode, 200)
+    assert.doesNotMatch(replayed.body, new RegExp(app.consumerSecret), 'the saved cookies, sent again within the 5 minutes, do not show it again')
 
     const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: id, event: 'app.created' })
     assert.equal(row?.detail?.actor, `user:${user.id}`)

@@ -225,6 +225,25 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
       })
 
+      test('a reveal mark is seen until it expires, and taken by exactly one of concurrent takers; another session or mark sees nothing', async () => {
+        await withApp(async (s, user) => {
+          const session = sessionRecord(user.id)
+          const other = sessionRecord(user.id)
+          await s.sessions.create(session)
+          await s.sessions.create(other)
+          assert.equal(await s.sessions.markReveal(session.id, 'app:key', NOW + 300_000), true)
+          assert.equal(await s.sessions.markReveal('0'.repeat(32), 'app:key', NOW + 300_000), false)
+          assert.equal(await s.sessions.hasReveal(session.id, 'app:key', NOW + 299_999), true, 'a look leaves it')
+          assert.equal(await s.sessions.hasReveal(session.id, 'app:key', NOW + 300_000), false, 'expired')
+          assert.equal(await s.sessions.hasReveal(session.id, 'app:other-key', NOW), false)
+          assert.equal(await s.sessions.hasReveal(other.id, 'app:key', NOW), false)
+          const takes = await Promise.all(Array.from({ length: 8 }, () => s.sessions.hasReveal(session.id, 'app:key', NOW, { take: true })))
+          assert.deepEqual(takes.filter(Boolean), [true], 'one taker gets it')
+          assert.equal(await s.sessions.hasReveal(session.id, 'app:key', NOW), false, 'gone once taken')
+          assert.deepEqual(await s.sessions.findById(session.id), session, 'the session itself is unchanged')
+        })
+      })
+
       test('end ends a session of its own person once; not another person\'s', async () => {
         await withApp(async (s, user) => {
           const other = userRecord()

@@ -9,14 +9,13 @@ import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { queryValue } from '../input.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
-import { endBrowserSession } from '../../domain/browser-sessions.ts'
+import { endBrowserSession, markSecretToReveal } from '../../domain/browser-sessions.ts'
 import { newSession, writeSession } from '../session.ts'
 import { EMPTY_APP_FORM, appListPage, newAppPage } from '../views/console-apps.ts'
 import { signUpPage } from '../views/frame.ts'
 import { beginSession, postedForm, visitorOf } from '../visitor.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spend, type PageContext } from './context.ts'
-import { markSecretToReveal } from './reveal.ts'
 
 /** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
 const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
@@ -95,7 +94,7 @@ export function consoleAccountRoutes(context: PageContext) {
     const values = appFormOf(person.fields)
     try {
       const app = await createApp(withAuditActor(domain, personActor(person.user.id)), { ...settingsOf(values), name: values.name, ownerId: person.user.id })
-      markSecretToReveal(request, reply, person.user.id, app)
+      await markSecretToReveal(domain, person.live, app)
       return sendRedirect(reply, `/console/apps/${app.id}`)
     } catch (error) {
       if (!isFormMistake(error)) throw error

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { personActor, withAuditActor } from '../../domain/actor.ts'
 import { revokeAuthorization, revokeBearerToken } from '../../domain/admin/people.ts'
+import { hasSecretToReveal, markSecretToReveal } from '../../domain/browser-sessions.ts'
 import { appUsage } from '../../domain/console/app-usage.ts'
 import { ownedApp } from '../../domain/console/owned-apps.ts'
 import { handOutBearerToken } from '../../domain/oauth2/bearer-token.ts'
@@ -13,7 +14,6 @@ import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../vi
 import { signatureFailuresPage } from '../views/signature-failures.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { personOrSignIn, personPosting, type PageContext } from './context.ts'
-import { hasSecretToReveal, markSecretToReveal, takeSecretToReveal } from './reveal.ts'
 import { hasFreshPassword, hasFreshPasswordToShow } from './sudo.ts'
 
 type AppRequest = FastifyRequest<{ Params: { app_id: string } }>
@@ -41,8 +41,8 @@ export function consoleAppRoutes(context: PageContext) {
     if (!person) return reply
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
     // The secret is shown only to a fresh password; the mark waits (5 minutes) while it is confirmed.
-    if (hasSecretToReveal(request, person.user.id, app) && !(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
-    const revealed: Revealed | undefined = takeSecretToReveal(request, reply, person.user.id, app)
+    if ((await hasSecretToReveal(domain, person.live, app)) && !(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
+    const revealed: Revealed | undefined = (await hasSecretToReveal(domain, person.live, app, { take: true }))
       ? {
           heading: 'Your consumer key and secret',
           note: CONSUMER_NOTE,
@@ -121,7 +121,7 @@ export function consoleAppRoutes(context: PageContext) {
     // Without a grace period every token goes with the old pair; with one they stay (rotateAppKeys).
     const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN }
     const rotated = await rotateAppKeys(posted.acting, posted.app.id, options)
-    markSecretToReveal(request, reply, posted.user.id, rotated)
+    await markSecretToReveal(domain, posted.live, rotated)
     return sendRedirect(reply, `/console/apps/${rotated.id}`)
   }
 

@@ -274,6 +274,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.updateTable('apps').set({ suspended_by: 'operator' }).where('is_suspended', '=', 1).execute()
     },
   },
+  // A consumer secret to show once in a browser session: marked on the session's row and taken by a
+  // conditional update, so a copy of a cookie cannot show it again.
+  '011-session-reveal': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('browser_sessions').addColumn('reveal_mark', 'text').execute()
+      await db.schema.alterTable('browser_sessions').addColumn('reveal_until_ms', 'bigint').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -143,6 +143,9 @@ export interface BrowserSessionsTable {
   user_agent: string
   address: string
   ended_at_ms: number | null
+  /** The app and consumer key whose secret this session may see once, until reveal_until_ms (migration 011). */
+  reveal_mark: string | null
+  reveal_until_ms: number | null
 }
 
 export interface Database {

@@ -34,6 +34,8 @@ export function createBrowserSessionStore(db: Kysely<Database>) {
           user_agent: session.userAgent,
           address: session.address,
           ended_at_ms: session.endedAtMs,
+          reveal_mark: null,
+          reveal_until_ms: null,
         })
         .execute()
     },
@@ -88,6 +90,29 @@ export function createBrowserSessionStore(db: Kysely<Database>) {
         .orderBy('browser_sessions.id')
         .execute()
       return rows.map(toSession)
+    },
+    async markReveal(id, mark, untilMs) {
+      return changed(await db.updateTable('browser_sessions').set({ reveal_mark: mark, reveal_until_ms: untilMs }).where('id', '=', id).executeTakeFirst())
+    },
+    async hasReveal(id, mark, nowMs, options = {}) {
+      if (!options.take) {
+        const row = await db
+          .selectFrom('browser_sessions')
+          .select('id')
+          .where('id', '=', id)
+          .where('reveal_mark', '=', mark)
+          .where('reveal_until_ms', '>', nowMs)
+          .executeTakeFirst()
+        return row !== undefined
+      }
+      const result = await db
+        .updateTable('browser_sessions')
+        .set({ reveal_mark: null, reveal_until_ms: null })
+        .where('id', '=', id)
+        .where('reveal_mark', '=', mark)
+        .where('reveal_until_ms', '>', nowMs)
+        .executeTakeFirst()
+      return changed(result)
     },
     async deleteDead(userId, limits) {
       const current = db.selectFrom('users').select('session_generation').where('id', '=', userId)
