@@ -12,6 +12,7 @@ import { isClusterWorker } from './cluster.ts'
 import { systemClock } from './domain/clock.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
+import { pruneAuditTrail, retentionCutoffMs } from './domain/audit-retention.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 
@@ -94,7 +95,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
     }
   }
-  const sweeper = sweepExpiredRequestTokens(domain, logger)
+  const sweeper = startHousekeeping(domain, logger, config.auditRetentionDays)
   const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
   return {
     app,
@@ -148,12 +149,26 @@ function lockIfAlone(config: Config): ServeLock | undefined {
   return lock
 }
 
-/** Request tokens expired for an hour are deleted every minute (until then the pages can still say "expired"). */
-function sweepExpiredRequestTokens(domain: DomainDeps, logger: { warn(obj: object, msg: string): void }): NodeJS.Timeout {
+/**
+ * The serve process's housekeeping. Every minute, request tokens expired for an hour are deleted
+ * (until then the pages can still say "expired"); at start and then every hour, the audit rows
+ * older than --audit-retention. Every instance does it: each deletion is idempotent.
+ */
+function startHousekeeping(domain: DomainDeps, logger: { warn(obj: object, msg: string): void }, auditRetentionDays: number): NodeJS.Timeout {
+  const pruneAudit = () => {
+    const cutoffMs = retentionCutoffMs(domain, auditRetentionDays)
+    if (cutoffMs === undefined) return
+    pruneAuditTrail(domain, cutoffMs, 'retention').catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete audit rows past their retention')
+    })
+  }
+  pruneAudit()
+  let minutes = 0
   const timer = setInterval(() => {
     domain.stores.requestTokens.deleteExpired(domain.clock.nowMs() - 3_600_000).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete expired request tokens')
     })
+    if (++minutes % 60 === 0) pruneAudit()
   }, 60_000)
   timer.unref()
   return timer

@@ -271,6 +271,13 @@ export const SETTINGS = {
     description:
       "Past this percentage of --nonce-capacity, an app's share is this many nonces divided equally among the apps holding nonces: an app holding its share gets 503 code 130, the others are served.",
   }),
+  auditRetentionDays: setting({
+    flag: '--audit-retention <days>',
+    env: 'LATCHKEY_AUDIT_RETENTION',
+    schema: wholeNumber(z.number({ invalid_type_error: NOT_WHOLE }).int(NOT_WHOLE).min(0)),
+    default: 365,
+    description: 'Audit rows older than this many days are deleted, once an hour, by serve (0: kept forever); `latchkey audit prune --before` deletes on demand.',
+  }),
   signInMaxFailures: setting({
     flag: '--sign-in-max-failures <count>',
     env: 'LATCHKEY_SIGN_IN_MAX_FAILURES',

@@ -29,6 +29,12 @@ export interface SignInThrottle {
   admit(keys: SignInKeys): Promise<boolean>
   /** A correct password: the attempt did not count, and the account's failures are forgotten. */
   succeeded(keys: SignInKeys): Promise<void>
+  /**
+   * After admit said no: how long until the keys are free again (0 when the attempts in flight that
+   * used them up have been given back since), and whether this is the address's first refusal of the
+   * window (only that one is written to the audit trail; the rest are counted in the metrics).
+   */
+  refusal(keys: SignInKeys): Promise<{ waitMs: number; isFirst: boolean }>
 }
 
 /**
@@ -40,6 +46,7 @@ export function createSignInThrottle(
   settings: Pick<DomainSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
 ): SignInThrottle {
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
+  const refusals = limiters.create('sign-in-refusals', 1, settings.signInWindowSeconds)
   const accountKey = (keys: SignInKeys) => `account:${keys.account}`
   const addressKey = (keys: SignInKeys) => `address:${budgetAddress(keys.address)}`
   return {
@@ -51,6 +58,12 @@ export function createSignInThrottle(
     },
     async succeeded(keys) {
       await Promise.all([limiter.reset(accountKey(keys)), limiter.refund(addressKey(keys))])
+    },
+    async refusal(keys) {
+      const [account, address, refused] = await Promise.all([limiter.peek(accountKey(keys)), limiter.peek(addressKey(keys)), refusals.hit(addressKey(keys))])
+      // The limiters count on real time (in Redis, on its clock), not on the domain's clock.
+      const blockedUntilMs = Math.max(0, ...[account, address].filter((state) => !state.isAllowed).map((state) => state.resetAtMs))
+      return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.isAllowed }
     },
   }
 }
@@ -85,10 +98,12 @@ async function passwordAttempt(
 ): Promise<UserRecord> {
   const step: AuditDetail = where.step ? { step: where.step } : {}
   if (!(await deps.throttle.admit(keys))) {
-    await recordAudit(deps, { event: 'sign_in.failed', appId: where.appId, address: where.address, detail: { reason: 'throttled', ...step } })
+    const refusal = await deps.throttle.refusal(keys)
+    // One row per address and window: a flood of refused attempts must not grow the trail without bound.
+    if (refusal.isFirst) await recordAudit(deps, { event: 'sign_in.failed', appId: where.appId, address: where.address, detail: { reason: 'throttled', ...step } })
     deps.observe?.signIn('throttled')
     deps.observe?.rateLimited('sign_in', 'sign_in')
-    throw new ServiceError(E.signInThrottled)
+    throw new ServiceError(E.signInThrottled, { message: throttledMessage(refusal.waitMs) })
   }
   const { user, isCorrect } = await check()
   // A disabled person is refused like a wrong password: the page says nothing more.
@@ -102,6 +117,13 @@ async function passwordAttempt(
   await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: where.appId, address: where.address, ...(where.step ? { detail: step } : {}) })
   deps.observe?.signIn('ok')
   return user
+}
+
+/** The refusal, saying how long to wait, in whole minutes rounded up. */
+export function throttledMessage(waitMs: number): string {
+  if (waitMs <= 0) return 'Too many attempts to sign in at once. Please try again.'
+  const minutes = Math.ceil(waitMs / 60_000)
+  return `Too many attempts to sign in. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`
 }
 
 /**

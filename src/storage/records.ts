@@ -123,6 +123,7 @@ export const AUDIT_EVENTS = [
   'user.updated',
   'authorization.revoked',
   'sessions.ended',
+  'audit.pruned',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

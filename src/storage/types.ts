@@ -188,8 +188,10 @@ export interface AuditFilter {
   limit?: number
 }
 
-/** The audit trail: append-only; the service never changes or deletes a row. */
+/** The audit trail: append-only; the service never changes a row, and deletes only rows past their retention. */
 export interface AuditStore {
+  /** Deletes every row written before beforeMs, a batch at a time (no long lock on a big table); how many. */
+  deleteBefore(beforeMs: number): Promise<number>
   /** Resolves once the row is committed (on SQLite, in one commit with the other writes of its turn of the event loop). */
   record(event: AuditEventRecord): Promise<void>
   /**

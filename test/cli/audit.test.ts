@@ -9,6 +9,7 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { newKeyring, writeKeyringFile } from '../../src/storage/sealing/keyring.ts'
 import { runCli, type CliResult } from '../helpers/cli.ts'
+import { startServe } from '../helpers/serve-process.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, testClock, type TestDomain } from '../helpers/test-app.ts'
 
@@ -209,5 +210,68 @@ describe('latchkey keys records master-key rotation and retirement', () => {
     ])
     const keyring = JSON.parse(readFileSync(keyFile, 'utf8')) as { keys: Record<string, string>; indexKey: string }
     for (const secret of [...Object.values(keyring.keys), keyring.indexKey]) assert.ok(!result.stdout.includes(secret))
+  })
+})
+
+describe('latchkey audit prune', () => {
+  const clock = testClock(Date.now() - 10 * DAY)
+  let t: TestDomain
+  let env: Record<string, string>
+  before(async () => {
+    t = await openTestDomain({ clock })
+    env = { LATCHKEY_DATABASE_URL: t.dbPath }
+    await makeUser(t.domain, { screenName: 'old_timer' })
+    clock.advance(8 * DAY)
+    await makeUser(t.domain, { screenName: 'recent' })
+  })
+  after(() => t.close())
+
+  const events = async () => JSON.parse((await runCli(['audit', '--json'], env)).stdout) as EventView[]
+
+  test('deletes the rows written before the time, says how many, and leaves a row saying where the trail was cut', async () => {
+    const pruned = await runCli(['audit', 'prune', '--before', '5d', '--json'], env)
+    assert.equal(pruned.code, 0, pruned.stderr)
+    const answer = JSON.parse(pruned.stdout) as { deleted: number; before: string }
+    assert.equal(answer.deleted, 1, 'the old user.created row')
+    assert.ok(Math.abs(Date.parse(answer.before) - (Date.now() - 5 * DAY)) < 60_000, answer.before)
+    const left = await events()
+    assert.deepEqual(left.map((e) => [e.event, e.screen_name]), [['audit.pruned', null], ['user.created', 'recent']])
+    assert.deepEqual(left[0]!.detail, { before: answer.before, deleted: 1, via: 'cli' })
+    const again = await runCli(['audit', 'prune', '--before', '5d'], env)
+    assert.match(again.stdout, /^deleted 0 audit rows written before \d{4}-\d\d-\d\dT[\d:.]+Z\n$/)
+  })
+
+  test('serve deletes the rows older than --audit-retention when it starts, and says so in the trail', async () => {
+    const fresh = await openTestDomain({ clock: testClock(Date.now() - 3 * DAY) })
+    try {
+      await makeUser(fresh.domain, { screenName: 'three_days' })
+      const serveEnv = { LATCHKEY_DATABASE_URL: fresh.dbPath }
+      const trail = async () => JSON.parse((await runCli(['audit', '--json'], serveEnv)).stdout) as EventView[]
+      const keeping = await startServe(['--dev', '--port', '0', '--audit-retention', '4'], serveEnv)
+      await keeping.stop()
+      assert.ok((await trail()).some((e) => e.screen_name === 'three_days'), 'within 4 days: kept')
+      const pruning = await startServe(['--dev', '--port', '0', '--audit-retention', '2'], serveEnv)
+      try {
+        let rows = await trail()
+        for (let i = 0; i < 50 && !rows.some((e) => e.event === 'audit.pruned'); i++) {
+          await sleep(100)
+          rows = await trail()
+        }
+        assert.ok(!rows.some((e) => e.screen_name === 'three_days'), 'older than 2 days: deleted')
+        assert.deepEqual(rows.find((e) => e.event === 'audit.pruned')?.detail?.via, 'retention')
+      } finally {
+        await pruning.stop()
+      }
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  test('a time it cannot read, or one in the future, is refused and deletes nothing', async () => {
+    const before = (await events()).length
+    assertRefusal(await runCli(['audit', 'prune', '--before', 'yesterday'], env), /--before.*duration such as 15m/)
+    assertRefusal(await runCli(['audit', 'prune', '--before', '2999-01-01'], env), /must not be in the future/)
+    assertRefusal(await runCli(['audit', 'prune'], env), /--before/)
+    assert.equal((await events()).length, before)
   })
 })

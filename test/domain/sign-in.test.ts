@@ -24,6 +24,10 @@ function fakeThrottle() {
     async succeeded(keys: SignInKeys) {
       calls.push(`succeeded ${keys.account} ${keys.address}`)
     },
+    async refusal(keys: SignInKeys) {
+      calls.push(`refusal ${keys.account} ${keys.address}`)
+      return { waitMs: 0, isFirst: true }
+    },
   }
   return { throttle, calls, block: () => void (blocked = true) }
 }
@@ -114,7 +118,23 @@ describe('signIn', () => {
     await assert.rejects(signIn({ ...t.domain, throttle }, { username: user.screenName, password, address: 'b' }), (error) => {
       return withCode(1108)(error) && (error as ServiceError).status === 429
     })
-    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`])
+    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`, `refusal ${user.screenName.toLowerCase()} b`])
+  })
+
+  test('a refusal says how long to wait; of many refused attempts from one address, one is in the trail (issue 29, 8 and 10)', async () => {
+    const deps = { ...t.domain, throttle: createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }) }
+    const address = '192.0.2.77'
+    const attempt = () => signIn(deps, { username: 'nobody_here', password: 'wrong password', address })
+    for (let i = 0; i < 2; i++) await assert.rejects(attempt(), withCode(1107))
+    for (let i = 0; i < 30; i++) {
+      await assert.rejects(attempt(), (error: unknown) => {
+        assert.ok(error instanceof ServiceError && error.code === 1108, String(error))
+        assert.equal(error.publicMessage, 'Too many attempts to sign in. Please try again in 15 minutes.')
+        return true
+      })
+    }
+    const rows = (await t.domain.stores.audit.list({ limit: 1000 })).filter((e) => e.event === 'sign_in.failed' && e.address === address)
+    assert.deepEqual(rows.map((e) => (e.detail as { reason: string }).reason), ['throttled', 'credentials', 'credentials'], 'two failures and one refusal')
   })
 })
 
@@ -192,7 +212,7 @@ describe('confirmPassword (the password asked again before a sensitive page)', (
       assert.deepEqual([error.status, error.code], [429, 1108])
       return true
     })
-    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`])
+    assert.deepEqual(calls, [`admit ${user.screenName.toLowerCase()} b`, `refusal ${user.screenName.toLowerCase()} b`])
     assert.deepEqual(heard, ['signIn throttled', 'rateLimited sign_in sign_in'])
     const failed = (await t.domain.stores.audit.list({ limit: 100 })).filter((e) => e.event === 'sign_in.failed' && e.address === 'b')
     assert.deepEqual(
@@ -239,6 +259,18 @@ describe('the sign-in throttle on the stores\' limiters', () => {
     assert.deepEqual(again, [true, true, true, true, true], 'the office has every attempt back: the refused three counted nothing')
     // The twin: failures do count. The five above end without success, and the address is used up.
     assert.equal(await throttle.admit(inOffice(20)), false)
+  })
+
+  test('a refusal tells how long the used-up key stays blocked, and whether it is the address\'s first of the window', async () => {
+    const throttle = throttleOf(1, 600)
+    assert.equal(await throttle.admit({ account: 'ann', address: 'x' }), true)
+    assert.equal(await throttle.admit({ account: 'ann', address: 'x' }), false)
+    const first = await throttle.refusal({ account: 'ann', address: 'x' })
+    assert.ok(first.waitMs > 590_000 && first.waitMs <= 600_000, String(first.waitMs))
+    assert.equal(first.isFirst, true)
+    assert.equal((await throttle.refusal({ account: 'ann', address: 'x' })).isFirst, false)
+    assert.equal((await throttle.refusal({ account: 'bob', address: 'y' })).isFirst, true, 'another address has its own first')
+    assert.equal((await throttle.refusal({ account: 'bob', address: 'y' })).waitMs, 0, 'nothing of bob or y is used up')
   })
 
   test('an address counts as one however it is written: IPv4-mapped IPv6 is its IPv4 address, IPv6 counts per /64', async () => {

@@ -13,6 +13,7 @@ const brokenThrottle: SignInThrottle = {
     throw new Error('limiter store password=hunter2 unreachable')
   },
   succeeded: async () => {},
+  refusal: async () => ({ waitMs: 0, isFirst: true }),
 }
 
 describe('the pages error handler', () => {

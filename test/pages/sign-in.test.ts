@@ -51,7 +51,7 @@ describe('signing in on the consent page', () => {
     const { response, status } = await tryPassword(newBrowser('10.2.1.1'), user.screenName.toUpperCase(), password)
     assert.equal(response.statusCode, 429)
     assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
-    assert.match(response.body, /Too many attempts to sign in\. Please wait a few minutes and try again\./)
+    assert.match(response.body, /Too many attempts to sign in\. Please try again in 15 minutes\./)
     assert.equal(status, 'issued')
   })
 

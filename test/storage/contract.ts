@@ -851,6 +851,17 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
       })
 
+      test('deleteBefore deletes exactly the rows written before the time, and says how many', async () => {
+        await withStores(async (s) => {
+          for (const [atMs, address] of [[NOW - 2, 'a'], [NOW - 1, 'b'], [NOW, 'c'], [NOW + 1, 'd']] as const) {
+            await s.audit.record(auditEvent({ atMs, address }))
+          }
+          assert.equal(await s.audit.deleteBefore(NOW), 2)
+          assert.deepEqual((await s.audit.list({})).map((e) => e.address), ['d', 'c'])
+          assert.equal(await s.audit.deleteBefore(NOW), 0)
+        })
+      })
+
       test('lists newest first, and events of one millisecond in reverse order of recording', async () => {
         await withStores(async (s) => {
           for (const [atMs, address] of [[NOW, 'a'], [NOW + 2, 'b'], [NOW + 1, 'c'], [NOW + 3, 'd'], [NOW + 3, 'e']] as const) {

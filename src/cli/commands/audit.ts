@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { listAuditEvents, type ListedAuditEvent } from '../../domain/audit-query.ts'
+import { pruneAuditTrail } from '../../domain/audit-retention.ts'
 import { withDomain } from '../context.ts'
 import { print } from '../output.ts'
 
@@ -59,7 +60,7 @@ interface AuditOptions {
 
 /** `latchkey audit`: who was given or lost which credential, signed in, consented or was refused, newest first. */
 export function auditCommand(): Command {
-  return new Command('audit')
+  const audit = new Command('audit')
     .description('show the audit trail, newest first (issues, exchanges, invalidations, key rotations, sign-ins, consents)')
     .option('--app <app>', 'only events of this app (app id or consumer key)')
     .option('--user <screen_name>', 'only events of this person')
@@ -72,4 +73,17 @@ export function auditCommand(): Command {
       )
       print(!!options.json, events.map(eventView), () => (events.length === 0 ? 'no events' : events.map(eventLine).join('\n')))
     })
+  audit
+    .command('prune')
+    .description('delete the audit rows written before a time (serve also deletes those older than --audit-retention)')
+    .requiredOption('--before <time>', 'a duration back from now (90d, 52w) or an ISO date or date-time', (text) => parseSince(text))
+    .option('--json', 'print JSON')
+    .action(async (_options: unknown, command: Command) => {
+      // --json is audit's own option too: commander hands it to whichever command declares it first.
+      const options = command.optsWithGlobals<{ before: number; json?: boolean }>()
+      const deleted = await withDomain(command, (deps) => pruneAuditTrail(deps, options.before, 'cli'))
+      const before = new Date(options.before).toISOString()
+      print(!!options.json, { deleted, before }, () => `deleted ${deleted} audit ${deleted === 1 ? 'row' : 'rows'} written before ${before}`)
+    })
+  return audit
 }

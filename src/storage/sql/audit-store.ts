@@ -5,6 +5,8 @@ import type { Database } from './schema.ts'
 import { fromAuditEvent, toAuditEvent } from './rows.ts'
 
 const DEFAULT_LIMIT = 100
+/** Rows deleted per statement when pruning: each statement holds the table's write lock only briefly. */
+const DELETE_BATCH = 5000
 
 /**
  * The query of AuditStore.list. Every form of it has an index (migrations 003 and 004): at_ms alone,
@@ -52,6 +54,16 @@ export function createAuditStore(db: Kysely<Database>) {
     async list(filter) {
       const rows = await auditListQuery(db, filter).execute()
       return rows.map(toAuditEvent)
+    },
+    async deleteBefore(beforeMs) {
+      let deleted = 0
+      for (;;) {
+        const batch = db.selectFrom('audit_events').select('id').where('at_ms', '<', beforeMs).limit(DELETE_BATCH)
+        const result = await db.deleteFrom('audit_events').where('id', 'in', batch).executeTakeFirst()
+        const count = Number(result.numDeletedRows)
+        deleted += count
+        if (count < DELETE_BATCH) return deleted
+      }
     },
   } satisfies AuditStore
 }

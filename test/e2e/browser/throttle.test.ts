@@ -32,7 +32,7 @@ describe('the sign-in throttle in Chromium', { skip: skipReason }, () => {
     const response = await submitWith(page, '#allow')
     assert.equal(response.status(), 429)
     assert.equal(response.headers()['content-type'], 'text/html; charset=utf-8')
-    assert.equal(await page.getByRole('alert').innerText(), 'Too many attempts to sign in. Please wait a few minutes and try again.')
+    assert.match(await page.getByRole('alert').innerText(), /^Too many attempts to sign in\. Please try again in \d+ minutes?\.$/)
     assert.equal(new URL(page.url()).pathname, '/oauth/authorize', 'still on Latchkey')
     assert.deepEqual(env.site.received, [], 'the callback was never called')
     const stored = await env.server.domain.stores.requestTokens.findByToken(rt.token)
