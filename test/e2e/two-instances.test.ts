@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { createDomainDeps } from '../../src/compose.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import { updateUser } from '../../src/domain/admin/people.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import type { Storage } from '../../src/storage/types.ts'
@@ -18,6 +19,7 @@ import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { csrfOf } from '../console/jar.ts'
 import { errorCode, send, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
+import { runCli } from '../helpers/cli.ts'
 import { countRows, testDomainSettings } from '../helpers/test-app.ts'
 import { testKeyring } from '../helpers/keys.ts'
 
@@ -209,15 +211,64 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     assert.match(page, /POST&amp;https%3A%2F%2Fapi\.latchkey\.test%2Foauth%2Frequest_token&amp;/, 'the base string A computed')
     assert.ok(!page.includes(owned.consumerSecret))
   })
+
+  test("sign-out everywhere, a password change and disabling each end a person's browser sessions on both instances at once", async () => {
+    const [a, b] = instances as [ServeProcess, ServeProcess]
+    const { user, password } = await makeUser(domain)
+    const signIn = async (secret: string) => {
+      const browser = new FetchBrowser(a.url, FORWARDED)
+      const page = await browser.get('/console')
+      const answer = await browser.post('/console/sign-in', { csrf_token: csrfOf(page.text), username: user.screenName, password: secret, next: '/console' })
+      assert.equal(answer.status, 302, answer.text)
+      return browser
+    }
+    const isSignedIn = async (browser: FetchBrowser) => (await browser.get('/console')).text.includes('<h1>Your apps</h1>')
+    const onBoth = async (browser: FetchBrowser) => [await isSignedIn(browser.at(a.url)), await isSignedIn(browser.at(b.url))]
+
+    // 1. `latchkey user sign-out-everywhere`, run as the CLI beside the two servers.
+    const first = await signIn(password)
+    assert.deepEqual(await onBoth(first), [true, true], 'one session, valid on either instance')
+    const cli = await runCli(['user', 'sign-out-everywhere', user.screenName, '--json'], { LATCHKEY_DATABASE_URL: schema.url })
+    assert.equal(cli.code, 0, cli.stderr)
+    assert.deepEqual(await onBoth(first.copy()), [false, false], 'ended on both')
+
+    // 2. A password change on instance A ends the other sessions on B too; the changing browser keeps a new one.
+    const other = await signIn(password)
+    const changer = await signIn(password)
+    const form = await changer.get('/settings/password')
+    const newPassword = 'a brand new password 2'
+    const changed = await changer.post('/settings/password', { csrf_token: csrfOf(form.text), current_password: password, new_password: newPassword })
+    assert.equal(changed.status, 200, changed.text)
+    assert.deepEqual(await onBoth(other.copy()), [false, false], 'the other session ended on both')
+    assert.deepEqual(await onBoth(changer), [true, true], 'the browser that changed it has a new session, valid on both')
+
+    // 3. Disabling the person (the admin API's use case, from a third process) ends every session on both.
+    const kept = await signIn(newPassword)
+    await updateUser(domain, user.id, { disabled: true })
+    assert.deepEqual(await onBoth(kept.copy()), [false, false])
+    assert.deepEqual(await onBoth(changer.copy()), [false, false])
+    await updateUser(domain, user.id, { disabled: false })
+    assert.deepEqual(await onBoth(kept.copy()), [false, false], 'enabling again does not bring an ended session back')
+  })
 })
 
 /** A browser over real HTTP (fetch): keeps the cookies it is given, sends the proxy's headers, never follows redirects. */
 class FetchBrowser {
-  private readonly cookies = new Map<string, string>()
   constructor(
     private readonly baseUrl: string,
     private readonly headers: Record<string, string>,
+    private readonly cookies = new Map<string, string>(),
   ) {}
+
+  /** The same browser (its cookies now, shared from here on) talking to another instance. */
+  at(baseUrl: string): FetchBrowser {
+    return new FetchBrowser(baseUrl, this.headers, this.cookies)
+  }
+
+  /** A copy of its cookies as they are now, to be sent again later (a stolen or saved cookie). */
+  copy(): FetchBrowser {
+    return new FetchBrowser(this.baseUrl, this.headers, new Map(this.cookies))
+  }
 
   private async call(path: string, init: RequestInit): Promise<{ status: number; text: string }> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
