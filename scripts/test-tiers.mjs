@@ -46,7 +46,14 @@ export const TIERS = [
       { backend: 'sqlite', paths: ['test/http', 'test/pages', 'test/console', 'test/admin', 'test/observability'] },
       {
         backend: 'postgres',
-        paths: ['test/observability/metrics.test.ts', 'test/observability/tracing.test.ts', 'test/admin/bad-input.test.ts', 'test/http/nonce-store-share.test.ts'],
+        paths: [
+          'test/observability/metrics.test.ts',
+          'test/observability/tracing.test.ts',
+          'test/admin/bad-input.test.ts',
+          'test/admin/text-fields.test.ts',
+          'test/console/text-fields.test.ts',
+          'test/http/nonce-store-share.test.ts',
+        ],
       },
     ],
   },
