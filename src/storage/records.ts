@@ -162,4 +162,6 @@ export interface SignatureFailure {
   reason: SignatureFailureReason
   /** Only for a bad signature: what the client's base string should have been. */
   baseString?: string
+  /** Where each parameter came from, names only: `header: oauth_consumer_key, …; query: …; body: …`. */
+  parameters?: string
 }

@@ -7,11 +7,12 @@ import { startTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser } from './jar.ts'
 
 /** The base strings a failures page shows, newest first, with their reasons. */
-function failuresOf(page: string): Array<{ reason: string; baseString: string | undefined; line: string }> {
+function failuresOf(page: string): Array<{ reason: string; baseString: string | undefined; line: string; parameters: string | undefined }> {
   return [...page.matchAll(/<li class="failure">([\s\S]*?)<\/li>/g)].map(([, item = '']) => ({
     reason: /<span class="muted">\((\w+)\)<\/span>/.exec(item)?.[1] ?? '',
     baseString: /data-reason="\w+">([^<]*)<\/code>/.exec(item)?.[1]?.replaceAll('&amp;', '&'),
     line: /<code>([^<]*)<\/code>/.exec(item)?.[1]?.replaceAll('&amp;', '&') ?? '',
+    parameters: /<code data-parameters>([^<]*)<\/code>/.exec(item)?.[1],
   }))
 }
 
@@ -69,6 +70,9 @@ describe("the console's signature failures of an app", () => {
     assert.match(proxy?.baseString ?? '', /^GET&https%3A%2F%2F127\.0\.0\.1/, 'Latchkey signs the URL the client was given: https')
     assert.equal(query?.reason, 'bad_signature')
     assert.match(query?.baseString ?? '', /include_email%3Dtrue/, 'the parameter the client left out is in the base string')
+    assert.match(query?.parameters ?? '', /^header: (oauth_\w+, )+oauth_\w+; query: include_email$/, 'where each parameter came from, names only')
+    for (const name of ['oauth_consumer_key', 'oauth_token', 'oauth_signature', 'oauth_nonce']) assert.ok(query?.parameters?.includes(name), name)
+    assert.doesNotMatch(proxy?.parameters ?? '', /query|body/, 'a header-only request names only the header')
     for (const f of [proxy, query]) {
       assert.doesNotMatch(f?.baseString ?? '', new RegExp(app.consumerSecret))
       assert.doesNotMatch(f?.baseString ?? '', new RegExp(access.secret))

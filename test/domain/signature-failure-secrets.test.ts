@@ -5,7 +5,7 @@
 // PostgreSQL too: what is checked is what the table holds.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { HIDDEN, maskedBaseString, maskedUrl } from '../../src/domain/console/signature-failures.ts'
+import { HIDDEN, maskedBaseString, maskedUrl, parameterSources } from '../../src/domain/console/signature-failures.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { verifySignedRequest } from '../../src/domain/oauth1/verify-signed-request.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
@@ -53,6 +53,11 @@ describe('what the signature-failure log keeps of a refused request', () => {
       `${TIER_URL}${VERIFY}?oauth_consumer_key=${app.consumerKey}&oauth_token=${hiddenOnce}&oauth_signature_method=PLAINTEXT&oauth_timestamp=1000` +
         `&oauth_nonce=stale&oauth_version=1.0&oauth_signature=${hiddenOnce}&include_email=true`,
     )
+    assert.equal(
+      failure?.parameters,
+      'query: oauth_consumer_key, oauth_token, oauth_signature_method, oauth_timestamp, oauth_nonce, oauth_version, oauth_signature, include_email',
+      'where each parameter came from, by name only',
+    )
     await verify(plaintextInQuery(tier.nowSeconds(), 'timely'))
   })
 
@@ -67,6 +72,19 @@ describe('what the signature-failure log keeps of a refused request', () => {
     assert.match(base, /^GET&https%3A%2F%2Fapi\.example\.test%2F1\.1%2Faccount%2Fverify_credentials\.json&/)
     for (const kept of [`oauth_consumer_key%3D${app.consumerKey}`, 'oauth_signature_method%3DHMAC-SHA1', 'skip_status%3D1']) assert.ok(base.includes(kept), `${kept} in ${base}`)
     for (const hidden of ['oauth_token', 'oauth_verifier']) assert.ok(base.includes(`${hidden}%3D${hiddenTwice}`), `${hidden} hidden in ${base}`)
+  })
+})
+
+describe('parameterSources', () => {
+  test('names each parameter once under where it came from, never a value; a control character in a name is replaced; a non-form body is not read', () => {
+    const input = {
+      ...inputOf('POST', 'https://api.example.test/x?a=1&a=2&status=s3cret', {}),
+      authorization: 'OAuth oauth_consumer_key="ck", oauth_signature="sig%26secret"',
+      contentType: 'application/x-www-form-urlencoded',
+      body: 'b%00c=1&oauth_token=tok',
+    }
+    assert.equal(parameterSources(input), 'header: oauth_consumer_key, oauth_signature; query: a, status; body: b\ufffdc, oauth_token')
+    assert.equal(parameterSources({ ...input, authorization: undefined, query: '', contentType: 'application/json', body: '{"a":1}' }), '')
   })
 })
 

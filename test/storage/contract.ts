@@ -1078,6 +1078,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
       url: `https://api.example/oauth/request_token?n=${atMs}`,
       reason: 'bad_signature',
       baseString: `POST&https%3A%2F%2Fapi.example&n%3D${atMs}`,
+      parameters: `header: oauth_consumer_key, oauth_signature; query: n`,
       ...overrides,
     })
 
@@ -1086,7 +1087,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         const other = appRecord(user.id)
         await s.apps.create(other)
         for (let i = 0; i < 8; i++) await s.signatureFailures.record(app.id, failure(NOW + i), bounds)
-        await s.signatureFailures.record(other.id, failure(NOW, { reason: 'nonce_reused', baseString: undefined }), bounds)
+        await s.signatureFailures.record(other.id, failure(NOW, { reason: 'nonce_reused', baseString: undefined, parameters: undefined }), bounds)
         const recent = await s.signatureFailures.recent(app.id, NOW + 10, bounds)
         assert.deepEqual(recent.map((f) => f.atMs), [NOW + 7, NOW + 6, NOW + 5, NOW + 4, NOW + 3])
         assert.deepEqual(recent[0], failure(NOW + 7))

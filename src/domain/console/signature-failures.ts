@@ -4,7 +4,9 @@ import type { FailureBounds, SignatureFailureStore } from '../../storage/types.t
 import type { Clock } from '../clock.ts'
 import type { LostFailureReason } from '../observe.ts'
 import type { ParsedOAuthRequest } from '../oauth1/parse-signed-request.ts'
-import type { RequestInput } from '../request.ts'
+import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
+import { parseFormEncoded } from '../../protocol/form.ts'
+import { bodyText, isFormEncoded, type RequestInput } from '../request.ts'
 
 export type { SignatureFailure, SignatureFailureReason } from '../../storage/records.ts'
 
@@ -146,5 +148,37 @@ export function noteSignatureFailure(deps: { signatureFailures?: SignatureFailur
     url: maskedUrl(refused.input),
     reason: refused.reason,
     ...(refused.reason === 'bad_signature' ? { baseString: maskedBaseString(refused.request.baseString) } : {}),
+    parameters: parameterSources(refused.input),
   })
 }
+
+/**
+ * The names of the request's parameters by where they came from, `header: a, b; query: c; body: d`,
+ * without any value: a client that signs the query but sends the body, or the reverse, shows here.
+ * Read again from the request (the verifier keeps no sources): this runs only for a refusal.
+ */
+export function parameterSources(input: RequestInput): string {
+  const names = (pairs: Array<[string, string]>) => [...new Set(pairs.map(([name]) => name))].join(', ')
+  const readable = (read: () => Array<[string, string]> | undefined) => {
+    try {
+      return read() ?? []
+    } catch {
+      return []
+    }
+  }
+  const sources: Array<[string, Array<[string, string]>]> = [
+    ['header', readable(() => parseOAuthHeader(input.authorization))],
+    ['query', readable(() => parseFormEncoded(input.query))],
+    ['body', isFormEncoded(input.contentType) ? readable(() => parseFormEncoded(bodyText(input.body))) : []],
+  ]
+  const text = sources
+    .filter(([, pairs]) => pairs.length > 0)
+    .map(([source, pairs]) => `${source}: ${names(pairs)}`)
+    .join('; ')
+  // A name is the client's text: no control character reaches the table (PostgreSQL refuses NUL).
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd').slice(0, MAX_PARAMETERS_TEXT)
+}
+
+/** The parameters' description is cut here: a real request's names take a few hundred characters. */
+const MAX_PARAMETERS_TEXT = 1000

@@ -25,6 +25,7 @@ export function signatureFailuresPage(view: FailuresView): string {
     (f) => html`<li class="failure">
 <p><strong>${REASONS[f.reason]}</strong> <span class="muted">(${f.reason})</span></p>
 <p>${minute(f.atMs)}: <code>${f.method} ${f.url}</code></p>
+${f.parameters && html`<p>Parameters, by where they came from: <code data-parameters>${f.parameters}</code></p>`}
 ${f.baseString && html`<p>Signature base string Latchkey computed:</p><code class="secret" data-reason="${f.reason}">${f.baseString}</code>`}
 </li>`,
   )

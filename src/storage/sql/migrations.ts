@@ -282,6 +282,12 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('browser_sessions').addColumn('reveal_until_ms', 'bigint').execute()
     },
   },
+  // Where each parameter of a refused request came from (header, query, body), names only.
+  '012-failure-parameters': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('signature_failures').addColumn('parameters', 'text').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -29,6 +29,8 @@ export interface SignatureFailuresTable {
   reason: string
   /** Only for a bad signature. */
   base_string: string | null
+  /** The parameter names by where they came from (migration 012); null in rows from before it. */
+  parameters: string | null
 }
 
 export interface AppsTable {

@@ -28,6 +28,7 @@ export function createSignatureFailureStore(db: Kysely<Database>) {
             url: failure.url,
             reason: failure.reason,
             base_string: failure.baseString ?? null,
+            parameters: failure.parameters ?? null,
           })
           .execute()
         await tx
@@ -62,6 +63,7 @@ export function createSignatureFailureStore(db: Kysely<Database>) {
         url: row.url,
         reason: row.reason as SignatureFailureReason,
         ...(row.base_string === null ? {} : { baseString: row.base_string }),
+        ...(row.parameters === null ? {} : { parameters: row.parameters }),
       }))
     },
   } satisfies SignatureFailureStore
