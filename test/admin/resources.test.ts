@@ -152,23 +152,31 @@ describe('admin API resources', () => {
     assert.equal((await server.admin('DELETE', `/admin/v1/apps/${app.app_id}/bearer-token`)).status, 404)
   })
 
-  test('pages: at most limit rows, a cursor that resumes after the last, and rows inserted meanwhile neither repeat nor hide one', async () => {
-    for (const name of ['p1', 'p2', 'p3']) await newUser(name)
-    const seen: string[] = []
-    let cursor: string | null = null
-    let pages = 0
-    do {
-      const answer = await server.admin('GET', `/admin/v1/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
-      assert.equal(answer.status, 200, answer.text)
-      assert.ok(answer.json.data.length <= 2)
-      seen.push(...answer.json.data.map((u: { user_id: string }) => u.user_id))
-      cursor = answer.json.next_cursor
-      if (pages++ === 0) await newUser('p4')
-    } while (cursor)
-    assert.equal(new Set(seen).size, seen.length, 'no row twice')
-    assert.equal(seen.length, await countRows(server.dbPath, 'users'), 'every row once, the one inserted meanwhile too')
-    assert.deepEqual([...seen].sort(), seen, 'in id order')
-  })
+  for (const resource of ['users', 'apps'] as const) {
+    test(`${resource} pages: at most limit rows, a cursor that resumes strictly after the last, and rows inserted meanwhile neither repeat nor hide one`, async () => {
+      const owner = await newUser(`pager_${resource}`)
+      const add = async (i: number) => (resource === 'users' ? newUser(`p${i}_${resource}`) : newApp(owner.user_id, `Page app ${i}`))
+      for (let i = 1; i <= 3; i++) await add(i)
+      const idOf = (row: { user_id?: string; app_id?: string }) => (resource === 'users' ? row.user_id : row.app_id)!
+      const limit = 3
+      const seen: string[] = []
+      let cursor: string | null = null
+      let pages = 0
+      do {
+        const answer = await server.admin('GET', `/admin/v1/${resource}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)
+        assert.equal(answer.status, 200, answer.text)
+        assert.ok(answer.json.data.length <= limit)
+        if (answer.json.next_cursor) assert.equal(answer.json.data.length, limit, 'a page before the last is full')
+        seen.push(...answer.json.data.map(idOf))
+        cursor = answer.json.next_cursor
+        if (pages++ === 0) await add(4)
+      } while (cursor)
+      assert.ok(pages > 2, `${pages} pages`)
+      assert.equal(new Set(seen).size, seen.length, 'no row twice')
+      assert.equal(seen.length, await countRows(server.dbPath, resource), 'every row once, the one inserted meanwhile too')
+      assert.deepEqual([...seen].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)), seen, 'in id order')
+    })
+  }
 
   test('audit: the admin API\'s changes are in the trail with the admin token as actor, newest first, filtered and paged', async () => {
     const owner = await newUser('lamport')

@@ -277,6 +277,25 @@ describe('developer console', () => {
     )
   })
 
+  test('sign-out: a forged form (no or another CSRF value) is refused with 403 and leaves the session live; the real one ends it on the server, so a copy of the cookie is signed out too', async () => {
+    const { browser: b } = await signedIn()
+    const saved = new Map(b.cookies)
+    const home = await b.get('/console')
+    assert.match(home.body, /<h1>Your apps<\/h1>/)
+    for (const fields of [{}, { csrf_token: 'not-the-value' }, { csrf_token: csrfOf((await browser().get('/console')).body) }] as Array<Record<string, string>>) {
+      const forged = await b.post('/console/sign-out', fields)
+      assert.equal(forged.statusCode, 403, JSON.stringify(fields))
+      assert.match((await b.get('/console')).body, /<h1>Your apps<\/h1>/, 'still signed in')
+    }
+    const real = await b.post('/console/sign-out', { csrf_token: csrfOf(home.body) })
+    assert.equal(real.statusCode, 302)
+    assert.doesNotMatch((await b.get('/console')).body, /<h1>Your apps<\/h1>/, 'signed out')
+    const copy = await t.app.inject({ method: 'GET', url: '/console', remoteAddress: b.address, cookies: Object.fromEntries(saved) })
+    assert.equal(copy.statusCode, 200)
+    assert.doesNotMatch(copy.body, /<h1>Your apps<\/h1>/, 'the copy of the old cookie is signed out: the session ended on the server')
+    assert.match(copy.body, /name="password"/, 'it gets the sign-in form')
+  })
+
   test('a form without the session\'s CSRF value is refused (403) and changes nothing', async () => {
     const { browser: b } = await signedIn()
     const location = String((await createThroughForm(b, {})).headers.location)

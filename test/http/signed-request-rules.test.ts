@@ -8,7 +8,7 @@ import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
-import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+import { injectedTestServer, startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 
 const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
@@ -262,6 +262,29 @@ describe('signature base URL behind a proxy or a public URL (C9, C43)', () => {
       assert.equal(errorCode(local), 32)
     } finally {
       await server.close()
+    }
+  })
+
+  test('--public-url with a port that is not the default: the port is in the base string (RFC 5849 §3.4.1.2); a default port is left out', async () => {
+    for (const [publicUrl, signedFor, notFor] of [
+      ['https://api.example.com:8443', 'https://api.example.com:8443', 'https://api.example.com'],
+      ['http://api.example.com:8080', 'http://api.example.com:8080', 'http://api.example.com'],
+      ['https://api.example.com:443', 'https://api.example.com', 'https://api.example.com:443'],
+    ] as const) {
+      const server = await injectedTestServer({ http: { publicUrl: new URL(publicUrl) } })
+      try {
+        const app = await makeApp(server.domain)
+        const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+        const attempt = (base: string) => {
+          const signed = signRequest({ consumer, url: `${base}/oauth/request_token`, oauth: { oauth_callback: 'oob' } })
+          return server.send({ ...signed, url: `${server.url}/oauth/request_token` })
+        }
+        const accepted = await attempt(signedFor)
+        assert.equal(accepted.status, 200, `${publicUrl}, signed for ${signedFor}: ${accepted.text}`)
+        assert.equal(errorCode(await attempt(notFor)), 32, `${publicUrl}, signed for ${notFor}`)
+      } finally {
+        await server.close()
+      }
     }
   })
 

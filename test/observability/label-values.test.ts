@@ -104,6 +104,10 @@ describe('every documented label value is emitted', () => {
       moved[seriesKey('latchkey_rate_limited_total', { resource: 'sign_in', subject: 'sign_in' })],
       moved[seriesKey('latchkey_sign_in_attempts_total', { result: 'throttled' })],
     )
+    // Each limit refusal above was one 429: each counts exactly once.
+    assert.equal(moved[seriesKey('latchkey_rate_limited_total', { resource: '/oauth/authenticate', subject: 'address' })], 1)
+    assert.equal(moved[seriesKey('latchkey_rate_limited_total', { resource: '/account/verify_credentials', subject: 'user' })], 1)
+    assert.equal(moved[seriesKey('latchkey_rate_limited_total', { resource: 'sign_in', subject: 'sign_in' })], 1)
     assert.equal(moved[seriesKey('latchkey_tokens_issued_total', { kind: 'admin_token' })], 1)
     assert.equal(moved[seriesKey('latchkey_tokens_invalidated_total', { kind: 'admin_token', reason: 'admin' })], 1)
   })

@@ -91,6 +91,44 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     assert.equal(await statusOf(rt.token), 'issued')
   })
 
+  test('switching account ends the old session on the server: a copy of the old cookie is signed out too (the twin: an untouched copy is still in)', async () => {
+    const app = await makeApp(t.domain)
+    const { browser } = await signInAndAllow(t, app)
+    const rt = await makeRequestToken(t.domain, app)
+    const copy = { ...browser }
+    assert.match((await visit(t.app, { ...copy }, `/oauth/authorize?oauth_token=${rt.token}`)).body, /You are signed in as/, 'the copy works before the switch')
+    await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'switch')
+    const replayed = await visit(t.app, copy, `/oauth/authorize?oauth_token=${rt.token}`)
+    assert.equal(replayed.statusCode, 200)
+    assert.doesNotMatch(replayed.body, /You are signed in as/, 'the old cookie no longer signs anyone in')
+    assert.match(replayed.body, /name="password"/)
+  })
+
+  test('the first value wins: a repeated oauth_token or action in the query or the form never changes which token or action is used', async () => {
+    const first = await makeApp(t.domain, { name: 'First of two' })
+    const second = await makeApp(t.domain, { name: 'Second of two' })
+    const { browser } = await signInAndAllow(t, first)
+    const press = async (tokens: [string, string], actions: [string, string]) => {
+      const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${tokens[0]}&oauth_token=${tokens[1]}`)
+      assert.equal(page.statusCode, 200)
+      return { page, answer: await submit(t.app, browser, '/oauth/authorize', [['csrf_token', csrfOf(page.body)], ['oauth_token', tokens[0]], ['oauth_token', tokens[1]], ['action', actions[0]], ['action', actions[1]]]) }
+    }
+    const a = (await makeRequestToken(t.domain, first)).token
+    const b = (await makeRequestToken(t.domain, second)).token
+    const cancelled = await press([a, b], ['cancel', 'allow'])
+    assert.match(cancelled.page.body, /First of two/)
+    assert.doesNotMatch(cancelled.page.body, /Second of two/)
+    assert.equal(await statusOf(a), 'denied', 'the first token, the first action')
+    assert.equal(await statusOf(b), 'issued', 'the second token is untouched')
+    // The twin: the same pairs the other way round approve the other token.
+    const c = (await makeRequestToken(t.domain, first)).token
+    const approved = await press([b, c], ['allow', 'cancel'])
+    assert.match(approved.page.body, /Second of two/)
+    assert.equal(approved.answer.statusCode, 302, approved.answer.body)
+    assert.equal(await statusOf(b), 'authorized')
+    assert.equal(await statusOf(c), 'issued')
+  })
+
   test('a form without the CSRF token, or with a wrong one, is refused with 403 and nothing changes', async () => {
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))

@@ -59,7 +59,7 @@ export async function submit(
   app: FastifyInstance,
   browser: Browser,
   path: string,
-  fields: Record<string, string>,
+  fields: Record<string, string> | Array<[string, string]>,
 ): Promise<LightMyRequestResponse> {
   const response = await app.inject({
     method: 'POST',

@@ -1035,6 +1035,23 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         }
       })
 
+      test('near the budget with two apps, the share is the near-full count divided between them: over it refused, under it served', async () => {
+        const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
+        try {
+          const remember = (consumerKey: string, nonce: string) => {
+            const use = nonceUse(consumerKey, nonce)
+            return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
+          }
+          for (let i = 0; i < 10; i++) assert.equal(await remember('big', `n${i}`), 'fresh')
+          for (let i = 0; i < 8; i++) assert.equal(await remember('small', `n${i}`), 'fresh')
+          // 18 held: near full. Each app's share is 18 ÷ 2 = 9: big (10) is over it, small (8) under.
+          await assert.rejects(remember('big', 'n10'), StorageUnavailableError, 'big holds more than its share, though less than the near-full count')
+          assert.equal(await remember('small', 'n8'), 'fresh', 'small is under its share')
+        } finally {
+          await opened.close()
+        }
+      })
+
       test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {
         await withStores(async (s) => {
           const now = Date.now()

@@ -97,3 +97,20 @@ test('a million nonces cost at most 16 bytes each, so the default capacity fits 
   assert.ok((DEFAULT_NONCE_CAPACITY * bytesPerEntry) / 1e6 < 200, `${((DEFAULT_NONCE_CAPACITY * bytesPerEntry) / 1e6).toFixed(0)} MB at the default capacity`)
   assert.ok(DEFAULT_NONCE_CAPACITY * 0.9 >= 12_000_000, 'one app alone may hold 12 million')
 })
+
+test('a nonce is a replay until its own expiry, wherever that falls in its 10 s bucket: never dropped at the bucket\'s start', async () => {
+  const nonces = createMemoryNonceStore({ capacity: 10, epochMs: EPOCH })
+  // A short window (5 s) whose expiry falls late in a bucket: the bucket starts well before it.
+  const bucketStart = Math.ceil(NOW / 10_000) * 10_000 + 10_000
+  const expiresAtMs = bucketStart + 9_000
+  const entry = use('ck', 'short', Math.floor((expiresAtMs - 5_000) / 1000))
+  assert.equal(await nonces.remember(entry, expiresAtMs, expiresAtMs - 5_000), 'fresh')
+  // One in the bucket before, whose end (this bucket's start) makes the store look for expired buckets.
+  const earlier = use('ck', 'earlier', Math.floor((bucketStart - 5_000) / 1000))
+  assert.equal(await nonces.remember(earlier, bucketStart - 1, bucketStart - 6_000), 'fresh')
+  for (const at of [bucketStart - 1, bucketStart, bucketStart + 1, expiresAtMs - 1]) {
+    assert.equal(await nonces.remember(entry, expiresAtMs, at), 'replayed', `at ${at - bucketStart} ms into its bucket`)
+  }
+  assert.equal(nonces.entryCount(expiresAtMs - 1), 1, 'the earlier one has gone with its bucket; this one stays')
+  assert.equal(nonces.entryCount(bucketStart + 10_000), 0, 'gone once its bucket has ended')
+})
