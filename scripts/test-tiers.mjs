@@ -50,6 +50,7 @@ export const TIERS = [
           'test/observability/metrics.test.ts',
           'test/observability/tracing.test.ts',
           'test/admin/bad-input.test.ts',
+          'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
           'test/console/text-fields.test.ts',
           'test/http/nonce-store-share.test.ts',
@@ -62,7 +63,7 @@ export const TIERS = [
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
       { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/server'] },
-      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/server/workers.test.ts'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/server/workers.test.ts', 'test/fuzz/admin-and-console.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
   },
@@ -82,9 +83,9 @@ export const FULL = {
 const LONG_ENV = { LATCHKEY_SOAK_MINUTES: '4', LATCHKEY_FUZZ_RUNS: '25000' }
 export const LONG = {
   name: 'long',
-  proves: 'the soak at length on both backends, the fuzz at full count',
+  proves: 'the soak at length on both backends, the fuzzes at full count (the admin API and console one on both)',
   groups: [
     { backend: 'sqlite', paths: ['test/fuzz', 'test/soak'], serial: true, env: LONG_ENV },
-    { backend: 'postgres', paths: ['test/soak'], serial: true, env: LONG_ENV },
+    { backend: 'postgres', paths: ['test/fuzz/admin-and-console.test.ts', 'test/soak'], serial: true, env: LONG_ENV },
   ],
 }

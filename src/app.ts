@@ -6,7 +6,7 @@ import { ServiceError } from './errors/service-error.ts'
 import { AccessLog, lazyChildLogger } from './http/access-log.ts'
 import { BOUNDS, clientErrorHandler, refuseBadHost } from './http/bounds.ts'
 import { refuseCredentialsInUrl } from './http/credentials-in-url.ts'
-import { installJsonErrors } from './http/json-errors.ts'
+import { installJsonErrors, jsonFrameworkErrors } from './http/json-errors.ts'
 import { installAddressLimits } from './http/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
 import { applicationRoutes } from './http/routes/application.ts'
@@ -18,6 +18,7 @@ import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
 import { installHttpMetrics, metricsRoute } from './http/plugins/metrics.ts'
 import { installTracing } from './http/plugins/tracing.ts'
+import { isPagePath, pageFrameworkError } from './pages/error-page.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
 export type { AppDeps, AppMetrics, HttpSettings } from './app-deps.ts'
@@ -42,6 +43,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node's own answer to a missing Host is a bare 400 with no body: ours (refuseBadHost) has the JSON body.
     http: { maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false },
     clientErrorHandler,
+    // What the router refuses before any hook (a path that is not UTF-8, a path parameter too long):
+    // a page's HTML error on the pages' paths, the JSON error body everywhere else.
+    frameworkErrors: (error, request, reply) => (isPagePath(request.raw.url ?? '') ? pageFrameworkError(error, reply) : jsonFrameworkErrors(error, request, reply)),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ...(deps.http.https ? { https: { ...deps.http.https, maxHeaderSize: BOUNDS.headerBytes, connectionsCheckingInterval: 1000, requireHostHeader: false } } : {}),

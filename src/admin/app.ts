@@ -5,11 +5,11 @@ import addFormats from 'ajv-formats'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { DomainDeps } from '../domain/deps.ts'
-import { BOUNDS, clientErrorHandler } from '../http/bounds.ts'
+import { BOUNDS } from '../http/bounds.ts'
 import { metricsRoute } from '../http/plugins/metrics.ts'
 import { AccessLog } from '../http/access-log.ts'
 import { installAdminAuth } from './auth.ts'
-import { installProblemErrors } from './errors.ts'
+import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } from './errors.ts'
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { userRoutes } from './routes/users.ts'
@@ -56,7 +56,9 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
     connectionTimeout: BOUNDS.requestTimeoutMs,
     keepAliveTimeout: BOUNDS.keepAliveTimeoutMs,
     http: { maxHeaderSize: BOUNDS.headerBytes },
-    clientErrorHandler,
+    // Refusals before routing are problem documents too, like every other admin error.
+    clientErrorHandler: adminClientErrorHandler,
+    frameworkErrors: adminFrameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ...(deps.https ? { https: { ...deps.https, maxHeaderSize: BOUNDS.headerBytes } } : {}),

@@ -1,5 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ServiceError } from '../errors/service-error.ts'
+import { answerOnSocket, clientErrorDef } from '../http/bounds.ts'
 import { StorageUnavailableError } from '../storage/errors.ts'
 import { PROBLEM_TYPES, ProblemError, sendProblem, type FieldError, type Problem } from './problem.ts'
 
@@ -29,7 +31,9 @@ const TYPE_BY_STATUS: Record<number, string> = {
   405: PROBLEM_TYPES.methodNotAllowed,
   409: PROBLEM_TYPES.conflict,
   413: PROBLEM_TYPES.tooLarge,
+  414: PROBLEM_TYPES.tooLarge,
   429: PROBLEM_TYPES.rateLimited,
+  431: PROBLEM_TYPES.tooLarge,
 }
 
 /** One ajv error as a field error: the field the path names, or the unknown or missing one. */
@@ -82,4 +86,25 @@ export function installProblemErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) =>
     sendProblem(reply, new ProblemError(404, PROBLEM_TYPES.notFound, 'No such admin resource.').problem),
   )
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (garbage, a control character in a
+ * header, headers too large, a timeout), as a problem document written on the socket, which is then closed.
+ */
+export function adminClientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  const def = clientErrorDef(error)
+  const type = def.status === 400 ? PROBLEM_TYPES.badRequest : (TYPE_BY_STATUS[def.status] ?? PROBLEM_TYPES.badRequest)
+  const problem = new ProblemError(def.status, type, def.message).problem
+  answerOnSocket(error, socket, def.status, 'application/problem+json; charset=utf-8', JSON.stringify(problem))
+}
+
+/**
+ * What Fastify's router refuses before any hook runs (a path whose percent-escapes are not UTF-8, a
+ * path parameter over its length bound): a problem document too, never Fastify's own JSON, which echoes the path.
+ */
+export function adminFrameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+  reply.header('cache-control', 'no-store')
+  void sendProblem(reply, new ProblemError(status, status === 400 ? PROBLEM_TYPES.badRequest : (TYPE_BY_STATUS[status] ?? PROBLEM_TYPES.badRequest), 'The request path is malformed.').problem)
 }

@@ -19,24 +19,26 @@ export const BOUNDS = {
   keepAliveTimeoutMs: 5_000,
 } as const
 
-function statusLine(def: ErrorDef): string {
+function statusLine(status: number): string {
   const reasons: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }
-  return `HTTP/1.1 ${def.status} ${reasons[def.status] ?? 'Bad Request'}`
+  return `HTTP/1.1 ${status} ${reasons[status] ?? 'Bad Request'}`
+}
+
+/** What Node's HTTP parser refused, as the catalogue names it. */
+export function clientErrorDef(error: NodeJS.ErrnoException): ErrorDef {
+  return error.code === 'HPE_HEADER_OVERFLOW' ? E.headersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? E.requestTimeout : E.badRequest
 }
 
 /**
- * Node's HTTP parser rejects what cannot be an HTTP request (headers too large, garbage, a timeout)
- * before Fastify sees it; this writes our JSON error on the raw socket and closes it.
+ * Writes an error answer on the raw socket and closes it: a `clientErrorHandler` answers before
+ * Fastify has a request or a reply. Nothing when the client has gone already.
  */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerOnSocket(error: NodeJS.ErrnoException, socket: Socket, status: number, contentType: string, body: string): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return
-  const def =
-    error.code === 'HPE_HEADER_OVERFLOW' ? E.headersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? E.requestTimeout : E.badRequest
-  const body = JSON.stringify(errorBody(new ServiceError(def)))
   socket.end(
     [
-      statusLine(def),
-      'Content-Type: application/json; charset=utf-8',
+      statusLine(status),
+      `Content-Type: ${contentType}`,
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Cache-Control: no-store',
       `Date: ${new Date().toUTCString()}`,
@@ -45,6 +47,15 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
       body,
     ].join('\r\n'),
   )
+}
+
+/**
+ * Node's HTTP parser rejects what cannot be an HTTP request (headers too large, garbage, a timeout)
+ * before Fastify sees it; this writes our JSON error on the raw socket and closes it.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  const def = clientErrorDef(error)
+  answerOnSocket(error, socket, def.status, 'application/json; charset=utf-8', JSON.stringify(errorBody(new ServiceError(def))))
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { StorageUnavailableError } from '../storage/errors.ts'
@@ -63,4 +63,14 @@ export function installJsonErrors(app: FastifyInstance, knownMethods: (path: str
     }
     return sendJsonError(reply, new ServiceError(E.pageNotFound))
   })
+}
+
+/**
+ * Fastify's `frameworkErrors` for the public listener: what its router refuses before any hook runs
+ * (a path whose percent-escapes are not UTF-8: FST_ERR_BAD_URL; a path parameter over its length
+ * bound: FST_ERR_MAX_PARAM_LENGTH) gets our JSON error body (400 code 1000, 414 code 1006), not
+ * Fastify's own, which has another shape and echoes the path.
+ */
+export function jsonFrameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendJsonError(reply, new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code }))
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { toServiceError } from '../http/json-errors.ts'
@@ -23,6 +23,21 @@ function message(error: ServiceError): string {
   if (error.status === 413) return 'The form sent was too large.'
   if (error.status === 429) return 'Too many requests from your network. Please wait a few minutes and try again.'
   return 'This request was not valid. Go back to the app and start again.'
+}
+
+/** The paths the pages answer (every other path is the JSON API's): /oauth/authorize, /oauth/authenticate, /console…, /settings…. */
+export function isPagePath(url: string): boolean {
+  return /^\/(oauth\/(authorize|authenticate)|console|settings)(\/|\?|$)/.test(url)
+}
+
+/**
+ * Fastify's `frameworkErrors` for a page path: what its router refuses before any hook runs (a
+ * path whose percent-escapes are not UTF-8, a path parameter over its length bound) as the pages'
+ * plain error page, never Fastify's own JSON, which echoes the path.
+ */
+export function pageFrameworkError(error: FastifyError, reply: FastifyReply): void {
+  const serviceError = new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code })
+  void sendPage(reply, serviceError.status, errorPage(title(serviceError.status), message(serviceError)))
 }
 
 /** The pages context's one error renderer: a plain HTML page; a 5xx shows only the request id. */

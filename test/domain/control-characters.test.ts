@@ -54,6 +54,17 @@ describe('control characters in text fields, on this backend', () => {
     assert.equal((await updateApp(t.domain, app.id, { name: 'Renamed' })).name, 'Renamed')
   })
 
+  test('half of a surrogate pair, which JSON can carry and the database would change into U+FFFD, is refused; a whole pair is kept', async () => {
+    const { user } = await makeUser(t.domain)
+    for (const lone of ['\ud800', '\udfff', 'x\ud83d', '\ude00x']) {
+      await refusedIn(createUser(t.domain, { screenName: 'lone_half', password: 'long enough', name: `Ada${lone}` }), 'name')
+      await refusedIn(createApp(t.domain, { ownerId: user.id, name: `App${lone}` }), 'name')
+      await refusedIn(createApp(t.domain, { ownerId: user.id, name: 'App', description: `text${lone}` }), 'description')
+    }
+    const app = await createApp(t.domain, { ownerId: user.id, name: 'Smile \ud83d\ude00', description: 'with \ud83d\ude00' })
+    assert.equal((await t.domain.stores.apps.findById(app.id))?.name, 'Smile 😀', 'stored as answered')
+  })
+
   test('an admin token name: refused; without the character it is made', async () => {
     await refusedIn(createAdminToken(t.domain, 'deploy\u0000bot'), 'name')
     assert.equal((await createAdminToken(t.domain, 'deploy bot')).record.name, 'deploy bot')

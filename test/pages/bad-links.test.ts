@@ -86,3 +86,28 @@ describe('consent pages outside development mode', () => {
     assert.match(response.body, /This page must be opened over a secure \(https\) connection\./)
   })
 })
+
+describe('a path the router cannot read (not UTF-8, a parameter too long)', () => {
+  let t: TestApp
+  before(async () => {
+    t = await buildTestApp()
+  })
+  after(() => t.close())
+
+  test("on a page's path: the plain HTML error page; on the API's: the JSON error body; never Fastify's own answer, which echoes the path", async () => {
+    for (const url of ['/console/apps/%FF', '/settings/%E0%A4%A', `/console/apps/${'9'.repeat(120)}`]) {
+      const answer = await t.app.inject({ method: 'GET', url })
+      assert.ok(answer.statusCode === 400 || answer.statusCode === 414, `${url}: ${answer.statusCode}`)
+      assert.equal(answer.headers['content-type'], 'text/html; charset=utf-8', url)
+      assert.match(answer.body, /This request did not work/, url)
+      assert.doesNotMatch(answer.body, /FST_ERR|%FF|%E0/, url)
+    }
+    for (const url of ['/1.1/account/%FF', '/oauth/%E0%A4%A']) {
+      const answer = await t.app.inject({ method: 'GET', url })
+      assert.equal(answer.statusCode, 400, url)
+      assert.match(String(answer.headers['content-type']), /^application\/json/, url)
+      assert.deepEqual(JSON.parse(answer.body), { errors: [{ code: 1000, message: JSON.parse(answer.body).errors[0].message }] }, url)
+      assert.doesNotMatch(answer.body, /FST_ERR|%FF|%E0/, url)
+    }
+  })
+})

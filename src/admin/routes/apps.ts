@@ -119,9 +119,10 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
         body: ROTATION,
         response: responses({ 200: json('The new key pair, shown this once.', ROTATED) }, 400, 404),
       },
-      // The body is optional: no body is an empty one (no grace period: every token revoked).
+      // The body is optional: no body is an empty one (no grace period: every token revoked). Only
+      // no body at all: a JSON `null` is a body, and not an object (400), never a rotation.
       preValidation: async (request) => {
-        request.body ??= {}
+        if (request.body === undefined) request.body = {}
       },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { AUDIT_EVENTS, type AuditEventName } from '../../storage/records.ts'
 import { decodeCursor, page } from '../pagination.ts'
+import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
 import { AUDIT_EVENT, ID, json, listOf, listQuery, responses } from '../schemas.ts'
 
 interface AuditQuery {
@@ -15,6 +16,22 @@ interface AuditQuery {
 
 /** `<at_ms>.<id>`: the sort key of an audit row (newest first). */
 const AUDIT_KEY = /^\d{1,16}\.\d{1,16}$/
+
+/** An RFC 3339 leap second (`23:59:60`), which the schema's date-time accepts and Date.parse does not. */
+const LEAP_SECOND = /:60(?=(\.\d+)?(Z|[+-]\d{2}:\d{2})$)/i
+
+/**
+ * A `since` or `until` as milliseconds: a leap second counts as the second after :59; a time Date
+ * cannot hold is the field's mistake (400), never a NaN handed to the store (a 500 on PostgreSQL).
+ */
+function timeMs(value: string | undefined, field: 'since' | 'until'): number | undefined {
+  if (value === undefined) return undefined
+  const ms = LEAP_SECOND.test(value) ? Date.parse(value.replace(LEAP_SECOND, ':59')) + 1000 : Date.parse(value)
+  if (!Number.isFinite(ms)) {
+    throw new ProblemError(400, PROBLEM_TYPES.validation, 'The request has invalid fields.', [{ in: 'query', field, detail: 'is not a time this API can read' }])
+  }
+  return ms
+}
 
 export async function auditRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: AuditQuery }>(
@@ -36,6 +53,8 @@ export async function auditRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const q = request.query
+      const sinceMs = timeMs(q.since, 'since')
+      const untilMs = timeMs(q.until, 'until')
       const key = decodeCursor(q.cursor, AUDIT_KEY)
       const [atMs, id] = key === undefined ? [] : key.split('.').map(Number)
       const rows = await request.adminDomain.stores.admin.auditPage({
@@ -43,8 +62,8 @@ export async function auditRoutes(app: FastifyInstance): Promise<void> {
         appId: q.app_id,
         userId: q.user_id,
         event: q.event,
-        sinceMs: q.since === undefined ? undefined : Date.parse(q.since),
-        untilMs: q.until === undefined ? undefined : Date.parse(q.until),
+        sinceMs,
+        untilMs,
         before: atMs === undefined || id === undefined ? undefined : { atMs, id },
       })
       return page(
