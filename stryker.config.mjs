@@ -1,31 +1,28 @@
-import { resolve } from 'node:path'
+import { SUITES } from './scripts/mutation-suites.mjs'
 
-// StrykerJS (mutation testing): `npm run mutate [-- src/protocol | src/domain | a file under them]`
-// through scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder or file per run. Not part of npm test or CI.
-// Each folder is mutated with the narrow, fast tests that are about it (no HTTP, no PostgreSQL),
-// run by node:test with the TAP runner, and incrementally: a rerun tests only the mutants of code
-// changed since the last one (reports/stryker-incremental-*.json; after changing tests, use --force).
-// One file per folder that imports its tests: one Node start per mutant, not one per test file.
-const TESTS = {
-  'src/protocol': ['test/protocol/mutation-suite.ts'],
-  'src/domain': ['test/domain/mutation-suite.ts'],
-}
-// A folder (every file in it) or one file, under one of the folders above.
-const target = (process.env.LATCHKEY_MUTATE ?? 'src/protocol').replace(/\/+$/, '')
-const folder = Object.keys(TESTS).find((f) => target === f || target.startsWith(`${f}/`))
-if (!folder) throw new Error(`LATCHKEY_MUTATE must be ${Object.keys(TESTS).join(' or ')} or a path under one, not ${target}`)
-const name = target.replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
-const BUNDLE = `.mutation-bundle/${folder.replace(/^src\//, '')}.mjs`
+// StrykerJS (mutation testing): `npm run mutate [-- <folder> | <file> | --changed]` through
+// scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder, one file, or a comma-separated list
+// of files of one folder per run. Not part of npm test or CI. Each folder is mutated with the tests
+// about it (scripts/mutation-suites.mjs: SQLite and memory, never PostgreSQL or Redis), run by
+// node:test with the TAP runner from one bundled entry file per folder, and incrementally: a rerun
+// tests only the mutants of code changed since the last one (reports/stryker-incremental-*.json;
+// after changing tests, use --force).
+const targets = (process.env.LATCHKEY_MUTATE ?? 'src/protocol').split(',').map((t) => t.trim().replace(/\/+$/, ''))
+const folder = Object.keys(SUITES).find((f) => targets.every((t) => t === f || t.startsWith(`${f}/`)))
+if (!folder) throw new Error(`LATCHKEY_MUTATE must name ${Object.keys(SUITES).join(', ')} or paths under one of them, not ${targets.join(', ')}`)
+const name = process.env.LATCHKEY_MUTATE_NAME ?? targets[0].replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
+// Two folders deep, as the test files are: a test's `new URL('../..', import.meta.url)` is still the repository.
+const BUNDLE = `.mutation-bundle/${folder.replace(/^src\//, '')}/suite.mjs`
 // Property tests try a twentieth of their cases per mutant (test/helpers/property-runs.ts).
 process.env.LATCHKEY_PROPERTY_RUNS_SCALE ??= '0.05'
 
 export default {
   testRunner: 'tap',
   plugins: ['@stryker-mutator/tap-runner'],
-  mutate: [target.endsWith('.ts') ? target : `${target}/**/*.ts`],
+  mutate: targets.map((target) => (target.endsWith('.ts') ? target : `${target}/**/*.ts`)),
   // The mutation suite is bundled once per run (in the sandbox, after Stryker has instrumented the
   // code) and each mutant runs the bundle with plain Node: a third less CPU per mutant than tsx.
-  buildCommand: `${resolve('node_modules/esbuild/bin/esbuild')} ${TESTS[folder][0]} --bundle --platform=node --format=esm --packages=external --target=node20 --log-level=warning --outfile=${BUNDLE}`,
+  buildCommand: `node scripts/mutation-suites.mjs ${folder} ${BUNDLE} ${targets.join(',')}`,
   tap: { testFiles: [BUNDLE], nodeArgs: [], forceBail: true },
   coverageAnalysis: 'perTest',
   ignoreStatic: true,

@@ -28,7 +28,7 @@ export type NonceAdmission = 'admitted' | 'full' | 'over-share'
 export function admitNonce(budget: NonceBudget, total: number, held: number, apps: number): NonceAdmission {
   if (total >= budget.capacity) return 'full'
   const nearFull = budget.capacity * budget.nearFull
-  if (total >= nearFull && held > 0 && held * apps >= nearFull) return 'over-share'
+  if (total >= nearFull && held * apps >= nearFull) return 'over-share'
   return 'admitted'
 }
 

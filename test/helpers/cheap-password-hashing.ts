@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
 import { syncBuiltinESMExports } from 'node:module'
 
-// For mutation testing only (imported first by mutation-suite.ts; npm test never loads it): every
-// user a domain test makes hashes a password with scrypt at N=2^15, about four fifths of the suite's
+// For mutation testing only (imported first by every mutation suite, scripts/mutation-suites.mjs;
+// npm test never loads it): every user a test makes hashes a password with scrypt at N=2^15, most of a suite's
 // CPU time, and the suite runs once per mutant. Here scrypt at the production cost (and only that
 // cost) derives its key at N=2^10 instead. Hashes still record N=2^15 and verify the same way, so
 // sign-in, the dummy hash and the spies that count scrypt calls behave as under npm test; a mutant

@@ -46,7 +46,7 @@ for i = 3, #KEYS do
 end
 if total >= tonumber(ARGV[7]) then return {-2, held, total} end
 local nearFull = tonumber(ARGV[8])
-if total >= nearFull and held > 0 then
+if total >= nearFull and held > 0 then -- an app holding none is under any share: no need to count the apps
   local apps = 0
   for i = 3, #KEYS do apps = math.max(apps, redis.call('HLEN', KEYS[i]) - 1) end
   if held * apps >= nearFull then return {-3, held, total} end
