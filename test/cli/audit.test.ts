@@ -241,15 +241,15 @@ describe('latchkey audit prune', () => {
     assert.match(again.stdout, /^deleted 0 audit rows written before \d{4}-\d\d-\d\dT[\d:.]+Z\n$/)
   })
 
-  test('serve deletes the rows older than --audit-retention when it starts, and says so in the trail', async () => {
-    const fresh = await openTestDomain({ clock: testClock(Date.now() - 3 * DAY) })
+  test('serve deletes the rows older than --audit-retention when it starts, keeps the younger ones, and says so in the trail', async () => {
+    const freshClock = testClock(Date.now() - 3 * DAY)
+    const fresh = await openTestDomain({ clock: freshClock })
     try {
       await makeUser(fresh.domain, { screenName: 'three_days' })
+      freshClock.advance(2 * DAY)
+      await makeUser(fresh.domain, { screenName: 'one_day' })
       const serveEnv = { LATCHKEY_DATABASE_URL: fresh.dbPath }
       const trail = async () => JSON.parse((await runCli(['audit', '--json'], serveEnv)).stdout) as EventView[]
-      const keeping = await startServe(['--dev', '--port', '0', '--audit-retention', '4'], serveEnv)
-      await keeping.stop()
-      assert.ok((await trail()).some((e) => e.screen_name === 'three_days'), 'within 4 days: kept')
       const pruning = await startServe(['--dev', '--port', '0', '--audit-retention', '2'], serveEnv)
       try {
         let rows = await trail()
@@ -258,6 +258,7 @@ describe('latchkey audit prune', () => {
           rows = await trail()
         }
         assert.ok(!rows.some((e) => e.screen_name === 'three_days'), 'older than 2 days: deleted')
+        assert.ok(rows.some((e) => e.screen_name === 'one_day'), 'within 2 days: kept')
         assert.deepEqual(rows.find((e) => e.event === 'audit.pruned')?.detail?.via, 'retention')
       } finally {
         await pruning.stop()

@@ -1,12 +1,13 @@
 import crypto from 'node:crypto'
 import { syncBuiltinESMExports } from 'node:module'
 
-// For mutation testing only (imported first by every mutation suite, scripts/mutation-suites.mjs;
-// npm test never loads it): every user a test makes hashes a password with scrypt at N=2^15, most of a suite's
-// CPU time, and the suite runs once per mutant. Here scrypt at the production cost (and only that
-// cost) derives its key at N=2^10 instead. Hashes still record N=2^15 and verify the same way, so
-// sign-in, the dummy hash and the spies that count scrypt calls behave as under npm test; a mutant
-// that changes the parameters themselves still reaches scrypt unchanged.
+// Imported first by every mutation suite (scripts/mutation-suites.mjs), and by the few test files of
+// npm test that make a person for each of hundreds of cases without testing passwords themselves
+// (each says so): every user a test makes hashes a password with scrypt at N=2^15, most of such a
+// run's CPU time. Here scrypt at the production cost (and only that cost) derives its key at N=2^10
+// instead. Hashes still record N=2^15 and verify the same way, so sign-in, the dummy hash and the
+// spies that count scrypt calls behave as without it; a mutant that changes the parameters
+// themselves still reaches scrypt unchanged.
 const PRODUCTION_N = 2 ** 15
 const original = crypto.scrypt
 const cheaper = (password: crypto.BinaryLike, salt: crypto.BinaryLike, length: number, options: crypto.ScryptOptions, callback: (error: Error | null, key: Buffer) => void) =>

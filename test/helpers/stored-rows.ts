@@ -58,8 +58,13 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\\+u00(0[
  * (`\u0007`): `table: row` for each row that holds one. Empty when none does.
  */
 export async function storedControlCharacters(dbPath: string): Promise<string[]> {
+  return controlCharactersIn(await tableContents(dbPath))
+}
+
+/** The same, in contents already read (tableContents): one read serves this and a comparison. */
+export function controlCharactersIn(contents: Record<string, string[]>): string[] {
   const found: string[] = []
-  for (const [table, rows] of Object.entries(await tableContents(dbPath))) {
+  for (const [table, rows] of Object.entries(contents)) {
     // JSON.stringify writes a control character as \u00XX, which the pattern finds too.
     for (const row of rows) if (CONTROL.test(row)) found.push(`${table}: ${row.slice(0, 300)}`)
   }
