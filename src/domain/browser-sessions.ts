@@ -147,12 +147,18 @@ export async function markSecretToReveal(deps: Deps, live: LiveSession, app: App
   await deps.stores.sessions.markReveal(live.session.id, revealMark(app), deps.clock.nowMs() + REVEAL_MS)
 }
 
+/** Whether this session is to see the app's secret, as its row read for this request says. */
+export function hasSecretToReveal(deps: Pick<Deps, 'clock'>, live: LiveSession, app: AppRecord): boolean {
+  const { reveal } = live.session
+  return reveal !== undefined && reveal.mark === revealMark(app) && reveal.untilMs > deps.clock.nowMs()
+}
+
 /**
- * Whether this session is to see the app's secret; with `take`, the mark is used up in the same
- * statement, so of any number of page views (a saved cookie replayed) only one shows it.
+ * Uses up the mark in one conditional statement: of any number of page views (a saved cookie
+ * replayed) only one gets true and shows the secret.
  */
-export function hasSecretToReveal(deps: Deps, live: LiveSession, app: AppRecord, options: { take?: boolean } = {}): Promise<boolean> {
-  return deps.stores.sessions.hasReveal(live.session.id, revealMark(app), deps.clock.nowMs(), options)
+export function takeSecretToReveal(deps: Deps, live: LiveSession, app: AppRecord): Promise<boolean> {
+  return deps.stores.sessions.takeReveal(live.session.id, revealMark(app), deps.clock.nowMs())
 }
 
 /** The person's live sessions, last seen first. */

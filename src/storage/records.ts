@@ -35,6 +35,8 @@ export interface BrowserSessionRecord {
   userAgent: string
   address: string
   endedAtMs: number | null
+  /** What this session may see once (an app and its key), until when; absent when nothing. */
+  reveal?: { mark: string; untilMs: number }
 }
 
 export interface AppRecord {

@@ -170,8 +170,8 @@ export interface BrowserSessionStore {
   listOpen(userId: string): Promise<BrowserSessionRecord[]>
   /** Marks `mark` (what this session may see once) until untilMs, replacing any earlier mark; false when there is no such session. */
   markReveal(id: string, mark: string, untilMs: number): Promise<boolean>
-  /** Whether the session holds `mark`, not expired at nowMs; with `take`, clears it in the same statement, so only one caller gets true. */
-  hasReveal(id: string, mark: string, nowMs: number, options?: { take?: boolean }): Promise<boolean>
+  /** Takes `mark` if the session holds it, not expired at nowMs: clears it in one statement, so only one caller gets true. */
+  takeReveal(id: string, mark: string, nowMs: number): Promise<boolean>
   /**
    * Deletes the person's rows that can never be live again: ended, of an older generation, begun
    * before createdBeforeMs or last seen before seenBeforeMs. How many.

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { personActor, withAuditActor } from '../../domain/actor.ts'
 import { revokeAuthorization, revokeBearerToken } from '../../domain/admin/people.ts'
-import { hasSecretToReveal, markSecretToReveal } from '../../domain/browser-sessions.ts'
+import { hasSecretToReveal, markSecretToReveal, takeSecretToReveal } from '../../domain/browser-sessions.ts'
 import { appUsage } from '../../domain/console/app-usage.ts'
 import { ownedApp } from '../../domain/console/owned-apps.ts'
 import { handOutBearerToken } from '../../domain/oauth2/bearer-token.ts'
@@ -40,9 +40,10 @@ export function consoleAppRoutes(context: PageContext) {
     const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}`)
     if (!person) return reply
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    if (!hasSecretToReveal(domain, person.live, app)) return show(reply, person.session.csrf, person.user, app, {})
     // The secret is shown only to a fresh password; the mark waits (5 minutes) while it is confirmed.
-    if ((await hasSecretToReveal(domain, person.live, app)) && !(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
-    const revealed: Revealed | undefined = (await hasSecretToReveal(domain, person.live, app, { take: true }))
+    if (!(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
+    const revealed: Revealed | undefined = (await takeSecretToReveal(domain, person.live, app))
       ? {
           heading: 'Your consumer key and secret',
           note: CONSUMER_NOTE,

@@ -14,6 +14,7 @@ function toSession(row: Selectable<BrowserSessionsTable>): BrowserSessionRecord 
     userAgent: row.user_agent,
     address: row.address,
     endedAtMs: row.ended_at_ms === null ? null : Number(row.ended_at_ms),
+    ...(row.reveal_mark === null || row.reveal_until_ms === null ? {} : { reveal: { mark: row.reveal_mark, untilMs: Number(row.reveal_until_ms) } }),
   }
 }
 
@@ -94,17 +95,7 @@ export function createBrowserSessionStore(db: Kysely<Database>) {
     async markReveal(id, mark, untilMs) {
       return changed(await db.updateTable('browser_sessions').set({ reveal_mark: mark, reveal_until_ms: untilMs }).where('id', '=', id).executeTakeFirst())
     },
-    async hasReveal(id, mark, nowMs, options = {}) {
-      if (!options.take) {
-        const row = await db
-          .selectFrom('browser_sessions')
-          .select('id')
-          .where('id', '=', id)
-          .where('reveal_mark', '=', mark)
-          .where('reveal_until_ms', '>', nowMs)
-          .executeTakeFirst()
-        return row !== undefined
-      }
+    async takeReveal(id, mark, nowMs) {
       const result = await db
         .updateTable('browser_sessions')
         .set({ reveal_mark: null, reveal_until_ms: null })
