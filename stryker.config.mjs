@@ -3,27 +3,28 @@ import { SUITES } from './scripts/mutation-suites.mjs'
 // StrykerJS (mutation testing): `npm run mutate [-- <folder> | <file> | --changed]` through
 // scripts/mutate.mjs, which sets LATCHKEY_MUTATE to one folder, one file, or a comma-separated list
 // of files of one folder per run. Not part of npm test or CI. Each folder is mutated with the tests
-// about it (scripts/mutation-suites.mjs: SQLite and memory, never PostgreSQL or Redis), run by
-// node:test with the TAP runner from one bundled entry file per folder, and incrementally: a rerun
-// tests only the mutants of code changed since the last one (reports/stryker-incremental-*.json;
-// after changing tests, use --force).
+// about it (scripts/mutation-suites.mjs: SQLite and memory, never PostgreSQL or Redis), each test
+// file bundled and run by node:test with the TAP runner; a mutant runs only the files that reach it
+// (perTest: the tap runner's test is a file). Runs are incremental: a rerun tests only the mutants
+// of code changed since the last one (reports/stryker-incremental-*.json; after changing tests, use
+// --force).
 const targets = (process.env.LATCHKEY_MUTATE ?? 'src/protocol').split(',').map((t) => t.trim().replace(/\/+$/, ''))
 const folder = Object.keys(SUITES).find((f) => targets.every((t) => t === f || t.startsWith(`${f}/`)))
 if (!folder) throw new Error(`LATCHKEY_MUTATE must name ${Object.keys(SUITES).join(', ')} or paths under one of them, not ${targets.join(', ')}`)
 const name = process.env.LATCHKEY_MUTATE_NAME ?? targets[0].replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
-// Two folders deep, as the test files are: a test's `new URL('../..', import.meta.url)` is still the repository.
-const BUNDLE = `.mutation-bundle/${folder.replace(/^src\//, '')}/suite.mjs`
+// The bundled test files sit as deep as the test files do (see scripts/mutation-suites.mjs).
+const BUNDLES = '.mutation-bundle'
 // Property tests try a twentieth of their cases per mutant (test/helpers/property-runs.ts).
 process.env.LATCHKEY_PROPERTY_RUNS_SCALE ??= '0.05'
 
 export default {
   testRunner: 'tap',
   plugins: ['@stryker-mutator/tap-runner'],
-  mutate: targets.map((target) => (target.endsWith('.ts') ? target : `${target}/**/*.ts`)),
-  // The mutation suite is bundled once per run (in the sandbox, after Stryker has instrumented the
-  // code) and each mutant runs the bundle with plain Node: a third less CPU per mutant than tsx.
-  buildCommand: `node scripts/mutation-suites.mjs ${folder} ${BUNDLE} ${targets.join(',')}`,
-  tap: { testFiles: [BUNDLE], nodeArgs: [], forceBail: true },
+  mutate: [...targets.map((target) => (target.endsWith('.ts') ? target : `${target}/**/*.ts`)), ...(SUITES[folder].unmutated ?? []).map((file) => `!${file}`)],
+  // The suite is bundled once per run (in the sandbox, after Stryker has instrumented the code) and
+  // each mutant runs bundles with plain Node: a third less CPU per file than tsx.
+  buildCommand: `node scripts/mutation-suites.mjs ${folder} ${BUNDLES} ${targets.join(',')}`,
+  tap: { testFiles: [`${BUNDLES}/**/*.test.mjs`], nodeArgs: ['--import', './scripts/mutation-worker-guard.mjs'], forceBail: true },
   coverageAnalysis: 'perTest',
   ignoreStatic: true,
   incremental: true,

@@ -1,13 +1,17 @@
 // The mutation suites: for each folder of src/ under mutation testing, the tests that are about it.
-// `node scripts/mutation-suites.mjs <folder> <bundle>` writes one entry file that imports every test
-// file of the suite (found anew each time, so a new test file is in at once) and bundles it with
-// esbuild into <bundle>, which Stryker runs once per mutant (stryker.config.mjs): one Node start per
-// mutant, not one per test file, and plain Node rather than tsx.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+// `node scripts/mutation-suites.mjs <folder> <out-dir> [targets]` bundles each test file of the suite
+// (found anew each time, so a new test file is in at once) with esbuild into <out-dir>, one
+// `.test.mjs` per test file with shared chunks, run by plain Node rather than tsx. Stryker's tap
+// runner counts each file as one test and records which mutants each one reaches
+// (stryker.config.mjs: coverageAnalysis perTest), so a mutant runs only the files that reach it.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { build } from 'esbuild'
 
-/** Each folder's tests; `skip` holds files left out, each for the reason beside it. */
+/**
+ * Each folder's tests; `skip` holds test files left out, `unmutated` source files not mutated, each
+ * for the reason beside it.
+ */
 export const SUITES = {
   'src/protocol': {
     tests: ['test/protocol'],
@@ -29,7 +33,12 @@ export const SUITES = {
   'src/http': { tests: ['test/http'] },
   // The PostgreSQL and Redis files skip themselves here: mutation runs on SQLite and memory.
   'src/storage': { tests: ['test/storage'] },
-  'src/observability': { tests: ['test/observability'] },
+  'src/observability': {
+    tests: ['test/observability'],
+    // Runs only in the primary and the workers of `serve --workers`, separate processes whose
+    // coverage Stryker cannot see; test/server/workers.test.ts scrapes the sum through them.
+    unmutated: ['src/observability/cluster-metrics.ts'],
+  },
 }
 
 /** The folders, in the order `npm run mutate` runs them. */
@@ -52,24 +61,43 @@ export function suiteFiles(folder) {
 }
 
 /**
- * The test files that import one of the mutated files themselves come first: a mutant stops the run
- * at its first failing test (forceBail), so the tests most about it decide soonest.
+ * The test files that import one of the mutated files themselves come first: a mutant stops at its
+ * first failing file (forceBail), so the tests most about it decide soonest. The tap runner runs
+ * files in the order it finds them, so the order is in the names: `0-` first, `1-` after.
  */
 function aboutFirst(files, targets) {
   const names = targets.filter((t) => t.endsWith('.ts')).map((t) => `/${t.split('/').pop()}'`)
-  if (names.length === 0) return files
   const isAbout = (file) => names.some((name) => readFileSync(file, 'utf8').includes(name))
-  return [...files.filter(isAbout), ...files.filter((file) => !isAbout(file))]
+  return files.map((file) => ({ file, rank: isAbout(file) ? 0 : 1 }))
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  const [folder, bundle, targets = ''] = process.argv.slice(2)
-  const from = dirname(resolve(bundle))
-  const entry = join(from, 'entry.ts')
-  const importOf = (file) => `import '${relative(from, resolve(file)).replaceAll('\\', '/').replace(/^(?!\.)/, './')}'`
-  mkdirSync(from, { recursive: true })
-  // Cheaper password hashing first, before any test makes a user (see the file).
-  const lines = ['test/helpers/cheap-password-hashing.ts', ...aboutFirst(suiteFiles(folder), targets.split(',').filter(Boolean))].map(importOf)
-  writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${lines.join('\n')}\n`)
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20', logLevel: 'warning', outfile: bundle })
+  const [folder, outDir, targets = ''] = process.argv.slice(2)
+  const out = resolve(outDir)
+  const entries = join(out, 'entries')
+  rmSync(out, { recursive: true, force: true })
+  mkdirSync(entries, { recursive: true })
+  const importOf = (from, file) => `import '${relative(from, resolve(file)).replaceAll('\\', '/').replace(/^(?!\.)/, './')}'`
+  const entryPoints = aboutFirst(suiteFiles(folder), targets.split(',').filter(Boolean)).map(({ file, rank }) => {
+    // test/admin/auth.test.ts → <out>/admin/0-auth.test.mjs: as deep as the test file, so that its
+    // `new URL('../..', import.meta.url)` is still the repository.
+    const name = relative('test', file).replace(/[^/]+\.test\.ts$/, (base) => `${rank}-${base}`).replace(/\.ts$/, '')
+    const entry = join(entries, `${name.replaceAll('/', '--')}.ts`)
+    // Cheaper password hashing first, before any test makes a user (see the file).
+    writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${importOf(entries, 'test/helpers/cheap-password-hashing.ts')}\n${importOf(entries, file)}\n`)
+    return { in: entry, out: name }
+  })
+  await build({
+    entryPoints,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    target: 'node20',
+    logLevel: 'warning',
+    outdir: out,
+  })
 }

@@ -50,7 +50,7 @@ class SeriesTable<S> {
     const key = values.join('\u0000')
     let entry = this.byKey.get(key)
     if (!entry) {
-      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, values[i] ?? '']))
+      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!]))
       entry = { labels, series: this.make(labels) }
       this.byKey.set(key, entry)
     }

@@ -88,4 +88,30 @@ describe('metric series', () => {
     assert.equal(got.get(seriesKey('h_seconds_bucket', { le: '0.01', route: '/a' })), 0)
     assert.ok(Math.abs(got.get(seriesKey('h_seconds_sum', { route: '/a' }))! - 0.15) < 1e-9)
   })
+
+  test('label values that run together differently stay apart: ("ab", "c") is not ("a", "bc")', async () => {
+    const ours = new Registry()
+    const theirs = new Registry()
+    const histogram = new SeriesHistogram(ours, 'h_seconds', 'help', ['route', 'method'], BOUNDS)
+    const oracle = new Histogram({ name: 'h_seconds', help: 'help', labelNames: ['route', 'method'], buckets: BOUNDS, registers: [theirs] })
+    for (const [route, method] of [['ab', 'c'], ['a', 'bc']] as const) {
+      histogram.series([route, method]).observe(0.05)
+      oracle.observe({ route, method }, 0.05)
+    }
+    const got = await samples(ours)
+    assert.equal(got.get(seriesKey('h_seconds_count', { route: 'ab', method: 'c' })), 1)
+    assert.equal(got.get(seriesKey('h_seconds_count', { route: 'a', method: 'bc' })), 1)
+    assert.deepEqual(got, await samples(theirs))
+  })
+
+  test("a registry's resetMetrics() empties the series, as it does prom-client's own", async () => {
+    const ours = new Registry()
+    const theirs = new Registry()
+    new SeriesHistogram(ours, 'h_seconds', 'help', ['route'], BOUNDS).series(['/a']).observe(0.05)
+    new Histogram({ name: 'h_seconds', help: 'help', labelNames: ['route'], buckets: BOUNDS, registers: [theirs] }).observe({ route: '/a' }, 0.05)
+    ours.resetMetrics()
+    theirs.resetMetrics()
+    assert.deepEqual(await samples(ours), await samples(theirs))
+    assert.equal((await samples(ours)).get(seriesKey('h_seconds_count', { route: '/a' })), undefined)
+  })
 })

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -14,21 +12,13 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSch
 import { makeApp } from '../helpers/fixtures.ts'
 import { TEST_MASTER_KEY } from '../helpers/keys.ts'
 import { signRequest, send } from '../helpers/oauth1-client.ts'
+import { attribute, startReceiver } from '../helpers/otlp-receiver.ts'
 
 /**
  * Traces as an operator's collector receives them: the real server (startServer, as `serve` runs
  * it) exports over OTLP/HTTP (JSON) to a small receiver in this test. The tests run in order: the
  * first one, without an endpoint, must run before any tracer is registered in this process.
  */
-
-interface OtlpSpan {
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  name: string
-  kind: number
-  attributes?: Array<{ key: string; value: Record<string, unknown> }>
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-tracing-'))
 const cleanups: Array<() => Promise<void>> = []
@@ -49,37 +39,6 @@ async function startOnThisPass(settings: Partial<Record<SettingName, unknown>>):
     flags.database = join(dir, `${Math.random().toString(36).slice(2)}.sqlite`)
   }
   return startServer(loadConfig({ env: {}, flags }))
-}
-
-/** An OTLP/HTTP receiver: keeps every span posted to /v1/traces, and the service name of each batch. */
-async function startReceiver(): Promise<{ server: Server; url: string; spans: OtlpSpan[]; serviceNames: string[] }> {
-  const spans: OtlpSpan[] = []
-  const serviceNames: string[] = []
-  const server = createServer((request, response) => {
-    let body = ''
-    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-    request.on('end', () => {
-      assert.equal(request.url, '/v1/traces')
-      const payload = JSON.parse(body) as {
-        resourceSpans: Array<{ resource: { attributes: OtlpSpan['attributes'] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }>
-      }
-      for (const resourceSpans of payload.resourceSpans) {
-        serviceNames.push(String(resourceSpans.resource.attributes?.find((a) => a.key === 'service.name')?.value.stringValue))
-        for (const scope of resourceSpans.scopeSpans) spans.push(...scope.spans)
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  return { server, url: `http://127.0.0.1:${port}`, spans, serviceNames }
-}
-
-const attribute = (span: OtlpSpan, key: string) => {
-  const value = span.attributes?.find((a) => a.key === key)?.value
-  return value && (value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined))
 }
 
 describe('OpenTelemetry traces', () => {
