@@ -2,9 +2,13 @@
 // `npm run mutate -- src/http` one folder, `npm run mutate -- src/http/bounds.ts` one file (with its
 // folder's tests); `npm run mutate -- --changed` the files of those folders changed since main
 // (committed since the branch left origin/main, or not committed yet), one Stryker run per folder.
-// Extra Stryker flags pass through (`npm run mutate -- src/domain --force` ignores the incremental file).
+// A folder is mutated one file at a time, each with its own incremental file and report, so that a
+// run cut short keeps what it finished (a rerun tests only what changed) and each file's survivors
+// can be read at once; scripts/mutation-score.mjs adds the files up into the folder's score.
+// Extra Stryker flags pass through (`npm run mutate -- src/domain --force` ignores the incremental files).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { FOLDERS } from './mutation-suites.mjs'
+import { mutatedFiles } from './mutation-score.mjs'
 
 const args = process.argv.slice(2)
 // A word after a flag is that flag's value (`--concurrency 1`) unless it is a path under src/ (`--force src/domain`).
@@ -21,7 +25,11 @@ if (unknown.length > 0) {
 
 /** Each run: the targets of one folder (LATCHKEY_MUTATE) and the name of its reports. */
 function runs() {
-  if (!changed) return (asked.length > 0 ? asked : FOLDERS).map((target) => ({ targets: [target] }))
+  if (!changed) {
+    return (asked.length > 0 ? asked : FOLDERS).flatMap((target) =>
+      FOLDERS.includes(target) ? mutatedFiles(target).map((file) => ({ targets: [file] })) : [{ targets: [target] }],
+    )
+  }
   const files = changedFiles().filter((file) => file.endsWith('.ts') && folderOf(file))
   const byFolder = new Map()
   for (const file of files) byFolder.set(folderOf(file), [...(byFolder.get(folderOf(file)) ?? []), file])
@@ -48,5 +56,8 @@ for (const { targets, name } of planned) {
   const env = { LATCHKEY_PROPERTY_RUNS_SCALE: '0.05', ...process.env, LATCHKEY_MUTATE: targets.join(','), ...(name ? { LATCHKEY_MUTATE_NAME: name } : {}) }
   const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...flags], { stdio: 'inherit', env })
   if (run.status !== 0) failed = true
+}
+for (const folder of FOLDERS.filter((f) => !changed && (asked.length === 0 || asked.includes(f)))) {
+  spawnSync('node', ['scripts/mutation-score.mjs', folder], { stdio: 'inherit' })
 }
 process.exit(failed ? 1 : 0)
