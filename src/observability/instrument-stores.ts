@@ -16,7 +16,7 @@ export interface StoreBackends {
 }
 
 /** The database's stores, as the outer stores and a unit of work's stores both have them. */
-const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'admin'] as const
+const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'admin', 'oauth2'] as const
 
 /**
  * The same storage, every store call (and every limiter call) going through `instrument`. The

@@ -8,6 +8,7 @@ import { createCredentialLookup } from './sql/lookups.ts'
 import { createAdminStore } from './sql/admin-store.ts'
 import { createBrowserSessionStore } from './sql/session-store.ts'
 import { createSignatureFailureStore } from './sql/signature-failure-store.ts'
+import { createOAuth2Store } from './sql/oauth2-store.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -135,6 +136,7 @@ export function createSqlStorage(
     apps: createAppStore(conn, sealer, { isInUnit: true }),
     audit: createAuditStore(conn),
     admin: createAdminStore(conn, sealer, { isInUnit: true }),
+    oauth2: createOAuth2Store(conn, sealer, { isInUnit: true }),
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
@@ -149,6 +151,7 @@ export function createSqlStorage(
     admin: outer(createAdminStore(db, sealer), 'stores.admin'),
     sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
     signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
+    oauth2: outer(createOAuth2Store(db, sealer), 'stores.oauth2'),
     async transaction(work) {
       try {
         return await units.run(work)

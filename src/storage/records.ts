@@ -102,6 +102,53 @@ export interface BearerTokenRecord {
   revokedAtMs: number | null
 }
 
+/** OAuth 2.0 client types (RFC 6749 §2.1): confidential clients hold a secret, public ones cannot. */
+export const CLIENT_TYPES = ['confidential', 'public'] as const
+export type ClientType = (typeof CLIENT_TYPES)[number]
+
+/** An app's OAuth 2.0 client: its own id, distinct from the consumer key. */
+export interface OAuth2ClientRecord {
+  appId: string
+  clientId: string
+  type: ClientType
+  /** Only a confidential client has one. */
+  clientSecret: string | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+/** An authorization code as issued at the consent page (the code itself is kept only as a keyed hash). */
+export interface AuthorizationCodeRecord {
+  appId: string
+  userId: string
+  redirectUri: string
+  codeChallenge: string
+  challengeMethod: 'S256' | 'plain'
+  scopes: string[]
+  createdAtMs: number
+  expiresAtMs: number
+}
+
+/** What a person allowed an app through OAuth 2.0: the tokens of one code and of its refreshes. */
+export interface OAuth2GrantRecord {
+  id: string
+  appId: string
+  userId: string
+  scopes: string[]
+  createdAtMs: number
+  revokedAtMs: number | null
+}
+
+/** An OAuth 2.0 user access or refresh token (the token itself is kept only as a keyed hash). */
+export interface OAuth2TokenRecord {
+  kind: 'access' | 'refresh'
+  grantId: string
+  createdAtMs: number
+  expiresAtMs: number
+  /** A refresh token already used, or an access token a refresh replaced. */
+  spentAtMs: number | null
+}
+
 /** Every kind of event the audit trail records (docs/audit.md says where each is written). */
 export const AUDIT_EVENTS = [
   'request_token.issued',

@@ -3,8 +3,12 @@ import type {
   AccessTokenRecord,
   AppRecord,
   AuditEventRecord,
+  AuthorizationCodeRecord,
   BearerTokenRecord,
   BrowserSessionRecord,
+  OAuth2ClientRecord,
+  OAuth2GrantRecord,
+  OAuth2TokenRecord,
   RequestTokenRecord,
   SignatureFailure,
   UserRecord,
@@ -67,7 +71,7 @@ export interface AppStore {
    * issued under the old one. Undefined when there is no such app.
    */
   rotateKeys(id: string, keys: { consumerKey: string; consumerSecret: string }, nowMs: number): Promise<AppRecord | undefined>
-  /** Deletes the app and every token issued to it; false when there was none. */
+  /** Deletes the app, every token issued to it and its OAuth 2.0 client, codes and grants; false when there was none. */
   delete(id: string): Promise<boolean>
 }
 
@@ -121,6 +125,52 @@ export interface BearerTokenStore {
   /** As AccessTokenStore.issueOrReuse, with one live token per app. */
   issueOrReuse(candidate: BearerTokenRecord): Promise<BearerTokenRecord>
   revoke(token: string, nowMs: number): Promise<boolean>
+}
+
+/** A token to store: the value handed out (kept only as its keyed hash) and its record. */
+export interface NewOAuth2Token {
+  token: string
+  record: OAuth2TokenRecord
+}
+
+export type CodeRedemption =
+  | { outcome: 'redeemed'; record: AuthorizationCodeRecord }
+  /** Redeemed before: `grantId` is what that redemption made (null while it is being made). */
+  | { outcome: 'reused'; grantId: string | null }
+  | { outcome: 'unknown' }
+
+/**
+ * OAuth 2.0 user context: each app's client, authorization codes, grants and their tokens. Codes
+ * and tokens are kept only as keyed hashes; single use is a conditional update, so that of two
+ * instances redeeming one code or refresh token at once exactly one succeeds.
+ */
+export interface OAuth2Store {
+  findClientByAppId(appId: string): Promise<OAuth2ClientRecord | undefined>
+  findClientByClientId(clientId: string): Promise<OAuth2ClientRecord | undefined>
+  /** Creates or replaces the app's client. */
+  saveClient(client: OAuth2ClientRecord): Promise<void>
+  /** Removes the app's client; false when it had none. */
+  deleteClient(appId: string): Promise<boolean>
+  createCode(code: string, record: AuthorizationCodeRecord): Promise<void>
+  /** Marks the code redeemed, once: its record the first time, `reused` after (expired or not: the caller decides). */
+  redeemCode(code: string, nowMs: number): Promise<CodeRedemption>
+  /** Stores the grant and its first tokens, and names it as what `code` made. */
+  createGrant(grant: OAuth2GrantRecord, tokens: NewOAuth2Token[], code: string): Promise<void>
+  /** The token with its grant, spent, expired or revoked as it is (the caller decides); undefined when unknown. */
+  findToken(token: string): Promise<{ token: OAuth2TokenRecord; grant: OAuth2GrantRecord } | undefined>
+  /**
+   * Spends the refresh token and stores its successors, ending the grant's other live access
+   * tokens, all at once; false (and nothing written) when it was already spent.
+   */
+  rotate(refreshToken: string, successors: NewOAuth2Token[], nowMs: number): Promise<boolean>
+  /** Ends the grant and so every token of it; false when it was unknown or already ended. */
+  revokeGrant(grantId: string, nowMs: number): Promise<boolean>
+  /** Ends every live grant of an app, of a person, or of a person for one app; how many. */
+  revokeGrants(filter: { appId?: string; userId?: string }, nowMs: number): Promise<number>
+  /** A person's live grants, newest first. */
+  listGrants(userId: string): Promise<OAuth2GrantRecord[]>
+  /** Deletes codes that expired before nowMs; how many. */
+  deleteExpiredCodes(nowMs: number): Promise<number>
 }
 
 /**
@@ -283,7 +333,7 @@ export interface LimiterFactory {
  * credential or its audit row, bound to its transaction. `admin` is there for the admin API's writes
  * (admin tokens, user updates, revocations, key rotation), each kept in one unit with its audit row.
  */
-export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'admin'>
+export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'admin' | 'oauth2'>
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
 export interface DependencyStates {
@@ -308,6 +358,8 @@ export interface Stores {
   admin: AdminStore
   /** Each app's recent signature failures, for the developer console. */
   signatureFailures: SignatureFailureStore
+  /** OAuth 2.0 user context: clients, codes, grants, tokens. */
+  oauth2: OAuth2Store
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the

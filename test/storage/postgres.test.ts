@@ -10,6 +10,7 @@ import { appRecord, userRecord } from './contract.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { transactionContract } from './transaction-contract.ts'
+import { oauth2Contract } from './oauth2-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 
@@ -35,6 +36,7 @@ if (SHARED_BACKENDS_SKIP) {
   }
   storeContract('PostgreSQL', openFresh)
   transactionContract('PostgreSQL', openFresh)
+  oauth2Contract('PostgreSQL', openFresh)
 
   describe('PostgreSQL specifics', () => {
     const schemas: TestSchema[] = []

@@ -6,6 +6,7 @@ import { storeContract, type OpenFreshStores } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 import { transactionContract } from './transaction-contract.ts'
+import { oauth2Contract } from './oauth2-contract.ts'
 
 /** Every test gets its own database file in its own temp folder. */
 const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
@@ -25,3 +26,4 @@ const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => 
 
 storeContract('SQLite', openFresh)
 transactionContract('SQLite', openFresh)
+oauth2Contract('SQLite', openFresh)

@@ -288,6 +288,56 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('signature_failures').addColumn('parameters', 'text').execute()
     },
   },
+  // OAuth 2.0 user context: each app's client, authorization codes, grants and their tokens.
+  '013-oauth2-user-context': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('oauth2_clients')
+        .addColumn('app_id', 'text', (c) => c.primaryKey().references('apps.id'))
+        .addColumn('client_id', 'text', (c) => c.notNull().unique())
+        .addColumn('client_type', 'text', (c) => c.notNull())
+        .addColumn('client_secret', 'text')
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('oauth2_grants')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at_ms', 'bigint')
+        .execute()
+      await db.schema.createIndex('oauth2_grants_user').on('oauth2_grants').columns(['user_id', 'app_id']).execute()
+      await db.schema.createIndex('oauth2_grants_app').on('oauth2_grants').column('app_id').execute()
+      await db.schema
+        .createTable('oauth2_codes')
+        .addColumn('code_hash', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('code_challenge', 'text', (c) => c.notNull())
+        .addColumn('challenge_method', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('redeemed_at_ms', 'bigint')
+        .addColumn('grant_id', 'text')
+        .execute()
+      await db.schema.createIndex('oauth2_codes_expiry').on('oauth2_codes').column('expires_at_ms').execute()
+      await db.schema
+        .createTable('oauth2_tokens')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('spent_at_ms', 'bigint')
+        .execute()
+      await db.schema.createIndex('oauth2_tokens_grant').on('oauth2_tokens').column('grant_id').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -132,6 +132,11 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
         for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens', 'signature_failures'] as const) {
           await tx.deleteFrom(table).where('app_id', '=', id).execute()
         }
+        const grants = tx.selectFrom('oauth2_grants').select('id').where('app_id', '=', id)
+        await tx.deleteFrom('oauth2_tokens').where('grant_id', 'in', grants).execute()
+        for (const table of ['oauth2_grants', 'oauth2_codes', 'oauth2_clients'] as const) {
+          await tx.deleteFrom(table).where('app_id', '=', id).execute()
+        }
         const result = await tx.deleteFrom('apps').where('id', '=', id).executeTakeFirst()
         return Number(result.numDeletedRows) > 0
       })

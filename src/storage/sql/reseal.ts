@@ -13,6 +13,8 @@ const SEALED_COLUMNS = [
   { table: 'bearer_tokens', key: 'token', column: 'token', hash: 'token_hash' },
   { table: 'previous_consumer_keys', key: 'app_id', column: 'consumer_key', hash: 'consumer_key_hash' },
   { table: 'previous_consumer_keys', key: 'app_id', column: 'consumer_secret', hash: undefined },
+  // Null for a public client: neither sealed nor counted.
+  { table: 'oauth2_clients', key: 'app_id', column: 'client_secret', hash: undefined },
 ] as const
 
 export interface ResealProgress {

@@ -150,6 +150,56 @@ export interface BrowserSessionsTable {
   reveal_until_ms: number | null
 }
 
+/** An app's OAuth 2.0 client (src/domain/oauth2-user/clients.ts): one per app, when turned on. */
+export interface OAuth2ClientsTable {
+  app_id: string
+  client_id: string
+  client_type: string
+  /** Sealed; null for a public client. */
+  client_secret: string | null
+  created_at_ms: number
+  updated_at_ms: number
+}
+
+/** Authorization codes, kept only as their keyed hash. */
+export interface OAuth2CodesTable {
+  code_hash: string
+  app_id: string
+  user_id: string
+  redirect_uri: string
+  code_challenge: string
+  challenge_method: string
+  /** Space-separated. */
+  scopes: string
+  created_at_ms: number
+  expires_at_ms: number
+  redeemed_at_ms: number | null
+  /** The grant its redemption made, so that a second use can end it. */
+  grant_id: string | null
+}
+
+/** What a person allowed an app (OAuth 2.0): the tokens of one authorization code and its refreshes. */
+export interface OAuth2GrantsTable {
+  id: string
+  app_id: string
+  user_id: string
+  scopes: string
+  created_at_ms: number
+  revoked_at_ms: number | null
+}
+
+/** Access and refresh tokens, kept only as their keyed hash. */
+export interface OAuth2TokensTable {
+  token_hash: string
+  /** access | refresh */
+  kind: string
+  grant_id: string
+  created_at_ms: number
+  expires_at_ms: number
+  /** A refresh token used once, or an access token its refresh replaced. */
+  spent_at_ms: number | null
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -161,4 +211,8 @@ export interface Database {
   signature_failures: SignatureFailuresTable
   previous_consumer_keys: PreviousConsumerKeysTable
   browser_sessions: BrowserSessionsTable
+  oauth2_clients: OAuth2ClientsTable
+  oauth2_codes: OAuth2CodesTable
+  oauth2_grants: OAuth2GrantsTable
+  oauth2_tokens: OAuth2TokensTable
 }
