@@ -16,10 +16,15 @@ export type OAuth1VerificationResult =
 
 export type BearerVerificationResult = 'ok' | 'invalid_token' | 'malformed'
 
-export type IssuedTokenKind = 'request_token' | 'access_token' | 'bearer_token' | 'admin_token'
+/** `user_access_token` and `refresh_token` are OAuth 2.0 user context's (a refresh makes one of each). */
+export type IssuedTokenKind = 'request_token' | 'access_token' | 'bearer_token' | 'admin_token' | 'authorization_code' | 'user_access_token' | 'refresh_token'
 
-/** Why a token stopped working: its holder asked (invalidate_token), or an administrator revoked it. */
-export type InvalidationReason = 'invalidate_token' | 'admin'
+/**
+ * Why a token stopped working: its holder asked (invalidate_token, or revoke for OAuth 2.0 user
+ * context), an administrator revoked it, or a spent refresh token or code was presented again and
+ * its whole grant ended (refresh_reuse, RFC 9700 §4.14).
+ */
+export type InvalidationReason = 'invalidate_token' | 'admin' | 'revoke' | 'refresh_reuse'
 
 /** Whose budget ran out: the app's, a person's within an app, a client address's, or the sign-in throttle. */
 export type LimitedSubject = 'app' | 'user' | 'address' | 'sign_in'

@@ -8,6 +8,10 @@ export interface ErrorDef {
   readonly message: string
   /** Twitter's extra field on the oauth2/* endpoints. */
   readonly label?: string
+  /** OAuth 2.0 user context (`/2/oauth2/*`): the RFC 6749 §5.2 error code its `{"error"}` body carries. */
+  readonly oauth2?: string
+  /** API v2 (`/2/users/me`): the problem document's title and type (X's `{"title","type","status","detail"}`). */
+  readonly problem?: { readonly title: string; readonly type: string }
 }
 
 export const E = {
@@ -91,6 +95,34 @@ export const E = {
     status: 429,
     code: 1108,
     message: 'Too many attempts to sign in. Please wait a few minutes and try again.',
+  },
+  // OAuth 2.0 user context (1200 and up): `/2/oauth2/*` answer `{"error","error_description"}`
+  // with the RFC 6749 §5.2 code and this message (X's wording where known, twitter-behaviour §9).
+  oauth2InvalidRequest: { status: 400, code: 1200, message: 'Value passed for the authorization code was invalid.', oauth2: 'invalid_request' },
+  oauth2MissingClientAuthentication: { status: 401, code: 1201, message: 'Missing valid authorization header', oauth2: 'unauthorized_client' },
+  oauth2InvalidClient: { status: 401, code: 1202, message: 'Client authentication failed.', oauth2: 'invalid_client' },
+  oauth2UnsupportedGrantType: { status: 400, code: 1203, message: 'The grant type is not supported.', oauth2: 'unsupported_grant_type' },
+  oauth2InvalidScope: { status: 400, code: 1204, message: 'The requested scope is invalid.', oauth2: 'invalid_scope' },
+  oauth2InvalidToken: { status: 400, code: 1205, message: 'Value passed for the token was invalid.', oauth2: 'invalid_request' },
+  // Shown to people on the authorize page when the app cannot be sent the answer.
+  oauth2UnknownClient: {
+    status: 400,
+    code: 1206,
+    message: 'This link is not valid: the app that sent you here is not known. Go back to the app and start again.',
+  },
+  oauth2RedirectNotRegistered: {
+    status: 400,
+    code: 1207,
+    message: 'This link is not valid: the app asked to send you to an address it has not registered. Go back to the app and start again.',
+  },
+  // API v2 problems (X's bodies).
+  v2Unauthorized: { status: 401, code: 1210, message: 'Unauthorized', problem: { title: 'Unauthorized', type: 'about:blank' } },
+  v2UnsupportedAuthentication: {
+    status: 403,
+    code: 1211,
+    message:
+      'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
+    problem: { title: 'Unsupported Authentication', type: 'https://api.twitter.com/2/problems/unsupported-authentication' },
   },
 } as const satisfies Record<string, ErrorDef>
 

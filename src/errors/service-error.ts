@@ -16,6 +16,10 @@ export class ServiceError extends Error {
   readonly status: number
   readonly code: number
   readonly label: string | undefined
+  /** The RFC 6749 §5.2 error code, for the OAuth 2.0 user-context endpoints (catalogue `oauth2`). */
+  readonly oauth2: string | undefined
+  /** The API v2 problem's title and type (catalogue `problem`). */
+  readonly problem: { readonly title: string; readonly type: string } | undefined
   readonly detail: string | undefined
   /** The input field the error is about (a domain name such as `screenName`), when it is about one. */
   readonly field: string | undefined
@@ -37,6 +41,8 @@ export class ServiceError extends Error {
     this.status = def.status
     this.code = def.code
     this.label = def.label
+    this.oauth2 = def.oauth2
+    this.problem = def.problem
     this.detail = options.detail
     this.field = options.field
     this.publicMessage = def.status < 500 ? this.message : def.message

@@ -6,6 +6,11 @@ import { percentDecode } from '../protocol/oauth1/percent-encode.ts'
 const SECRET_EVERYWHERE = ['client_id', 'client_secret']
 /** The token to introspect travels in the body (RFC 7662 §2.1). */
 const SECRET_ON_PATH: Record<string, readonly string[]> = { '/oauth2/introspect': ['token'] }
+/**
+ * OAuth 2.0 user context's authorization request carries its client id in the query (RFC 6749
+ * §4.1.1): there it is an identifier, not the consumer key of the app-only flow, and no secret.
+ */
+const PUBLIC_ON_PATH: Record<string, readonly string[]> = { '/i/oauth2/authorize': ['client_id'] }
 
 /**
  * Refuses, with 403 code 99, a request whose query holds a client credential (or the token of an
@@ -16,7 +21,8 @@ const SECRET_ON_PATH: Record<string, readonly string[]> = { '/oauth2/introspect'
 export function refuseCredentialsInUrl(path: string, rawUrl: string): void {
   const queryStart = rawUrl.indexOf('?')
   if (queryStart === -1) return
-  const forbidden = [...SECRET_EVERYWHERE, ...(SECRET_ON_PATH[path] ?? [])]
+  const allowed = PUBLIC_ON_PATH[path] ?? []
+  const forbidden = [...SECRET_EVERYWHERE, ...(SECRET_ON_PATH[path] ?? [])].filter((name) => !allowed.includes(name))
   for (const piece of rawUrl.slice(queryStart + 1).split('&')) {
     const name = parameterName(piece)
     if (name !== undefined && forbidden.includes(name)) {

@@ -31,6 +31,21 @@ export function toServiceError(error: unknown): ServiceError {
   return new ServiceError(E.internalError, { cause: error })
 }
 
+/**
+ * What the client may see of anything thrown, logged as the logs see it (a 5xx with its cause, a
+ * refusal with its detail), with the limit's headers when the call was charged before it was refused.
+ */
+export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply): ServiceError {
+  const serviceError = toServiceError(error)
+  if (serviceError.status >= 500) {
+    request.log.error({ err: error, reqId: request.id }, 'request failed')
+  } else if (serviceError.detail) {
+    request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
+  }
+  setLimitHeaders(reply, serviceError.rateLimit)
+  return serviceError
+}
+
 /** Sends the error as JSON, with the headers every error answer carries. */
 export function sendJsonError(reply: FastifyReply, error: ServiceError): FastifyReply {
   reply.header('cache-control', 'no-store')
@@ -43,17 +58,7 @@ export function sendJsonError(reply: FastifyReply, error: ServiceError): Fastify
  * header for a known path asked with the wrong method.
  */
 export function installJsonErrors(app: FastifyInstance, knownMethods: (path: string) => string[] | undefined): void {
-  app.setErrorHandler((error, request, reply) => {
-    const serviceError = toServiceError(error)
-    if (serviceError.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed')
-    } else if (serviceError.detail) {
-      request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
-    }
-    // A call refused after it was charged (by its limit or a later check) shows that limit's state.
-    setLimitHeaders(reply, serviceError.rateLimit)
-    return sendJsonError(reply, serviceError)
-  })
+  app.setErrorHandler((error, request, reply) => sendJsonError(reply, serviceErrorOf(error, request, reply)))
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
     const methods = knownMethods(path)

@@ -6,6 +6,7 @@ import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
 import { addressKey, createPageContext, spend } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
+import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
 import { sudoRoutes } from './console/sudo.ts'
 import { accountSettingsRoutes } from './settings/account-routes.ts'
@@ -22,6 +23,7 @@ export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle 
     await app.register(fastifyCookie, { secret: deps.http.cookieSecret })
     installPageErrors(app)
     await app.register(consentRoutes(deps.domain, throttle))
+    await app.register(oauth2ConsentRoutes(deps.domain, throttle))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))

@@ -173,6 +173,11 @@ export const AUDIT_EVENTS = [
   'authorization.revoked',
   'sessions.ended',
   'audit.pruned',
+  'oauth2_client.updated',
+  'oauth2_code.issued',
+  'oauth2_token.issued',
+  'oauth2_token.refreshed',
+  'oauth2_grant.revoked',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

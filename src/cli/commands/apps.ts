@@ -9,6 +9,9 @@ import {
   type AppSettings,
 } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
+import { setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import type { DomainDeps } from '../../domain/deps.ts'
+import type { AppRecord } from '../../storage/records.ts'
 import { withDomain } from '../context.ts'
 import { appView, lines, print } from '../output.ts'
 
@@ -23,7 +26,26 @@ interface AppOptions {
   signatureMethods?: string
   suspended?: boolean
   resourceServer?: boolean
+  oauth2?: OAuth2Setting
   json?: boolean
+}
+
+const OAUTH2_SETTINGS: readonly string[] = ['confidential', 'public', 'off']
+
+function parseOAuth2(text: string): OAuth2Setting {
+  if (!OAUTH2_SETTINGS.includes(text)) throw new InvalidArgumentError('give confidential, public or off')
+  return text as OAuth2Setting
+}
+
+/** The app's OAuth 2.0 client as set by --oauth2 (when given): its type, client id and, made now, its secret. */
+async function withOAuth2(deps: DomainDeps, app: AppRecord, setting: OAuth2Setting | undefined) {
+  if (setting === undefined) return {}
+  const change: ClientChange = await setOAuth2Client(deps, { appId: app.id, setting })
+  return {
+    oauth2: change.client?.type ?? 'off',
+    ...(change.client ? { client_id: change.client.clientId } : {}),
+    ...(change.newSecret ? { client_secret: change.newSecret } : {}),
+  }
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
@@ -45,6 +67,7 @@ function withAppOptions(command: Command, isUpdate: boolean): Command {
     .option('--sign-in', 'enable "sign in with" (authenticate redirects a returning person at once)')
     .option('--signature-methods <list>', 'comma-separated: HMAC-SHA1, HMAC-SHA256, PLAINTEXT')
     .option('--resource-server', 'the app may call POST /oauth2/introspect')
+    .option('--oauth2 <type>', 'OAuth 2.0 user context: confidential (gets a client secret, shown once), public (none) or off', parseOAuth2)
     .option('--json', 'print JSON')
   if (isUpdate) {
     command
@@ -80,10 +103,11 @@ export function appCommand(): Command {
     .requiredOption('--owner <screen_name>', 'the user who owns the app')
     .option('--beyond-app-limit', `register it though the owner already has ${MAX_APPS_PER_OWNER} apps, the most a developer may own`)
     .action(async (options: AppOptions & { owner: string; name: string; beyondAppLimit?: boolean }, command: Command) => {
-      const created = await withDomain(command, (deps) =>
-        createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }, { beyondAppLimit: options.beyondAppLimit === true }),
-      )
-      const view = appView(created, { withSecret: true })
+      const { created, oauth2 } = await withDomain(command, async (deps) => {
+        const made = await createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }, { beyondAppLimit: options.beyondAppLimit === true })
+        return { created: made, oauth2: await withOAuth2(deps, made, options.oauth2) }
+      })
+      const view = { ...appView(created, { withSecret: true }), ...oauth2 }
       print(!!options.json, view, () => lines(view))
     })
 
@@ -110,8 +134,11 @@ export function appCommand(): Command {
 
   withAppOptions(app.command('update <app>').description("change an app's settings"), true).action(
     async (ref: string, options: AppOptions, command: Command) => {
-      const updated = await withDomain(command, (deps) => updateApp(deps, ref, settingsFrom(options)))
-      const view = appView(updated, { withSecret: false })
+      const { updated, oauth2 } = await withDomain(command, async (deps) => {
+        const changed = await updateApp(deps, ref, settingsFrom(options))
+        return { updated: changed, oauth2: await withOAuth2(deps, changed, options.oauth2) }
+      })
+      const view = { ...appView(updated, { withSecret: false }), ...oauth2 }
       print(!!options.json, view, () => lines(view))
     },
   )

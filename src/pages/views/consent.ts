@@ -27,7 +27,8 @@ function isWebUrl(value: string): boolean {
   }
 }
 
-function aboutApp({ app, owner }: Consent): SafeHtml {
+/** Who is asking: the app, its developer, its description and website. */
+export function aboutApp({ app, owner }: Pick<Consent, 'app' | 'owner'>): SafeHtml {
   const by = owner ? html`${owner.name} (@${owner.screenName})` : html`an unknown developer`
   return html`<section aria-labelledby="about-app">
 <h2 id="about-app">About this app</h2>
@@ -45,7 +46,7 @@ function permissions(consent: Consent): SafeHtml {
 <ul>${cannot.map((line) => html`<li>${line}</li>`)}</ul>`
 }
 
-function signInFields(prefill: string): SafeHtml {
+export function signInFields(prefill: string): SafeHtml {
   return html`<h2>Sign in to authorize</h2>
 <label for="username">Username</label>
 <input id="username" name="username" type="text" value="${prefill}" autocomplete="username" autocapitalize="none" spellcheck="false" required>

@@ -3,24 +3,16 @@
 // step done over plain HTTP (test/helpers/browser-less.ts). The Python side is
 // requests_oauthlib_flow.py next to this file; this test plays the person and checks what it reports.
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createInterface } from 'node:readline'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
 import { consentInBrowser, type ConsentOutcome } from '../../helpers/browser-less.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { pythonSkip, runPythonFlow } from './python-flow.ts'
 
-/** Debian's interpreter, not whatever python3 is first on PATH: the Debian package installs there. */
-const PYTHON = '/usr/bin/python3'
 const SCRIPT = fileURLToPath(new URL('./requests_oauthlib_flow.py', import.meta.url))
-const isCi = /^(1|true|yes)$/i.test(process.env.CI ?? '')
-
-const probe = spawnSync(PYTHON, ['-c', 'import requests_oauthlib'], { encoding: 'utf8' })
-const unavailable = probe.error || probe.status !== 0 ? `${PYTHON} cannot import requests_oauthlib (apt-get install python3-requests-oauthlib)` : undefined
-/** Outside CI a missing package skips these tests with the reason; under CI=true they run and fail. */
-const skip = !isCi && unavailable ? unavailable : false
+const { unavailable, skip } = pythonSkip()
 
 interface Answer {
   status: number
@@ -41,37 +33,8 @@ interface FlowResult {
   after: Answer
 }
 
-/**
- * Runs the script; when it prints the authorization URL, `person` does the consent step and returns
- * the line to type back (the callback URL or the PIN). Resolves with the script's RESULT.
- */
-function runFlow(args: string[], person: (authorizationUrl: string) => Promise<string>): Promise<FlowResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stderr = ''
-    let result: FlowResult | undefined
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
-    child.on('error', reject)
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('AUTHORIZE ')) {
-        person(line.slice('AUTHORIZE '.length)).then(
-          (typed) => child.stdin.end(`${typed}\n`),
-          (error: unknown) => {
-            child.kill()
-            reject(error)
-          },
-        )
-      } else if (line.startsWith('RESULT ')) {
-        result = JSON.parse(line.slice('RESULT '.length)) as FlowResult
-      }
-    })
-    child.on('close', (code) => {
-      if (!result) return reject(new Error(`the script exited ${code} without a result: ${stderr}`))
-      if (result.error) return reject(new Error(`the script failed: ${result.error}\n${result.traceback ?? ''}`))
-      resolve(result)
-    })
-  })
-}
+/** Runs the script through the whole flow (see runPythonFlow). */
+const runFlow = (args: string[], person: (authorizationUrl: string) => Promise<string>) => runPythonFlow<FlowResult>(SCRIPT, args, person)
 
 describe('Python requests-oauthlib, through the whole OAuth 1.0a flow', () => {
   let server: TestServer

@@ -1,0 +1,36 @@
+import { E } from '../../errors/catalogue.ts'
+import { assertThat } from '../../errors/service-error.ts'
+import { recordAudit } from '../audit.ts'
+import type { DomainDeps } from '../deps.ts'
+import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
+import { param, type RequestInput } from '../request.ts'
+import { authenticateOAuth2Client } from './client-authentication.ts'
+import { tokenRequestParams } from './token-request.ts'
+
+/**
+ * POST /2/oauth2/revoke (RFC 7009): the client ends an access or refresh token of its own. Either
+ * ends the whole grant: the refresh token and every access token it made (§2.1 lets a server end
+ * the grant with either; one live access token per grant makes it the same to the client). A token
+ * that is unknown, another client's or already ended is answered the same (§2.2), and nothing changes.
+ */
+export async function revokeUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ revoked: true }>> {
+  const params = tokenRequestParams(input)
+  const { app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
+  const { limit } = await chargeCall(deps, '/2/oauth2/revoke', { appId: app.id })
+  return afterCharge(limit, async () => {
+    const token = param(params, 'token')
+    assertThat(token, E.oauth2InvalidRequest, { message: 'Missing required parameter [token].' })
+    const found = await deps.stores.oauth2.findToken(token)
+    if (found && found.grant.appId === app.id && (await deps.stores.oauth2.revokeGrant(found.grant.id, deps.clock.nowMs()))) {
+      await recordAudit(deps, {
+        event: 'oauth2_grant.revoked',
+        appId: app.id,
+        userId: found.grant.userId,
+        address: input.clientAddress ?? null,
+        detail: { reason: 'revoke', token_type: found.token.kind },
+      })
+      deps.observe?.tokenInvalidated('user_access_token', 'revoke')
+    }
+    return { revoked: true as const }
+  })
+}

@@ -1,0 +1,136 @@
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { verifierMatches } from '../../protocol/oauth2/pkce.ts'
+import { OFFLINE_ACCESS, parseScopes, scopeString } from '../../protocol/oauth2/scopes.ts'
+import { randomAlphanumeric } from '../../protocol/secrets.ts'
+import type { AppRecord, OAuth2ClientRecord, OAuth2GrantRecord } from '../../storage/records.ts'
+import type { NewOAuth2Token } from '../../storage/types.ts'
+import { changeWithAudit, recordAudit } from '../audit.ts'
+import type { DomainDeps } from '../deps.ts'
+import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
+import { param, type RequestInput } from '../request.ts'
+import { authenticateOAuth2Client } from './client-authentication.ts'
+import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from './lifetimes.ts'
+import { tokenRequestParams } from './token-request.ts'
+
+/** The answer of POST /2/oauth2/token (twitter-behaviour §9). */
+export interface UserTokenAnswer {
+  token_type: 'bearer'
+  expires_in: number
+  access_token: string
+  scope: string
+  refresh_token?: string
+}
+
+interface Caller {
+  client: OAuth2ClientRecord
+  app: AppRecord
+  params: Array<[string, string]>
+  address: string | null
+}
+
+/**
+ * POST /2/oauth2/token, user context: `authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5) and
+ * `refresh_token` (§6, rotated: RFC 9700 §4.14). The client is authenticated and charged first;
+ * only then is a code or refresh token spent.
+ */
+export async function issueUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: UserTokenAnswer }>> {
+  const params = tokenRequestParams(input)
+  const { client, app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
+  const { limit } = await chargeCall(deps, '/2/oauth2/token', { appId: app.id })
+  const caller: Caller = { client, app, params, address: input.clientAddress ?? null }
+  return afterCharge(limit, async () => {
+    const grantType = param(params, 'grant_type')
+    assertThat(grantType, E.oauth2InvalidRequest, { message: 'Missing required parameter [grant_type].' })
+    if (grantType === 'authorization_code') return { answer: await redeemCode(deps, caller) }
+    if (grantType === 'refresh_token') return { answer: await refresh(deps, caller) }
+    throw new ServiceError(E.oauth2UnsupportedGrantType, { detail: 'unsupported grant_type' })
+  })
+}
+
+function newTokens(grant: OAuth2GrantRecord, nowMs: number): { access: NewOAuth2Token; refresh?: NewOAuth2Token } {
+  const access: NewOAuth2Token = {
+    token: randomAlphanumeric(86),
+    record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + ACCESS_TOKEN_TTL_MS, spentAtMs: null },
+  }
+  if (!grant.scopes.includes(OFFLINE_ACCESS)) return { access }
+  const refresh: NewOAuth2Token = {
+    token: randomAlphanumeric(86),
+    record: { kind: 'refresh', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + REFRESH_TOKEN_TTL_MS, spentAtMs: null },
+  }
+  return { access, refresh }
+}
+
+function answerOf(grant: OAuth2GrantRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
+  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope: scopeString(grant.scopes as never) }
+  if (tokens.refresh) answer.refresh_token = tokens.refresh.token
+  return answer
+}
+
+/** Ends a grant whose code or refresh token was presented again: whoever holds the copy gets nothing. */
+async function endReusedGrant(deps: DomainDeps, caller: Caller, grantId: string, what: 'code' | 'refresh_token'): Promise<void> {
+  const nowMs = deps.clock.nowMs()
+  if (!(await deps.stores.oauth2.revokeGrant(grantId, nowMs))) return
+  await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: caller.app.id, address: caller.address, detail: { reason: `${what}_reused` } })
+  deps.observe?.tokenInvalidated('user_access_token', 'refresh_reuse')
+}
+
+async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
+  const code = param(caller.params, 'code')
+  const redirectUri = param(caller.params, 'redirect_uri')
+  const verifier = param(caller.params, 'code_verifier')
+  assertThat(code && redirectUri && verifier, E.oauth2InvalidRequest, { message: 'Missing required parameter [code, redirect_uri or code_verifier].' })
+  const nowMs = deps.clock.nowMs()
+  const redemption = await deps.stores.oauth2.redeemCode(code, nowMs)
+  if (redemption.outcome === 'reused' && redemption.grantId !== null) await endReusedGrant(deps, caller, redemption.grantId, 'code')
+  if (redemption.outcome !== 'redeemed') throw new ServiceError(E.oauth2InvalidRequest, { detail: `code ${redemption.outcome}` })
+  const record = redemption.record
+  const isBound = record.appId === caller.app.id && record.redirectUri === redirectUri && verifierMatches(verifier, record.codeChallenge, record.challengeMethod)
+  assertThat(isBound, E.oauth2InvalidRequest, { detail: 'code not bound to this client, redirect_uri or verifier' })
+  assertThat(nowMs < record.expiresAtMs, E.oauth2InvalidRequest, { detail: 'code expired' })
+  const user = await deps.stores.users.findById(record.userId)
+  assertThat(user && !user.isDisabled, E.oauth2InvalidRequest, { detail: 'the person is disabled or gone' })
+  const grant: OAuth2GrantRecord = { id: deps.newId(), appId: caller.app.id, userId: record.userId, scopes: record.scopes, createdAtMs: nowMs, revokedAtMs: null }
+  const tokens = newTokens(grant, nowMs)
+  await changeWithAudit(deps, async (tx, audit) => {
+    await tx.oauth2.createGrant(grant, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], code)
+    await audit({ event: 'oauth2_token.issued', appId: caller.app.id, userId: record.userId, address: caller.address, detail: { scopes: grant.scopes, refreshable: tokens.refresh !== undefined } })
+  })
+  deps.observe?.tokenIssued('user_access_token')
+  if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
+  return answerOf(grant, tokens)
+}
+
+async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
+  const presented = param(caller.params, 'refresh_token')
+  assertThat(presented, E.oauth2InvalidRequest, { message: 'Missing required parameter [refresh_token].' })
+  const found = await deps.stores.oauth2.findToken(presented)
+  const nowMs = deps.clock.nowMs()
+  const isOurs = found !== undefined && found.token.kind === 'refresh' && found.grant.appId === caller.app.id
+  if (!isOurs) throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token unknown or not this client\'s' })
+  const { token, grant } = found
+  if (token.spentAtMs !== null) {
+    await endReusedGrant(deps, caller, grant.id, 'refresh_token')
+    throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
+  }
+  assertThat(grant.revokedAtMs === null && nowMs < token.expiresAtMs, E.oauth2InvalidToken, { detail: 'grant revoked or refresh token expired' })
+  const asked = param(caller.params, 'scope')
+  if (asked !== undefined) {
+    const parsed = parseScopes(asked)
+    const isWithin = 'scopes' in parsed && parsed.scopes.every((scope) => grant.scopes.includes(scope))
+    assertThat(isWithin, E.oauth2InvalidScope, { detail: 'scope beyond the grant' })
+  }
+  const user = await deps.stores.users.findById(grant.userId)
+  assertThat(user && !user.isDisabled, E.oauth2InvalidToken, { detail: 'the person is disabled or gone' })
+  const tokens = newTokens(grant, nowMs)
+  const rotated = await deps.stores.oauth2.rotate(presented, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], nowMs)
+  if (!rotated) {
+    // Another request spent it first: one of the two is a copy.
+    await endReusedGrant(deps, caller, grant.id, 'refresh_token')
+    throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
+  }
+  await recordAudit(deps, { event: 'oauth2_token.refreshed', appId: caller.app.id, userId: grant.userId, address: caller.address, detail: { scopes: grant.scopes } })
+  deps.observe?.tokenIssued('user_access_token')
+  if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
+  return answerOf(grant, tokens)
+}

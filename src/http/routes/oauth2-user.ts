@@ -1,0 +1,53 @@
+// twitter-behaviour §9: OAuth 2.0 user context's API endpoints (the browser step is the pages').
+import type { FastifyInstance } from 'fastify'
+import type { DomainDeps } from '../../domain/deps.ts'
+import { verifySignedRequest } from '../../domain/oauth1/verify-signed-request.ts'
+import { revokeUserToken } from '../../domain/oauth2-user/revoke.ts'
+import { issueUserToken } from '../../domain/oauth2-user/token.ts'
+import { verifyUserBearer } from '../../domain/oauth2-user/user-token.ts'
+import { chargeCall } from '../../domain/rate-limits.ts'
+import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
+import { serviceErrorOf } from '../json-errors.ts'
+import { sendOAuth2Error, sendProblem } from '../oauth2-errors.ts'
+import { setLimitHeaders } from '../plugins/rate-limit.ts'
+import { requestInput } from '../request-input.ts'
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
+  return async (app: FastifyInstance) => {
+    app.setErrorHandler((error, request, reply) => {
+      const serviceError = serviceErrorOf(error, request, reply)
+      return request.routeOptions.url?.startsWith('/2/oauth2/') ? sendOAuth2Error(reply, serviceError) : sendProblem(reply, serviceError)
+    })
+
+    app.post('/2/oauth2/token', { config: { rateLimit: '/2/oauth2/token' } }, async (request, reply) => {
+      const { answer, limit } = await issueUserToken(deps, requestInput(request, publicUrl))
+      setLimitHeaders(reply, limit)
+      return reply.header('cache-control', 'no-store').type(JSON_TYPE).send(answer)
+    })
+
+    app.post('/2/oauth2/revoke', { config: { rateLimit: '/2/oauth2/revoke' } }, async (request, reply) => {
+      const { revoked, limit } = await revokeUserToken(deps, requestInput(request, publicUrl))
+      setLimitHeaders(reply, limit)
+      return reply.type(JSON_TYPE).send({ revoked })
+    })
+
+    // X accepts OAuth 2.0 user context and OAuth 1.0a user context here.
+    app.get('/2/users/me', { config: { rateLimit: '/2/users/me' } }, async (request, reply) => {
+      const input = requestInput(request, publicUrl)
+      let user
+      if (parseBearerHeader(input.authorization) !== undefined) {
+        const holder = await verifyUserBearer(deps, input.authorization)
+        const { limit } = await chargeCall(deps, '/2/users/me', { appId: holder.app.id, userId: holder.user.id })
+        setLimitHeaders(reply, limit)
+        user = holder.user
+      } else {
+        const verified = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/2/users/me' })
+        setLimitHeaders(reply, verified.limit)
+        user = verified.user
+      }
+      return reply.type(JSON_TYPE).send({ data: { id: user.id, name: user.name, username: user.screenName } })
+    })
+  }
+}

@@ -1,0 +1,99 @@
+// twitter-behaviour §9: the browser step of OAuth 2.0 user context, on the same sign-in, sessions,
+// CSRF and throttle as OAuth 1.0a's consent pages (consent-routes.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { endBrowserSession } from '../domain/browser-sessions.ts'
+import type { DomainDeps } from '../domain/deps.ts'
+import {
+  authorizationParameters,
+  checkAuthorizationRequest,
+  parametersOfQuery,
+  type AuthorizationRequest,
+} from '../domain/oauth2-user/authorization-request.ts'
+import { approveAuthorizationRequest, denyAuthorizationRequest } from '../domain/oauth2-user/consent.ts'
+import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
+import { E } from '../errors/catalogue.ts'
+import { ServiceError, assertThat } from '../errors/service-error.ts'
+import { parseFormEncoded } from '../protocol/form.ts'
+import type { UserRecord } from '../storage/records.ts'
+import { readForm } from './input.ts'
+import { sendPage, sendRedirect } from './reply.ts'
+import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
+import { oauth2ConsentPage } from './views/oauth2-consent.ts'
+import { beginSession, liveSessionOf } from './visitor.ts'
+
+export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize'
+
+/** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
+const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
+
+export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
+  const deps = { ...domain, throttle }
+
+  function show(reply: FastifyReply, status: number, request: AuthorizationRequest, session: Session, signedIn: UserRecord | undefined, extra: { usernamePrefill?: string; message?: string } = {}) {
+    const page = oauth2ConsentPage({ request, csrfToken: session.csrf, signedIn, usernamePrefill: extra.usernamePrefill ?? '', message: extra.message })
+    return sendPage(reply, status, page, { kind: 'consent', callback: request.redirectUri })
+  }
+
+  async function approve(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, userId: string) {
+    const { redirectTo } = await approveAuthorizationRequest(domain, authorization, { userId, address: request.ip })
+    return sendRedirect(reply, redirectTo)
+  }
+
+  async function getPage(request: FastifyRequest, reply: FastifyReply) {
+    const raw = request.raw.url ?? ''
+    const check = await checkAuthorizationRequest(domain, parametersOfQuery(raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : ''))
+    if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
+    let session = readSession(request)
+    const user = (await liveSessionOf(domain, session))?.user
+    if (!session || (session.claim && !user)) {
+      session = session ? { csrf: session.csrf } : newSession()
+      writeSession(request, reply, session)
+    }
+    return show(reply, 200, check.request, session, user)
+  }
+
+  async function postForm(request: FastifyRequest, reply: FastifyReply) {
+    const form = readForm(request)
+    const session = readSession(request)
+    // Checked before anything else, so a forged form changes nothing and counts no sign-in failure.
+    assertThat(session && isCsrfValid(session, form.csrfToken), E.formExpired)
+    const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : ''
+    const check = await checkAuthorizationRequest(domain, authorizationParameters(parseFormEncoded(body)))
+    if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
+    const authorization = check.request
+    const sessionUser = (await liveSessionOf(domain, session))?.user
+
+    if (form.action === 'cancel') {
+      const { redirectTo } = await denyAuthorizationRequest(domain, authorization, { userId: sessionUser?.id, address: request.ip })
+      return sendRedirect(reply, redirectTo)
+    }
+    if (form.action === 'switch') {
+      if (session.claim) await endBrowserSession(domain, session.claim.userId, session.claim.sessionId)
+      const signedOut = newSession()
+      writeSession(request, reply, signedOut)
+      return show(reply, 200, authorization, signedOut, undefined)
+    }
+    assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
+
+    if (form.credentials) {
+      let user: UserRecord
+      try {
+        user = await signIn(deps, { ...form.credentials, address: request.ip, appId: authorization.app.id })
+      } catch (error) {
+        const isRefusal = error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
+        if (!isRefusal) throw error
+        return show(reply, error.status, authorization, session, undefined, { usernamePrefill: form.credentials.username.slice(0, 64), message: error.publicMessage })
+      }
+      await beginSession(domain, request, reply, user)
+      return approve(request, reply, authorization, user.id)
+    }
+    if (!sessionUser) return show(reply, 401, authorization, session, undefined, { message: 'Please sign in to authorize this app.' })
+    return approve(request, reply, authorization, sessionUser.id)
+  }
+
+  return async (app: FastifyInstance) => {
+    const config = { rateLimit: '/i/oauth2/authorize' as const, rateLimitByAddress: true }
+    app.get(OAUTH2_AUTHORIZE_PATH, { exposeHeadRoute: false, config }, getPage)
+    app.post(OAUTH2_AUTHORIZE_PATH, { config }, postForm)
+  }
+}

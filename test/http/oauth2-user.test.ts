@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { csrfOf, newBrowser, submit, visit } from '../pages/helpers.ts'
+import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+
+/**
+ * OAuth 2.0 user context end to end over a real socket (twitter-behaviour §9): the consent page,
+ * the token endpoint's two grants, revocation and /2/users/me, each refusal beside its accepted twin.
+ */
+
+const REDIRECT = 'https://client.example/callback'
+const FORM = 'application/x-www-form-urlencoded'
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+const verifierOf = (n: number) => `verifier-${String(n).padStart(4, '0')}-${'x'.repeat(40)}`
+const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
+
+interface Client {
+  app: AppRecord
+  owner: UserRecord
+  clientId: string
+  clientSecret: string | undefined
+}
+
+describe('OAuth 2.0 user context', () => {
+  const clock = testClock()
+  let server: TestServer
+  let person: { user: UserRecord; password: string }
+  let verifiers = 0
+  before(async () => {
+    server = await startTestServer({ clock })
+    person = await makeUser(server.domain)
+  })
+  after(() => server.close())
+
+  async function oauth2App(type: 'confidential' | 'public' = 'confidential', accessLevel: AppRecord['accessLevel'] = 'read-write'): Promise<Client> {
+    const { user: owner } = await makeUser(server.domain)
+    const app = await makeApp(server.domain, { owner, callbackUrls: [REDIRECT], accessLevel })
+    const change = await setOAuth2Client(server.domain, { appId: app.id, setting: type })
+    return { app, owner, clientId: change.client!.clientId, clientSecret: change.newSecret }
+  }
+
+  function authorizeQuery(client: Client, options: { scope?: string; challenge?: string; method?: string; state?: string; redirectUri?: string } = {}) {
+    return new URLSearchParams({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: options.redirectUri ?? REDIRECT,
+      scope: options.scope ?? 'tweet.read users.read offline.access',
+      state: options.state ?? 'state-123',
+      code_challenge: options.challenge ?? challengeOf(verifierOf(0)),
+      code_challenge_method: options.method ?? 's256',
+    })
+  }
+
+  /** The person signs in on the consent page and presses a button; the redirect it answers with. */
+  async function consent(client: Client, query: URLSearchParams, action: 'allow' | 'cancel' = 'allow'): Promise<URL> {
+    const browser = newBrowser()
+    const page = await visit(server.app, browser, `/i/oauth2/authorize?${query}`)
+    assert.equal(page.statusCode, 200, page.body)
+    const fields = [...query, ['csrf_token', csrfOf(page.body)], ['action', action], ['username', person.user.screenName], ['password', person.password]] as Array<[string, string]>
+    const answer = await submit(server.app, browser, '/i/oauth2/authorize', fields)
+    assert.equal(answer.statusCode, 302, answer.body)
+    return new URL(String(answer.headers.location))
+  }
+
+  /** A fresh code with its verifier, as an app gets it. */
+  async function newCode(client: Client, scope?: string): Promise<{ code: string; verifier: string }> {
+    const verifier = verifierOf(++verifiers)
+    const location = await consent(client, authorizeQuery(client, { challenge: challengeOf(verifier), ...(scope ? { scope } : {}) }))
+    assert.equal(location.searchParams.get('state'), 'state-123')
+    return { code: location.searchParams.get('code')!, verifier }
+  }
+
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    server.send({ method: 'POST', url: `${server.url}${path}`, headers: { 'content-type': FORM, ...headers }, body })
+
+  const auth = (client: Client): Record<string, string> => (client.clientSecret ? { authorization: basic(client.clientId, client.clientSecret) } : {})
+
+  async function exchange(client: Client, code: string, verifier: string, extra: Record<string, string> = {}, headers = auth(client)) {
+    const fields = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, ...(client.clientSecret ? {} : { client_id: client.clientId }), ...extra }
+    return post('/2/oauth2/token', new URLSearchParams(fields).toString(), headers)
+  }
+
+  const me = (token: string) => server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization: `Bearer ${token}` } })
+  const json = (answer: { text: string }) => JSON.parse(answer.text) as Record<string, unknown>
+
+  test('a confidential client: code → tokens → /2/users/me → refresh (JSON, Basic and body secret) → the old tokens stop working', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const answer = await exchange(client, code, verifier)
+    assert.equal(answer.status, 200, answer.text)
+    const tokens = json(answer)
+    assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type'])
+    assert.equal(tokens.token_type, 'bearer')
+    assert.equal(tokens.expires_in, 7200)
+    assert.equal(tokens.scope, 'tweet.read users.read offline.access')
+    assert.equal(answer.headers.get('cache-control'), 'no-store')
+
+    const who = await me(String(tokens.access_token))
+    assert.equal(who.status, 200, who.text)
+    assert.deepEqual(json(who), { data: { id: person.user.id, name: person.user.name, username: person.user.screenName } })
+    assert.ok(who.headers.get('x-rate-limit-limit'))
+
+    const refreshed = await post(
+      '/2/oauth2/token',
+      JSON.stringify({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.clientSecret }),
+      { 'content-type': 'application/json', ...auth(client) },
+    )
+    assert.equal(refreshed.status, 200, refreshed.text)
+    const next = json(refreshed)
+    assert.notEqual(next.access_token, tokens.access_token)
+    assert.notEqual(next.refresh_token, tokens.refresh_token)
+    assert.equal((await me(String(next.access_token))).status, 200)
+    const old = await me(String(tokens.access_token))
+    assert.equal(old.status, 401)
+    assert.deepEqual(json(old), { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' })
+
+    // The spent refresh token again: refused, and the whole grant ends (RFC 9700 §4.14).
+    const reuse = await post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) }).toString(), auth(client))
+    assert.equal(reuse.status, 400)
+    assert.equal(json(reuse).error, 'invalid_request')
+    assert.equal((await me(String(next.access_token))).status, 401, 'the grant ended with the reuse')
+  })
+
+  test('a scope re-sent on refresh is accepted within the grant, refused beyond it', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const { refresh_token: refreshToken } = json(await exchange(client, code, verifier))
+    const beyond = await post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(refreshToken), scope: 'tweet.read tweet.write' }).toString(), auth(client))
+    assert.equal(beyond.status, 400)
+    assert.equal(json(beyond).error, 'invalid_scope')
+    const within = await post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(refreshToken), scope: 'users.read tweet.read' }).toString(), auth(client))
+    assert.equal(within.status, 200, within.text)
+  })
+
+  test('without offline.access there is no refresh token', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client, 'tweet.read users.read')
+    const tokens = json(await exchange(client, code, verifier))
+    assert.equal(tokens.refresh_token, undefined)
+    assert.equal(tokens.scope, 'tweet.read users.read')
+  })
+
+  test('a public client sends only client_id; with a secret it is refused', async () => {
+    const client = await oauth2App('public')
+    assert.equal(client.clientSecret, undefined)
+    const first = await newCode(client)
+    const withSecret = await exchange(client, first.code, first.verifier, { client_secret: 'not-a-secret' })
+    assert.equal(withSecret.status, 401)
+    assert.equal(json(withSecret).error, 'invalid_client')
+    // The refusal spent nothing: the same code still works (client authentication comes first).
+    const accepted = await exchange(client, first.code, first.verifier)
+    assert.equal(accepted.status, 200, accepted.text)
+    // An empty secret is none (Basic `client_id:` as requests-oauthlib sends it).
+    const second = await newCode(client)
+    assert.equal((await exchange(client, second.code, second.verifier, {}, { authorization: basic(client.clientId, '') })).status, 200)
+  })
+
+  test("a confidential client without its secret gets X's 401; with it, tokens", async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const without = await exchange(client, code, verifier, { client_id: client.clientId }, {})
+    assert.equal(without.status, 401)
+    assert.deepEqual(json(without), { error: 'unauthorized_client', error_description: 'Missing valid authorization header' })
+    const wrong = await exchange(client, code, verifier, {}, { authorization: basic(client.clientId, `${client.clientSecret}x`) })
+    assert.equal(wrong.status, 401)
+    assert.equal(json(wrong).error, 'invalid_client')
+    assert.equal((await exchange(client, code, verifier)).status, 200)
+  })
+
+  test('a wrong verifier is refused; the right one is accepted', async () => {
+    const client = await oauth2App()
+    const first = await newCode(client)
+    const wrong = await exchange(client, first.code, verifierOf(9999))
+    assert.equal(wrong.status, 400)
+    assert.deepEqual(json(wrong), { error: 'invalid_request', error_description: 'Value passed for the authorization code was invalid.' })
+    const second = await newCode(client)
+    assert.equal((await exchange(client, second.code, second.verifier)).status, 200)
+  })
+
+  test('a code used twice: the second use is refused and ends what the first one issued', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const first = json(await exchange(client, code, verifier))
+    assert.equal((await me(String(first.access_token))).status, 200)
+    const again = await exchange(client, code, verifier)
+    assert.equal(again.status, 400)
+    assert.equal(json(again).error, 'invalid_request')
+    assert.equal((await me(String(first.access_token))).status, 401)
+  })
+
+  test('a redirect URI other than the one the code was issued for is refused', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const other = await exchange(client, code, verifier, { redirect_uri: `${REDIRECT}/other` })
+    assert.equal(other.status, 400)
+    const second = await newCode(client)
+    assert.equal((await exchange(client, second.code, second.verifier, { redirect_uri: REDIRECT })).status, 200)
+  })
+
+  test('a code lives 30 seconds', async () => {
+    const client = await oauth2App()
+    const late = await newCode(client)
+    clock.advance(30_000)
+    assert.equal((await exchange(client, late.code, late.verifier)).status, 400)
+    const inTime = await newCode(client)
+    clock.advance(29_000)
+    assert.equal((await exchange(client, inTime.code, inTime.verifier)).status, 200)
+  })
+
+  test('authorize: an unregistered redirect URI or an unknown client gets an error page, never a redirect', async () => {
+    const client = await oauth2App()
+    for (const query of [authorizeQuery(client, { redirectUri: 'https://evil.example/cb' }), new URLSearchParams({ ...Object.fromEntries(authorizeQuery(client)), client_id: 'nobody' })]) {
+      const page = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${query}`)
+      assert.equal(page.statusCode, 400)
+      assert.equal(page.headers.location, undefined)
+      assert.match(String(page.headers['content-type']), /text\/html/)
+    }
+    assert.equal((await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client)}`)).statusCode, 200)
+  })
+
+  test('authorize: a scope above the app\'s access level goes back as invalid_scope with the state; within it, the consent page', async () => {
+    const client = await oauth2App('confidential', 'read')
+    const refused = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read tweet.write' })}`)
+    assert.equal(refused.statusCode, 302)
+    const location = new URL(String(refused.headers.location))
+    assert.equal(`${location.origin}${location.pathname}`, REDIRECT)
+    assert.equal(location.searchParams.get('error'), 'invalid_scope')
+    assert.equal(location.searchParams.get('state'), 'state-123')
+    const page = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read users.read' })}`)
+    assert.equal(page.statusCode, 200)
+    assert.match(page.body, /See your profile/)
+  })
+
+  test('authorize: no state or no challenge goes back as invalid_request; Cancel as access_denied', async () => {
+    const client = await oauth2App()
+    for (const drop of ['state', 'code_challenge']) {
+      const query = authorizeQuery(client)
+      query.delete(drop)
+      const refused = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${query}`)
+      assert.equal(refused.statusCode, 302, drop)
+      assert.equal(new URL(String(refused.headers.location)).searchParams.get('error'), 'invalid_request')
+    }
+    const denied = await consent(client, authorizeQuery(client), 'cancel')
+    assert.equal(denied.searchParams.get('error'), 'access_denied')
+    assert.equal(denied.searchParams.get('state'), 'state-123')
+    assert.equal(denied.searchParams.get('code'), null)
+  })
+
+  test('revoking a refresh token ends the grant: its access token is refused at once', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const tokens = json(await exchange(client, code, verifier))
+    const revoked = await post('/2/oauth2/revoke', new URLSearchParams({ token: String(tokens.refresh_token), token_type_hint: 'refresh_token' }).toString(), auth(client))
+    assert.equal(revoked.status, 200, revoked.text)
+    assert.deepEqual(json(revoked), { revoked: true })
+    assert.equal((await me(String(tokens.access_token))).status, 401)
+  })
+
+  test("/2/users/me: an app-only bearer token gets X's 403; OAuth 1.0a user context is accepted", async () => {
+    const client = await oauth2App()
+    const bearer = await handOutBearerToken(server.domain, client.app.id, null)
+    const appOnly = await me(bearer.token)
+    assert.equal(appOnly.status, 403)
+    assert.deepEqual(json(appOnly), {
+      title: 'Unsupported Authentication',
+      detail: 'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
+      type: 'https://api.twitter.com/2/problems/unsupported-authentication',
+      status: 403,
+    })
+    const { token, owner } = await issueOwnerToken(server.domain, client.app.id)
+    const signed = await server.signedFetch({
+      consumer: { key: client.app.consumerKey, secret: client.app.consumerSecret },
+      token: { key: token.token, secret: token.secret },
+      method: 'GET',
+      url: `${server.url}/2/users/me`,
+    })
+    assert.equal(signed.status, 200, signed.text)
+    assert.equal((json(signed).data as { username: string }).username, owner.screenName)
+  })
+})
