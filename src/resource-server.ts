@@ -22,6 +22,8 @@ export interface VerifiedCaller {
   accessLevel: AccessLevel
   userId?: string
   screenName?: string
+  /** An OAuth 2.0 user access token's scopes (X's, e.g. `tweet.read`): require the one your route needs. */
+  scopes?: string[]
 }
 
 export interface LatchkeyVerifier {
@@ -68,6 +70,7 @@ export async function createVerifier(
         appName: caller.app.name,
         accessLevel: caller.accessLevel,
         ...(caller.context === 'user' ? { userId: caller.user.id, screenName: caller.user.screenName } : {}),
+        ...(caller.context === 'user' && caller.scopes ? { scopes: caller.scopes } : {}),
       }
     },
     close: () => deps.runtime.close(),

@@ -12,20 +12,30 @@ import { bodyParams, type RequestInput } from './request.ts'
 import { authenticateClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
+import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 
 export type Caller =
   | { context: 'app'; app: AppRecord; accessLevel: AccessLevel; credential: string }
-  | { context: 'user'; app: AppRecord; user: UserRecord; accessLevel: AccessLevel; credential: string }
+  /** `scopes`: only for an OAuth 2.0 user access token, what its grant allows. */
+  | { context: 'user'; app: AppRecord; user: UserRecord; accessLevel: AccessLevel; credential: string; scopes?: string[] }
 
 /**
- * Who is calling an API route, by any credential Latchkey issues: `Bearer` (app-only), OAuth 1.0a
+ * Who is calling an API route, by any credential Latchkey issues: `Bearer` (an OAuth 2.0 user
+ * access token, with its scopes, or an app-only token), OAuth 1.0a
  * with an access token (user context), or OAuth 1.0a signed by the consumer alone (app-only).
  * Throws the exact Twitter error otherwise. The service's own routes and the exported resource-
  * server verifier both use this one function; `charge` names the limit the call is counted against
  * (null for a resource server's own API, which Latchkey does not limit).
  */
 export async function identifyCaller(deps: DomainDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ caller: Caller }>> {
-  if (parseBearerHeader(input.authorization) !== undefined) {
+  const presented = parseBearerHeader(input.authorization)
+  if (presented !== undefined) {
+    const holder = await findUserTokenHolder(deps, presented)
+    if (holder) {
+      const { app, user, grant } = holder
+      const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id, userId: user.id })
+      return { caller: { context: 'user', app, user, accessLevel: app.accessLevel, credential: presented, scopes: grant.scopes }, limit }
+    }
     const { app, token } = await verifyBearer(deps, input.authorization)
     const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id })
     return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }, limit }

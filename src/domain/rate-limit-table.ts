@@ -36,9 +36,9 @@ export const RATE_LIMITED_ENDPOINTS = [
   { family: 'oauth2', resource: '/oauth2/introspect', limit: 1800, countedBy: 'app' },
   { family: 'account', resource: '/account/verify_credentials', limit: 75, countedBy: 'caller' },
   // OAuth 2.0 user context (X's v2 paths).
-  { family: 'oauth2', resource: '/2/oauth2/token', limit: 300, countedBy: 'app' },
-  { family: 'oauth2', resource: '/2/oauth2/revoke', limit: 300, countedBy: 'app' },
-  { family: 'oauth2', resource: '/i/oauth2/authorize', limit: 300, countedBy: 'address' },
+  { family: 'oauth2_user', resource: '/2/oauth2/token', limit: 300, countedBy: 'app' },
+  { family: 'oauth2_user', resource: '/2/oauth2/revoke', limit: 300, countedBy: 'app' },
+  { family: 'oauth2_user', resource: '/i/oauth2/authorize', limit: 300, countedBy: 'address' },
   { family: 'users', resource: '/2/users/me', limit: 75, countedBy: 'caller' },
   { family: 'application', resource: '/application/rate_limit_status', limit: 180, countedBy: 'caller' },
 ] as const satisfies readonly RateLimitedEndpoint[]

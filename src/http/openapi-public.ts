@@ -93,6 +93,110 @@ const invalidateAccessToken = (operationId: string) => ({
   },
 })
 
+const OAUTH2_ERROR = { type: 'object', required: ['error', 'error_description'], properties: { error: text, error_description: text } } as const
+const PROBLEM = { type: 'object', required: ['title', 'type', 'status', 'detail'], properties: { title: text, type: text, status: { type: 'integer' }, detail: text } } as const
+
+/** OAuth 2.0 user context's errors: RFC 6749 §5.2 bodies (`error`) or API v2 problems (`title`), by status. */
+function userContextErrors(schema: object, ...defs: ErrorDef[]): Record<string, object> {
+  const byStatus = new Map<number, ErrorDef[]>()
+  for (const def of [...defs, E.rateLimitExceeded, E.overCapacity]) byStatus.set(def.status, [...(byStatus.get(def.status) ?? []), def])
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      { description: list.map((d) => `${d.oauth2 ?? d.problem?.title ?? `code ${d.code}`}: ${d.message}`).join('; '), content: { 'application/json': { schema } } },
+    ]),
+  )
+}
+
+const CLIENT_ERRORS = [E.oauth2MissingClientAuthentication, E.oauth2InvalidClient, E.oauth2InvalidRequest]
+const bodyOf = (properties: Record<string, object>, required: string[]) => ({
+  ...form(properties, required),
+  'application/json': { schema: { type: 'object', required, properties } },
+})
+
+function userContextPaths(): Record<string, object> {
+  const tokenAnswer = {
+    type: 'object',
+    required: ['token_type', 'expires_in', 'access_token', 'scope'],
+    properties: { token_type: { const: 'bearer' }, expires_in: { const: 7200 }, access_token: text, scope: text, refresh_token: text },
+  }
+  return {
+    '/i/oauth2/authorize': {
+      get: {
+        operationId: 'oauth2AuthorizePage',
+        tags: ['oauth2-user'],
+        summary: 'OAuth 2.0 user context: the consent page (authorization code with PKCE)',
+        parameters: ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
+          name,
+          in: 'query',
+          required: name !== 'code_challenge_method',
+          schema: text,
+        })),
+        responses: {
+          '200': { description: 'The page.', content: { 'text/html': { schema: text } } },
+          '302': { description: 'Back to the redirect URI with an error and the state (a bad parameter, a scope beyond the access level).' },
+          '400': { description: 'An unknown client or an unregistered redirect URI: a page, never a redirect.', content: { 'text/html': { schema: text } } },
+        },
+      },
+      post: {
+        operationId: 'oauth2AuthorizeDecision',
+        tags: ['oauth2-user'],
+        summary: 'The consent form: sign in, allow or deny',
+        requestBody: { required: true, content: form({ csrf_token: text, action: { type: 'string', enum: ['allow', 'cancel', 'switch'] }, username: text, password: text }, ['csrf_token', 'action']) },
+        responses: {
+          '200': { description: 'The page again.', content: { 'text/html': { schema: text } } },
+          '302': { description: 'To the redirect URI with `code` and `state` (Allow) or `error=access_denied` (Cancel).' },
+          '4XX': { description: 'A page that says what went wrong.', content: { 'text/html': { schema: text } } },
+        },
+      },
+    },
+    '/2/oauth2/token': {
+      post: {
+        operationId: 'userToken',
+        tags: ['oauth2-user'],
+        summary: 'OAuth 2.0 user context: a code (with its PKCE verifier) or a refresh token for an access token',
+        security: [{ basic: [] }, {}],
+        requestBody: {
+          required: true,
+          content: bodyOf({ grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'] }, code: text, redirect_uri: text, code_verifier: text, refresh_token: text, scope: text, client_id: text, client_secret: text }, ['grant_type']),
+        },
+        responses: {
+          '200': { description: 'The tokens; `refresh_token` only with `offline.access`.', content: { 'application/json': { schema: tokenAnswer } } },
+          ...userContextErrors(OAUTH2_ERROR, ...CLIENT_ERRORS, E.oauth2UnsupportedGrantType, E.oauth2InvalidScope, E.oauth2InvalidToken),
+        },
+      },
+    },
+    '/2/oauth2/revoke': {
+      post: {
+        operationId: 'revokeUserToken',
+        tags: ['oauth2-user'],
+        summary: 'RFC 7009: end an access or refresh token, and with it its grant',
+        security: [{ basic: [] }, {}],
+        requestBody: { required: true, content: bodyOf({ token: text, token_type_hint: text, client_id: text, client_secret: text }, ['token']) },
+        responses: {
+          '200': { description: 'Revoked (also for an unknown token).', content: { 'application/json': { schema: { type: 'object', required: ['revoked'], properties: { revoked: { const: true } } } } } },
+          ...userContextErrors(OAUTH2_ERROR, ...CLIENT_ERRORS),
+        },
+      },
+    },
+    '/2/users/me': {
+      get: {
+        operationId: 'usersMe',
+        tags: ['oauth2-user'],
+        summary: 'Who a user access token (or an OAuth 1.0a access token) acts for',
+        security: [{ bearer: [] }, ...oauth1],
+        responses: {
+          '200': {
+            description: 'The person, API v2-shaped.',
+            content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['id', 'name', 'username'], properties: { id: text, name: text, username: text } } } } } },
+          },
+          ...userContextErrors(PROBLEM, E.v2Unauthorized, E.v2UnsupportedAuthentication),
+        },
+      },
+    },
+  }
+}
+
 export function publicOpenApi(): object {
   return {
     openapi: '3.1.0',
@@ -100,20 +204,21 @@ export function publicOpenApi(): object {
       title: 'Latchkey public API',
       version: '1',
       description:
-        "Twitter-compatible OAuth 1.0a (three-legged and PIN) and app-only OAuth 2.0 bearer tokens. Errors are Twitter's: `{\"errors\":[{\"code\":N,\"message\":\"…\"}]}` (docs/errors.md lists every code).",
+        "Twitter-compatible OAuth 1.0a (three-legged and PIN), app-only OAuth 2.0 bearer tokens and OAuth 2.0 user context (authorization code with PKCE). Errors are Twitter's: `{\"errors\":[{\"code\":N,\"message\":\"…\"}]}` (docs/errors.md lists every code).",
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'npm start (development)' }],
     components: {
       securitySchemes: {
         oauth1: { type: 'http', scheme: 'OAuth', description: 'An OAuth 1.0a signed Authorization header (RFC 5849).' },
         basic: { type: 'http', scheme: 'basic', description: 'The consumer key and secret, percent-encoded, as Basic credentials.' },
-        bearer: { type: 'http', scheme: 'bearer', description: 'An app-only bearer token from POST /oauth2/token.' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An app-only bearer token from POST /oauth2/token, or a user access token from POST /2/oauth2/token.' },
       },
     },
     tags: [
       { name: 'oauth1', description: 'OAuth 1.0a tokens' },
       { name: 'consent', description: 'The pages a person sees' },
       { name: 'oauth2', description: 'App-only bearer tokens' },
+      { name: 'oauth2-user', description: 'OAuth 2.0 user context: authorization code with PKCE, refresh, revoke' },
       { name: 'account', description: 'Signed calls an app makes' },
       { name: 'health', description: 'For load balancers' },
       { name: 'console', description: 'The developer console and Connected apps: pages a person sees' },
@@ -219,6 +324,7 @@ export function publicOpenApi(): object {
       '/healthz': { get: { operationId: 'liveness', tags: ['health'], summary: 'The process answers', responses: { '200': healthAnswer('ok') } } },
       '/readyz': { get: { operationId: 'readiness', tags: ['health'], summary: 'The database answers', responses: { '200': healthAnswer('ready'), ...errors() } } },
       '/openapi.json': { get: { operationId: 'openapi', tags: ['health'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      ...userContextPaths(),
       ...consolePaths(),
     },
   }

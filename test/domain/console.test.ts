@@ -174,12 +174,15 @@ describe('appUsage', () => {
     '/oauth2/invalidate_token',
     '/oauth2/introspect',
     '/account/verify_credentials',
+    '/2/oauth2/token',
+    '/2/oauth2/revoke',
+    '/2/users/me',
     '/application/rate_limit_status',
   ]
 
   test('the list above is the rate-limit table without the pages counted per address', () => {
     assert.deepEqual(appBudgets, RATE_LIMITED_ENDPOINTS.filter((endpoint) => endpoint.countedBy !== 'address').map((endpoint) => endpoint.resource))
-    assert.deepEqual(RATE_LIMITED_ENDPOINTS.filter((endpoint) => endpoint.countedBy === 'address').map((endpoint) => endpoint.resource), ['/oauth/authorize', '/oauth/authenticate'])
+    assert.deepEqual(RATE_LIMITED_ENDPOINTS.filter((endpoint) => endpoint.countedBy === 'address').map((endpoint) => endpoint.resource), ['/oauth/authorize', '/oauth/authenticate', '/i/oauth2/authorize'])
   })
 
   test('each endpoint of the app\'s own budget with its limit, what is left and what was used', async () => {
@@ -205,6 +208,9 @@ describe('appUsage', () => {
       '/oauth2/invalidate_token': [300, 300, 0],
       '/oauth2/introspect': [1800, 1800, 0],
       '/account/verify_credentials': [75, 74, 1],
+      '/2/oauth2/token': [300, 300, 0],
+      '/2/oauth2/revoke': [300, 300, 0],
+      '/2/users/me': [75, 75, 0],
       '/application/rate_limit_status': [180, 180, 0],
     })
     for (const row of usage) {

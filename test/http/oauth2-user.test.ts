@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
+import { identifyCaller } from '../../src/domain/identify-caller.ts'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
@@ -282,5 +283,43 @@ describe('OAuth 2.0 user context', () => {
     })
     assert.equal(signed.status, 200, signed.text)
     assert.equal((json(signed).data as { username: string }).username, owner.screenName)
+  })
+
+  test('introspection: a live user access token is active with its scopes, person, client and exp; once refreshed away it is not', async () => {
+    const resourceServer = await makeApp(server.domain, { isResourceServer: true })
+    const introspect = async (token: string) =>
+      json(await post('/oauth2/introspect', new URLSearchParams({ token }).toString(), { authorization: basic(resourceServer.consumerKey, resourceServer.consumerSecret) }))
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const tokens = json(await exchange(client, code, verifier))
+    const nowSeconds = Math.floor(clock.nowMs() / 1000)
+    assert.deepEqual(await introspect(String(tokens.access_token)), {
+      active: true,
+      token_type: 'bearer',
+      client_id: client.clientId,
+      app_id: client.app.id,
+      scope: 'tweet.read users.read offline.access',
+      user_id: person.user.id,
+      username: person.user.screenName,
+      exp: nowSeconds + 7200,
+    })
+    assert.deepEqual(await introspect(String(tokens.refresh_token)), { active: false }, 'a refresh token is no bearer credential')
+    await post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) }).toString(), auth(client))
+    assert.deepEqual(await introspect(String(tokens.access_token)), { active: false })
+  })
+
+  test("the exported verifier's check knows a user access token, with its person and scopes; a revoked one is refused", async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client, 'tweet.read users.read')
+    const tokens = json(await exchange(client, code, verifier))
+    const input = { method: 'GET', scheme: 'https', host: 'api.example', path: '/things', query: '', contentType: undefined, body: undefined, isSecure: true }
+    const { caller } = await identifyCaller(server.domain, { ...input, authorization: `Bearer ${String(tokens.access_token)}` }, null)
+    assert.equal(caller.context, 'user')
+    assert.ok(caller.context === 'user')
+    assert.equal(caller.user.id, person.user.id)
+    assert.equal(caller.app.id, client.app.id)
+    assert.deepEqual(caller.scopes, ['tweet.read', 'users.read'])
+    await post('/2/oauth2/revoke', new URLSearchParams({ token: String(tokens.access_token) }).toString(), auth(client))
+    await assert.rejects(identifyCaller(server.domain, { ...input, authorization: `Bearer ${String(tokens.access_token)}` }, null), (error: { status?: number }) => error.status === 401)
   })
 })

@@ -4,6 +4,7 @@ import type { RequestInput } from '../request.ts'
 import { bodyParams, param } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
+import { findUserTokenHolder } from '../oauth2-user/user-token.ts'
 
 /**
  * The `token_type_hint` that asks about an OAuth 1.0a access token, and the `token_type` such an
@@ -23,6 +24,8 @@ export type IntrospectionAnswer =
       scope: string
       user_id?: string
       username?: string
+      /** When an OAuth 2.0 user access token stops working, in seconds since the epoch. */
+      exp?: number
     }
 
 /**
@@ -32,7 +35,9 @@ export type IntrospectionAnswer =
  * token travels in every signed request and proves nothing without its secret, so it is described
  * only when the caller asks for that kind (`token_type_hint=oauth1_access_token`); to check a signed
  * request, a resource server uses the exported verifier. Anything not live — unknown, invalidated,
- * of a suspended or deleted app, of a disabled person — is `{"active": false}`.
+ * of a suspended or deleted app, of a disabled person — is `{"active": false}`. An OAuth 2.0 user
+ * access token is a bearer credential: active while it lives, with its grant's scopes, its person
+ * and `exp`; expired, refreshed away or revoked, it is not.
  */
 export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
   const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
@@ -64,6 +69,21 @@ async function describeAccessToken(deps: DomainDeps, value: string): Promise<Int
 }
 
 async function describeBearerToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
+  const holder = await findUserTokenHolder(deps, value)
+  if (holder) {
+    const client = await deps.stores.oauth2.findClientByAppId(holder.app.id)
+    if (!client) return { active: false }
+    return {
+      active: true,
+      token_type: 'bearer',
+      client_id: client.clientId,
+      app_id: holder.app.id,
+      scope: holder.grant.scopes.join(' '),
+      user_id: holder.user.id,
+      username: holder.user.screenName,
+      exp: Math.floor(holder.expiresAtMs / 1000),
+    }
+  }
   const bearer = await deps.stores.bearerTokens.findByToken(canonicalBearerToken(value))
   if (!bearer || bearer.revokedAtMs !== null) return { active: false }
   const app = await deps.stores.apps.findById(bearer.appId)
