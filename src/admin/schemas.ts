@@ -88,6 +88,11 @@ const APP_FIELDS = {
   website: { type: 'string', maxLength: 1024 },
   resource_server: { type: 'boolean' },
   signature_methods: { type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: SIGNATURE_METHOD },
+  oauth2_enabled: {
+    type: 'boolean',
+    description: 'OAuth 2.0 user context (X: "User authentication settings"). Turning it off, or changing client_type, ends every grant the app holds.',
+  },
+  client_type: { type: 'string', enum: ['confidential', 'public'], description: 'With oauth2_enabled: a confidential client gets a client secret (shown once), a public one none. Default confidential.' },
 } as const
 
 export const NEW_APP = {
@@ -129,12 +134,25 @@ const APP_PROPERTIES = {
   updated_at: TIME,
 } as const
 
-export const APP = { type: 'object', required: Object.keys(APP_PROPERTIES), properties: APP_PROPERTIES, additionalProperties: false } as const
+/** In the answers about one app (not in lists): its OAuth 2.0 client; the secret only where it is made. */
+const OAUTH2_PROPERTIES = {
+  oauth2_enabled: { type: 'boolean' },
+  client_type: { type: ['string', 'null'], enum: ['confidential', 'public', null] },
+  client_id: { type: ['string', 'null'] },
+  client_secret: { type: 'string', description: 'Only in the answer that made it.' },
+} as const
+
+export const APP = {
+  type: 'object',
+  required: Object.keys(APP_PROPERTIES),
+  properties: { ...APP_PROPERTIES, ...OAUTH2_PROPERTIES },
+  additionalProperties: false,
+} as const
 
 export const APP_WITH_SECRET = {
   type: 'object',
   required: [...Object.keys(APP_PROPERTIES), 'consumer_secret'],
-  properties: { ...APP_PROPERTIES, consumer_secret: { type: 'string' } },
+  properties: { ...APP_PROPERTIES, ...OAUTH2_PROPERTIES, consumer_secret: { type: 'string' } },
   additionalProperties: false,
 } as const
 

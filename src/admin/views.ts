@@ -1,5 +1,6 @@
 import type { AdminTokenRecord } from '../storage/admin-types.ts'
-import type { AppRecord, UserRecord } from '../storage/records.ts'
+import type { ClientChange } from '../domain/oauth2-user/clients.ts'
+import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../storage/records.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -30,6 +31,16 @@ export function appView(a: AppRecord, options: { withSecret: boolean }) {
     suspended: a.isSuspended,
     created_at: iso(a.createdAtMs),
     updated_at: iso(a.updatedAtMs),
+  }
+}
+
+/** An app's OAuth 2.0 client as the answers about one app show it; the secret only when just made. */
+export function oauth2View(client: OAuth2ClientRecord | undefined, change?: ClientChange) {
+  return {
+    oauth2_enabled: client !== undefined,
+    client_type: client?.type ?? null,
+    client_id: client?.clientId ?? null,
+    ...(change?.newSecret ? { client_secret: change.newSecret } : {}),
   }
 }
 

@@ -2,7 +2,7 @@ import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { percentDecode } from '../protocol/oauth1/percent-encode.ts'
 
-/** Client credentials never belong in a URL, on any endpoint (RFC 6749 §2.3.1: MUST NOT). */
+/** Client credentials never belong in a URL, on any endpoint (RFC 6749 §2.3.1: MUST NOT), but see PUBLIC_ON_PATH. */
 const SECRET_EVERYWHERE = ['client_id', 'client_secret']
 /** The token to introspect travels in the body (RFC 7662 §2.1). */
 const SECRET_ON_PATH: Record<string, readonly string[]> = { '/oauth2/introspect': ['token'] }

@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { revokeBearerToken } from '../../domain/admin/people.ts'
 import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
+import { setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import type { DomainDeps } from '../../domain/deps.ts'
 import { decodeCursor, page } from '../pagination.ts'
 import { APP, APP_PATCH, APP_WITH_SECRET, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
-import { appView } from '../views.ts'
+import { appView, oauth2View } from '../views.ts'
 
 interface AppBody {
   name?: string
@@ -17,6 +19,8 @@ interface AppBody {
   resource_server?: boolean
   signature_methods?: string[]
   suspended?: boolean
+  oauth2_enabled?: boolean
+  client_type?: 'confidential' | 'public'
 }
 
 /** `write` is the admin API's short name for the read-write level. */
@@ -37,6 +41,22 @@ function settingsOf(body: AppBody): AppSettings {
   }
 }
 
+/** What oauth2_enabled and client_type ask for, given the client the app has (undefined: leave it). */
+function oauth2SettingOf(body: AppBody, current: OAuth2Setting): OAuth2Setting | undefined {
+  if (body.oauth2_enabled === false) return 'off'
+  if (body.client_type !== undefined) return body.client_type
+  if (body.oauth2_enabled === true) return current === 'off' ? 'confidential' : current
+  return undefined
+}
+
+/** Applies the body's OAuth 2.0 fields to the app; its client as it is after. */
+async function withOAuth2(deps: DomainDeps, appId: string, body: AppBody) {
+  const current = await deps.stores.oauth2.findClientByAppId(appId)
+  const setting = oauth2SettingOf(body, current?.type ?? 'off')
+  const change: ClientChange = setting === undefined ? { client: current } : await setOAuth2Client(deps, { appId, setting })
+  return oauth2View(change.client, change)
+}
+
 const ID_KEY = /^\d{1,20}$/
 const appParams = params('app_id')
 
@@ -55,7 +75,7 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { body } = request
       const created = await createApp(request.adminDomain, { ...settingsOf(body), name: body.name, ownerId: body.owner }, { beyondAppLimit: body.beyond_app_limit === true })
-      return reply.code(201).send(appView(created, { withSecret: true }))
+      return reply.code(201).send({ ...appView(created, { withSecret: true }), ...(await withOAuth2(request.adminDomain, created.id, body)) })
     },
   )
 
@@ -81,7 +101,10 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { app_id: string } }>(
     '/admin/v1/apps/:app_id',
     { schema: { operationId: 'getApp', tags: ['apps'], summary: 'One app (never its secret)', params: appParams, response: responses({ 200: json('The app.', APP) }, 400, 404) } },
-    async (request) => appView(await findApp(request.adminDomain, request.params.app_id), { withSecret: false }),
+    async (request) => {
+      const found = await findApp(request.adminDomain, request.params.app_id)
+      return { ...appView(found, { withSecret: false }), ...(await withOAuth2(request.adminDomain, found.id, {})) }
+    },
   )
 
   app.patch<{ Params: { app_id: string }; Body: AppBody }>(
@@ -96,7 +119,10 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
         response: responses({ 200: json('The app as changed.', APP) }, 400, 404, 409),
       },
     },
-    async (request) => appView(await updateApp(request.adminDomain, request.params.app_id, settingsOf(request.body)), { withSecret: false }),
+    async (request) => {
+      const updated = await updateApp(request.adminDomain, request.params.app_id, settingsOf(request.body))
+      return { ...appView(updated, { withSecret: false }), ...(await withOAuth2(request.adminDomain, updated.id, request.body)) }
+    },
   )
 
   app.delete<{ Params: { app_id: string } }>(

@@ -23,13 +23,13 @@ const newClientSecret = () => randomAlphanumeric(50)
  */
 export async function setOAuth2Client(
   deps: Pick<DomainDeps, 'stores' | 'clock'>,
-  input: { appId: string; setting: OAuth2Setting; actor?: string },
+  input: { appId: string; setting: OAuth2Setting },
 ): Promise<ClientChange> {
   const nowMs = deps.clock.nowMs()
   const current = await deps.stores.oauth2.findClientByAppId(input.appId)
   if (input.setting === (current?.type ?? 'off')) return { client: current }
   return changeWithAudit(deps, async (tx, audit) => {
-    const detail = { oauth2: input.setting, ...(input.actor ? { actor: input.actor } : {}) }
+    const detail = { oauth2: input.setting }
     if (current) await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
     if (input.setting === 'off') {
       await tx.oauth2.deleteClient(input.appId)
@@ -54,7 +54,7 @@ export async function setOAuth2Client(
 /** A new secret for a confidential client; the old one stops working at once and every grant ends. Undefined for a public client or none. */
 export async function regenerateClientSecret(
   deps: Pick<DomainDeps, 'stores' | 'clock'>,
-  input: { appId: string; actor?: string },
+  input: { appId: string },
 ): Promise<ClientChange | undefined> {
   const current = await deps.stores.oauth2.findClientByAppId(input.appId)
   if (current?.type !== 'confidential') return undefined
@@ -64,7 +64,7 @@ export async function regenerateClientSecret(
   return changeWithAudit(deps, async (tx, audit) => {
     await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
     await tx.oauth2.saveClient(client)
-    await audit({ event: 'oauth2_client.updated', appId: input.appId, detail: { secret_regenerated: true, ...(input.actor ? { actor: input.actor } : {}) } })
+    await audit({ event: 'oauth2_client.updated', appId: input.appId, detail: { secret_regenerated: true } })
     return { client, newSecret: secret }
   })
 }
