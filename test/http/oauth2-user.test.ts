@@ -59,8 +59,7 @@ describe('OAuth 2.0 user context', () => {
   }
 
   /** The person signs in on the consent page and presses a button; the redirect it answers with. */
-  async function consent(client: Client, query: URLSearchParams, action: 'allow' | 'cancel' = 'allow'): Promise<URL> {
-    const browser = newBrowser()
+  async function consent(client: Client, query: URLSearchParams, action: 'allow' | 'cancel' = 'allow', browser = newBrowser()): Promise<URL> {
     const page = await visit(server.app, browser, `/i/oauth2/authorize?${query}`)
     assert.equal(page.statusCode, 200, page.body)
     const fields = [...query, ['csrf_token', csrfOf(page.body)], ['action', action], ['username', person.user.screenName], ['password', person.password]] as Array<[string, string]>
@@ -321,5 +320,22 @@ describe('OAuth 2.0 user context', () => {
     assert.deepEqual(caller.scopes, ['tweet.read', 'users.read'])
     await post('/2/oauth2/revoke', new URLSearchParams({ token: String(tokens.access_token) }).toString(), auth(client))
     await assert.rejects(identifyCaller(server.domain, { ...input, authorization: `Bearer ${String(tokens.access_token)}` }, null), (error: { status?: number }) => error.status === 401)
+  })
+
+  test('Connected apps lists an OAuth 2.0 grant with what its scopes allow; Revoke ends it at once', async () => {
+    const client = await oauth2App()
+    const browser = newBrowser()
+    const verifier = verifierOf(++verifiers)
+    const location = await consent(client, authorizeQuery(client, { challenge: challengeOf(verifier), scope: 'tweet.read users.read' }), 'allow', browser)
+    const tokens = json(await exchange(client, location.searchParams.get('code')!, verifier))
+    assert.equal((await me(String(tokens.access_token))).status, 200)
+    const page = await visit(server.app, browser, '/settings/connected_apps')
+    assert.equal(page.statusCode, 200)
+    assert.match(page.body, new RegExp(`data-app-id="${client.app.id}"`))
+    assert.match(page.body, /See your profile and the profiles of other accounts\./)
+    const revoked = await submit(server.app, browser, '/settings/connected_apps/revoke', { csrf_token: csrfOf(page.body), revoke: client.app.id })
+    assert.equal(revoked.statusCode, 302)
+    assert.equal((await me(String(tokens.access_token))).status, 401)
+    assert.doesNotMatch((await visit(server.app, browser, '/settings/connected_apps')).body, new RegExp(`data-app-id="${client.app.id}"`))
   })
 })

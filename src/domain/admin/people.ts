@@ -50,18 +50,21 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
 
 /**
  * Withdraws a person's consent to an app: every access token they hold of it is revoked, so from the
- * next request on each gets 401 code 89, on every instance (tokens are looked up per request).
+ * next request on each gets 401 code 89, on every instance (tokens are looked up per request), and
+ * every OAuth 2.0 grant of theirs to it ends.
  */
 export async function revokeAuthorization(deps: Deps, userId: string, appId: string): Promise<void> {
   await findUser(deps, userId)
   const app = await findApp(deps, appId)
-  const revoked = await changeWithAudit(deps, async (tx, audit) => {
-    const count = await tx.admin.revokeAuthorization(userId, app.id, deps.clock.nowMs())
-    if (count > 0) await audit({ event: 'authorization.revoked', appId: app.id, userId, detail: { tokens: count } })
-    return count
+  const { tokens, grants } = await changeWithAudit(deps, async (tx, audit) => {
+    const nowMs = deps.clock.nowMs()
+    const revoked = { tokens: await tx.admin.revokeAuthorization(userId, app.id, nowMs), grants: await tx.oauth2.revokeGrants({ appId: app.id, userId }, nowMs) }
+    if (revoked.tokens + revoked.grants > 0) await audit({ event: 'authorization.revoked', appId: app.id, userId, detail: revoked })
+    return revoked
   })
-  if (revoked === 0) throw new ServiceError(E.notFound, { message: `user ${userId} has not authorized app ${app.id}` })
-  for (let i = 0; i < revoked; i++) deps.observe?.tokenInvalidated('access_token', 'admin')
+  if (tokens + grants === 0) throw new ServiceError(E.notFound, { message: `user ${userId} has not authorized app ${app.id}` })
+  for (let i = 0; i < tokens; i++) deps.observe?.tokenInvalidated('access_token', 'admin')
+  for (let i = 0; i < grants; i++) deps.observe?.tokenInvalidated('user_access_token', 'admin')
 }
 
 /** Invalidates the app's outstanding bearer token, as POST /oauth2/invalidate_token would. */

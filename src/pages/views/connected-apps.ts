@@ -1,4 +1,5 @@
 import type { ConnectedApp } from '../../domain/console/connected-apps.ts'
+import { SCOPES, type Scope } from '../../protocol/oauth2/scopes.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { framedPage, minute } from './frame.ts'
 import { html } from './html.ts'
@@ -22,6 +23,7 @@ function appEntry(app: ConnectedApp, csrfToken: string) {
 <h2>${app.appName}</h2>
 <p class="muted">By ${owner}</p>
 <p>Access: ${ACCESS[app.accessLevel]}. Authorized ${minute(app.authorizedAtMs)}. Last used: not recorded.</p>
+${app.scopes && html`<p>Through OAuth 2.0 it can:</p><ul>${app.scopes.map((scope) => html`<li>${SCOPES[scope as Scope]?.allows ?? scope}</li>`)}</ul>`}
 <form method="post" action="/settings/connected_apps/revoke">
 <input type="hidden" name="csrf_token" value="${csrfToken}">
 <button type="submit" name="revoke" value="${app.appId}" class="danger" aria-label="Revoke access for ${app.appName}">Revoke access</button>

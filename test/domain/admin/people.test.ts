@@ -179,7 +179,7 @@ describe('revokeAuthorization', () => {
     assert.equal((await t.domain.stores.accessTokens.findByToken(read.token))?.revokedAtMs, clock.nowMs())
     assert.deepEqual([await isRevoked(othersToken.token), await isRevoked(ownTokenOfOtherApp.token)], [false, false])
     assert.deepEqual(await rowsOf('authorization.revoked', { userId: user.id }), [
-      { atMs: clock.nowMs(), event: 'authorization.revoked', appId: app.id, userId: user.id, address: null, detail: { tokens: 2 } },
+      { atMs: clock.nowMs(), event: 'authorization.revoked', appId: app.id, userId: user.id, address: null, detail: { tokens: 2, grants: 0 } },
     ])
     assert.deepEqual(observer.told, ['invalidated:access_token:admin', 'invalidated:access_token:admin'])
   })
