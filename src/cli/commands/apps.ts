@@ -9,7 +9,9 @@ import {
   type AppSettings,
 } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
-import { setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
 import type { AppRecord } from '../../storage/records.ts'
 import { withDomain } from '../context.ts'
@@ -150,6 +152,20 @@ export function appCommand(): Command {
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
       const deleted = await withDomain(command, (deps) => deleteApp(deps, ref))
       print(!!options.json, { app_id: deleted.id, deleted: true }, () => `deleted app ${deleted.id} (${deleted.name})`)
+    })
+
+  app
+    .command('rotate-client-secret <app>')
+    .description("a new OAuth 2.0 client secret for a confidential client: the old one and every grant of the app end at once")
+    .option('--json', 'print JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const view = await withDomain(command, async (deps) => {
+        const found = await findApp(deps, ref)
+        const change = await regenerateClientSecret(deps, { appId: found.id })
+        if (!change?.client || !change.newSecret) throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (app update --oauth2 confidential)` })
+        return { app_id: found.id, client_id: change.client.clientId, client_secret: change.newSecret }
+      })
+      print(!!options.json, view, () => lines(view))
     })
 
   app
