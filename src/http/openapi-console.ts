@@ -57,6 +57,8 @@ export function consolePaths(): Record<string, object> {
     '/console/apps/{app_id}/owner-token/invalidate': form('invalidateOwnerToken', "Invalidate the developer's access tokens for the app", true),
     '/console/apps/{app_id}/bearer-token': form('consoleBearerToken', "The app's bearer token, shown on the answer", true),
     '/console/apps/{app_id}/bearer-token/invalidate': form('consoleInvalidateBearerToken', "Invalidate the app's bearer token", true),
+    '/console/apps/{app_id}/oauth2': form('consoleOAuth2Settings', 'User authentication settings: OAuth 2.0 off, confidential or public (oauth2=…); a new client secret is shown on the answer', true),
+    '/console/apps/{app_id}/oauth2/secret': form('consoleRegenerateClientSecret', 'A new OAuth 2.0 client secret, shown on the answer; every grant ends', true),
     '/console/apps/{app_id}/failures': page('signatureFailures', "The app's signature failures of the last 24 hours", true),
     '/settings/connected_apps': page('connectedApps', 'The apps the person has authorized'),
     '/settings/connected_apps/revoke': form('revokeConnectedApp', 'Revoke an app (revoke=<app id>)'),

@@ -330,7 +330,7 @@ describe('developer console', () => {
       assert.doesNotMatch(answer.body, /My App/)
     }
     const csrf = csrfOf((await b.browser.get('/console')).body)
-    const posts = ['', '/suspend', '/unsuspend', '/delete', '/keys', '/owner-token', '/owner-token/invalidate', '/bearer-token', '/bearer-token/invalidate']
+    const posts = ['', '/suspend', '/unsuspend', '/delete', '/keys', '/owner-token', '/owner-token/invalidate', '/bearer-token', '/bearer-token/invalidate', '/oauth2', '/oauth2/secret']
     for (const suffix of posts) {
       const answer = await b.browser.post(`${location}${suffix}`, { csrf_token: csrf, name: 'Stolen', callback_urls: '', type: 'web', access_level: 'read' })
       assert.equal(answer.statusCode, 404, suffix)
@@ -380,6 +380,40 @@ describe('developer console', () => {
     assert.equal((await call()).status, 200)
     await b.fill(location, `${location}/bearer-token/invalidate`, {})
     assert.equal((await call()).status, 401)
+  })
+
+  test('user authentication settings: OAuth 2.0 on shows the client id and, once, the secret that authenticates; a new secret ends the old one; off ends it', async () => {
+    const { browser: b } = await signedIn()
+    const location = String((await createThroughForm(b, {})).headers.location)
+    const revokeWith = (clientId: string, secret: string) =>
+      t.transport({
+        method: 'POST',
+        url: `${t.url}/2/oauth2/revoke`,
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'token=none',
+      })
+    const refused = await b.fill(location, `${location}/oauth2`, { oauth2: 'secretive' })
+    assert.equal(refused.statusCode, 400)
+    assert.match(refused.body, /Choose Off, Confidential client or Public client\./)
+    const on = await b.fill(location, `${location}/oauth2`, { oauth2: 'confidential' })
+    assert.equal(on.statusCode, 200)
+    const clientId = textOf(on.body, 'oauth2_client_id') ?? ''
+    const secret = textOf(on.body, 'oauth2_client_secret') ?? ''
+    assert.match(secret, /^[A-Za-z0-9]{50}$/)
+    assert.equal((await revokeWith(clientId, secret)).status, 200)
+    const page = await b.get(location)
+    assert.match(page.body, new RegExp(`<code id="client_id">${clientId}</code>`))
+    assert.doesNotMatch(page.body, new RegExp(secret), 'the secret is not shown again')
+
+    const renewed = await b.fill(location, `${location}/oauth2/secret`, {})
+    const newSecret = textOf(renewed.body, 'oauth2_client_secret') ?? ''
+    assert.notEqual(newSecret, secret)
+    assert.equal((await revokeWith(clientId, newSecret)).status, 200)
+    assert.equal((await revokeWith(clientId, secret)).status, 401)
+
+    const off = await b.fill(location, `${location}/oauth2`, { oauth2: 'off' })
+    assert.match(off.body, /OAuth 2.0 is off/)
+    assert.equal((await revokeWith(clientId, newSecret)).status, 401)
   })
 
   test("the app's page shows its rate-limit usage per endpoint, the counts rate_limit_status gives", async () => {

@@ -5,6 +5,8 @@ import { hasSecretToReveal, markSecretToReveal, takeSecretToReveal } from '../..
 import { appUsage } from '../../domain/console/app-usage.ts'
 import { ownedApp } from '../../domain/console/owned-apps.ts'
 import { handOutBearerToken } from '../../domain/oauth2/bearer-token.ts'
+import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { E } from '../../errors/catalogue.ts'
 import { deleteApp, rotateAppKeys, updateApp } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -31,8 +33,8 @@ export function consoleAppRoutes(context: PageContext) {
   }
 
   async function show(reply: FastifyReply, csrfToken: string, user: UserRecord, app: AppRecord, shown: Shown = {}) {
-    const usage = await appUsage(domain, app)
-    const page = appPage({ csrfToken, user, app, usage, revealed: shown.revealed, message: shown.message, ...(shown.values ? { values: shown.values } : {}) })
+    const [usage, oauth2Client] = await Promise.all([appUsage(domain, app), domain.stores.oauth2.findClientByAppId(app.id)])
+    const page = appPage({ csrfToken, user, app, oauth2Client, usage, revealed: shown.revealed, message: shown.message, ...(shown.values ? { values: shown.values } : {}) })
     return sendPage(reply, shown.status ?? 200, page, { kind: 'self' })
   }
 
@@ -185,6 +187,42 @@ export function consoleAppRoutes(context: PageContext) {
     })
   }
 
+  /** A client secret just made: shown on this answer only. */
+  const secretShown = (change: ClientChange, message: string): Shown =>
+    change.newSecret && change.client
+      ? {
+          revealed: {
+            heading: 'Your OAuth 2.0 client secret',
+            note: 'Copy the client secret now: this page is the only place it is shown. If you lose it, regenerate it.',
+            values: [
+              { id: 'oauth2_client_id', label: 'Client id', value: change.client.clientId },
+              { id: 'oauth2_client_secret', label: 'Client secret', value: change.newSecret },
+            ],
+          },
+        }
+      : { message }
+
+  async function postOAuth2(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply, { sensitive: true })
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      const setting = posted.fields.get('oauth2') ?? ''
+      if (!['off', 'confidential', 'public'].includes(setting)) throw new ServiceError(E.invalidParameter, { message: 'Choose Off, Confidential client or Public client.' })
+      const change = await setOAuth2Client(posted.acting, { appId: posted.app.id, setting: setting as OAuth2Setting })
+      return secretShown(change, change.client ? 'User authentication settings saved.' : 'OAuth 2.0 is off.')
+    })
+  }
+
+  async function postClientSecret(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply, { sensitive: true })
+    if (!posted) return reply
+    return orMessage(reply, posted, async () => {
+      const change = await regenerateClientSecret(posted.acting, { appId: posted.app.id })
+      if (!change) throw new ServiceError(E.invalidParameter, { message: 'Only a confidential client has a secret.' })
+      return secretShown(change, '')
+    })
+  }
+
   async function postInvalidateBearerToken(request: AppRequest, reply: FastifyReply) {
     const posted = await appPosting(request, reply)
     if (!posted) return reply
@@ -207,5 +245,7 @@ export function consoleAppRoutes(context: PageContext) {
     app.post('/console/apps/:app_id/owner-token/invalidate', postInvalidateOwnerToken)
     app.post('/console/apps/:app_id/bearer-token', postBearerToken)
     app.post('/console/apps/:app_id/bearer-token/invalidate', postInvalidateBearerToken)
+    app.post('/console/apps/:app_id/oauth2', postOAuth2)
+    app.post('/console/apps/:app_id/oauth2/secret', postClientSecret)
   }
 }

@@ -1,5 +1,5 @@
 import type { EndpointUsage } from '../../domain/console/app-usage.ts'
-import type { AppRecord, UserRecord } from '../../storage/records.ts'
+import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/records.ts'
 import { alert, framedPage, minute, urlText } from './frame.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -115,6 +115,8 @@ ${view.values.map((v) => html`<p><strong>${v.label}</strong><code class="secret"
 
 export interface AppPageView extends Signed {
   app: AppRecord
+  /** Its OAuth 2.0 client, when OAuth 2.0 is on. */
+  oauth2Client?: OAuth2ClientRecord | undefined
   usage: EndpointUsage[]
   revealed?: Revealed | undefined
   message?: string | undefined
@@ -159,6 +161,27 @@ function actionForm(app: AppRecord, token: string, path: string, label: string, 
   return html`<form method="post" action="/console/apps/${app.id}/${path}">${csrf(token)}<button type="submit" id="${id}" class="${style}">${label}</button></form>`
 }
 
+const OAUTH2_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['off', 'Off'],
+  ['confidential', 'Confidential client: a web app, automated app or bot (gets a client secret)'],
+  ['public', 'Public client: a native or single-page app (no secret)'],
+]
+
+/** X's "User authentication settings": OAuth 2.0 user context on or off, and the client's type. */
+function userAuthenticationSettings(app: AppRecord, client: OAuth2ClientRecord | undefined, csrfToken: string): SafeHtml {
+  return html`<section aria-labelledby="user_authentication"><h2 id="user_authentication">User authentication settings</h2>
+<p>${client ? html`OAuth 2.0 is on. Client id: <code id="client_id">${client.clientId}</code>` : 'OAuth 2.0 is off: only OAuth 1.0a can act for people.'}</p>
+<form method="post" action="/console/apps/${app.id}/oauth2">
+${csrf(csrfToken)}
+<label for="oauth2">OAuth 2.0</label>
+<select id="oauth2" name="oauth2" aria-describedby="oauth2_hint">${OAUTH2_CHOICES.map(([value, label]) => option(value, label, client?.type ?? 'off'))}</select>
+<p id="oauth2_hint" class="muted">Redirect URIs are the callback URLs above. Turning OAuth 2.0 off or changing the type ends every grant people gave the app.</p>
+<div class="actions"><button type="submit" id="save_oauth2" class="secondary">Save user authentication settings</button></div>
+</form>
+${client?.type === 'confidential' && actionForm(app, csrfToken, 'oauth2/secret', 'Regenerate client secret', 'regenerate_client_secret')}
+</section>`
+}
+
 export function appPage(view: AppPageView): string {
   const { app, csrfToken } = view
   return framedPage(
@@ -183,6 +206,7 @@ ${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer
 ${actionForm(app, csrfToken, 'bearer-token/invalidate', 'Invalidate the bearer token', 'invalidate_bearer_token')}
 </div></section>
 ${usageTable(view.usage)}
+${userAuthenticationSettings(app, view.oauth2Client, csrfToken)}
 <section aria-labelledby="settings"><h2 id="settings">Settings</h2>
 <form method="post" action="/console/apps/${app.id}">
 ${csrf(csrfToken)}
