@@ -9,6 +9,7 @@ import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { csrfOf, newBrowser, submit, visit } from '../pages/helpers.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
+import { counterValues, deltas, parseScrape, seriesKey } from '../helpers/prometheus-text.ts'
 
 /**
  * OAuth 2.0 user context end to end over a real socket (twitter-behaviour §9): the consent page,
@@ -34,7 +35,7 @@ describe('OAuth 2.0 user context', () => {
   let person: { user: UserRecord; password: string }
   let verifiers = 0
   before(async () => {
-    server = await startTestServer({ clock })
+    server = await startTestServer({ clock, metrics: true })
     person = await makeUser(server.domain)
   })
   after(() => server.close())
@@ -337,5 +338,22 @@ describe('OAuth 2.0 user context', () => {
     assert.equal(revoked.statusCode, 302)
     assert.equal((await me(String(tokens.access_token))).status, 401)
     assert.doesNotMatch((await visit(server.app, browser, '/settings/connected_apps')).body, new RegExp(`data-app-id="${client.app.id}"`))
+  })
+
+  test('the metrics count each code, token and refresh, and a reuse that ends a grant, by kind', async () => {
+    const counters = async () => counterValues(parseScrape(await server.observability!.scrape()), 'latchkey_tokens_')
+    const client = await oauth2App()
+    const before = await counters()
+    const { code, verifier } = await newCode(client)
+    const tokens = json(await exchange(client, code, verifier))
+    const refresh = (token: unknown) => post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(token) }).toString(), auth(client))
+    assert.equal((await refresh(tokens.refresh_token)).status, 200)
+    assert.equal((await refresh(tokens.refresh_token)).status, 400)
+    assert.deepEqual(deltas(before, await counters()), {
+      [seriesKey('latchkey_tokens_issued_total', { kind: 'authorization_code' })]: 1,
+      [seriesKey('latchkey_tokens_issued_total', { kind: 'user_access_token' })]: 2,
+      [seriesKey('latchkey_tokens_issued_total', { kind: 'refresh_token' })]: 2,
+      [seriesKey('latchkey_tokens_invalidated_total', { kind: 'user_access_token', reason: 'refresh_reuse' })]: 1,
+    })
   })
 })
