@@ -81,7 +81,7 @@ export const FULL = {
 }
 
 /** `npm run test:long`: the long forms CI runs after npm test: the soak at length, the fuzz at full count. */
-const LONG_ENV = { LATCHKEY_SOAK_MINUTES: '3', LATCHKEY_FUZZ_RUNS: '25000' }
+const LONG_ENV = { LATCHKEY_SOAK_MINUTES: '2', LATCHKEY_FUZZ_RUNS: '25000' }
 export const LONG = {
   name: 'long',
   proves: 'the soak at length on both backends, the fuzzes at full count (the admin API and console one on both)',
