@@ -87,6 +87,7 @@ export const LONG = {
   proves: 'the soak at length on both backends, the fuzzes at full count (the admin API and console one on both)',
   groups: [
     { backend: 'sqlite', paths: ['test/fuzz', 'test/soak'], serial: true, env: LONG_ENV },
-    { backend: 'postgres', paths: ['test/fuzz/admin-and-console.test.ts', 'test/soak'], serial: true, env: LONG_ENV },
+    // On PostgreSQL + Redis each request costs about twice as much: 10,000 there.
+    { backend: 'postgres', paths: ['test/fuzz/admin-and-console.test.ts', 'test/soak'], serial: true, env: { ...LONG_ENV, LATCHKEY_FUZZ_RUNS: '10000' } },
   ],
 }
