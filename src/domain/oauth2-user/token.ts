@@ -2,7 +2,6 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { verifierMatches } from '../../protocol/oauth2/pkce.ts'
 import { OFFLINE_ACCESS, parseScopes, scopeString } from '../../protocol/oauth2/scopes.ts'
-import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { AppRecord, OAuth2ClientRecord, OAuth2GrantRecord } from '../../storage/records.ts'
 import type { NewOAuth2Token } from '../../storage/types.ts'
 import { changeWithAudit, recordAudit } from '../audit.ts'
@@ -12,6 +11,7 @@ import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from './lifetimes.ts'
 import { tokenRequestParams } from './token-request.ts'
+import { newUserTokenValue } from './token-values.ts'
 
 /** The answer of POST /2/oauth2/token (twitter-behaviour §9). */
 export interface UserTokenAnswer {
@@ -50,19 +50,19 @@ export async function issueUserToken(deps: DomainDeps, input: RequestInput): Pro
 
 function newTokens(grant: OAuth2GrantRecord, nowMs: number): { access: NewOAuth2Token; refresh?: NewOAuth2Token } {
   const access: NewOAuth2Token = {
-    token: randomAlphanumeric(86),
+    token: newUserTokenValue(),
     record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + ACCESS_TOKEN_TTL_MS, spentAtMs: null },
   }
   if (!grant.scopes.includes(OFFLINE_ACCESS)) return { access }
   const refresh: NewOAuth2Token = {
-    token: randomAlphanumeric(86),
+    token: newUserTokenValue(),
     record: { kind: 'refresh', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + REFRESH_TOKEN_TTL_MS, spentAtMs: null },
   }
   return { access, refresh }
 }
 
 function answerOf(grant: OAuth2GrantRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
-  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope: scopeString(grant.scopes as never) }
+  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope: scopeString(grant.scopes) }
   if (tokens.refresh) answer.refresh_token = tokens.refresh.token
   return answer
 }

@@ -3,6 +3,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import type { AppRecord, OAuth2GrantRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { isUserTokenValue } from './token-values.ts'
 
 export interface UserTokenHolder {
   app: AppRecord
@@ -17,6 +18,7 @@ export interface UserTokenHolder {
  * for anything that is not such a token: the caller decides what that means).
  */
 export async function findUserTokenHolder(deps: Pick<DomainDeps, 'stores' | 'clock'>, token: string): Promise<UserTokenHolder | undefined> {
+  if (!isUserTokenValue(token)) return undefined
   const found = await deps.stores.oauth2.findToken(token)
   if (!found || found.token.kind !== 'access') return undefined
   const { token: record, grant } = found

@@ -1,4 +1,5 @@
 import { canonicalBearerToken } from '../../protocol/oauth2/bearer-token.ts'
+import { scopeString } from '../../protocol/oauth2/scopes.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { bodyParams, param } from '../request.ts'
@@ -78,7 +79,7 @@ async function describeBearerToken(deps: DomainDeps, value: string): Promise<Int
       token_type: 'bearer',
       client_id: client.clientId,
       app_id: holder.app.id,
-      scope: holder.grant.scopes.join(' '),
+      scope: scopeString(holder.grant.scopes),
       user_id: holder.user.id,
       username: holder.user.screenName,
       exp: Math.floor(holder.expiresAtMs / 1000),

@@ -50,4 +50,4 @@ export function parseScopes(value: string): { scopes: Scope[] } | { unknown: str
 export const writeScopes = (scopes: readonly Scope[]): Scope[] => scopes.filter((scope) => SCOPES[scope].write)
 
 /** The scope string of a grant, as token answers and introspection give it. */
-export const scopeString = (scopes: readonly Scope[]): string => scopes.join(' ')
+export const scopeString = (scopes: readonly string[]): string => scopes.join(' ')
