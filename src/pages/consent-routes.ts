@@ -10,15 +10,15 @@ import {
   type AuthorizationFlow,
   type Consent,
 } from '../domain/oauth1/authorization.ts'
-import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
+import type { SignInThrottle } from '../domain/sign-in.ts'
 import { E } from '../errors/catalogue.ts'
-import { ServiceError, assertThat } from '../errors/service-error.ts'
+import { assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { readForm, readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import { endBrowserSession } from '../domain/browser-sessions.ts'
 import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
-import { beginSession, liveSessionOf } from './visitor.ts'
+import { liveSessionOf, signInFromForm } from './visitor.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -26,9 +26,6 @@ export const FLOW_PATHS = {
   authorize: '/oauth/authorize',
   authenticate: '/oauth/authenticate',
 } as const satisfies Record<AuthorizationFlow, RateLimitedResource>
-
-/** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
-const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
 
 interface ShowOptions {
   signedIn: UserRecord | undefined
@@ -107,22 +104,16 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
 
     if (form.credentials) {
-      let user: UserRecord
-      try {
-        user = await signIn(deps, { ...form.credentials, address: request.ip, appId: consent.app.id })
-      } catch (error) {
-        const isRefusal = error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
-        if (!isRefusal) throw error
-        return show(reply, error.status, flow, consent, session, {
+      const signedIn = await signInFromForm(deps, request, reply, { ...form.credentials, appId: consent.app.id })
+      if ('refusal' in signedIn) {
+        return show(reply, signedIn.refusal.status, flow, consent, session, {
           signedIn: undefined,
           usernamePrefill: form.credentials.username.slice(0, 64),
           forceLogin: form.forceLogin,
-          message: error.publicMessage,
+          message: signedIn.refusal.publicMessage,
         })
       }
-      // A new session and CSRF value with every sign-in, so a value seen before it is worth nothing after.
-      await beginSession(domain, request, reply, user)
-      return approve(request, reply, flow, consent, user.id)
+      return approve(request, reply, flow, consent, signedIn.user.id)
     }
 
     const user = form.forceLogin ? undefined : await sessionUser(session)

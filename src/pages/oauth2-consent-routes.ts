@@ -10,21 +10,19 @@ import {
   type AuthorizationRequest,
 } from '../domain/oauth2-user/authorization-request.ts'
 import { approveAuthorizationRequest, denyAuthorizationRequest } from '../domain/oauth2-user/consent.ts'
-import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
+import type { SignInThrottle } from '../domain/sign-in.ts'
 import { E } from '../errors/catalogue.ts'
-import { ServiceError, assertThat } from '../errors/service-error.ts'
+import { assertThat } from '../errors/service-error.ts'
+import { rawQuery } from '../http/request-url.ts'
 import { parseFormEncoded } from '../protocol/form.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { readForm } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
 import { oauth2ConsentPage } from './views/oauth2-consent.ts'
-import { beginSession, liveSessionOf } from './visitor.ts'
+import { liveSessionOf, signInFromForm } from './visitor.ts'
 
 export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize'
-
-/** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
-const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
 
 export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
   const deps = { ...domain, throttle }
@@ -40,8 +38,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   }
 
   async function getPage(request: FastifyRequest, reply: FastifyReply) {
-    const raw = request.raw.url ?? ''
-    const check = await checkAuthorizationRequest(domain, parametersOfQuery(raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : ''))
+    const check = await checkAuthorizationRequest(domain, parametersOfQuery(rawQuery(request)))
     if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
     let session = readSession(request)
     const user = (await liveSessionOf(domain, session))?.user
@@ -76,16 +73,12 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
     assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
 
     if (form.credentials) {
-      let user: UserRecord
-      try {
-        user = await signIn(deps, { ...form.credentials, address: request.ip, appId: authorization.app.id })
-      } catch (error) {
-        const isRefusal = error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
-        if (!isRefusal) throw error
-        return show(reply, error.status, authorization, session, undefined, { usernamePrefill: form.credentials.username.slice(0, 64), message: error.publicMessage })
+      const signedIn = await signInFromForm(deps, request, reply, { ...form.credentials, appId: authorization.app.id })
+      if ('refusal' in signedIn) {
+        const { refusal } = signedIn
+        return show(reply, refusal.status, authorization, session, undefined, { usernamePrefill: form.credentials.username.slice(0, 64), message: refusal.publicMessage })
       }
-      await beginSession(domain, request, reply, user)
-      return approve(request, reply, authorization, user.id)
+      return approve(request, reply, authorization, signedIn.user.id)
     }
     if (!sessionUser) return show(reply, 401, authorization, session, undefined, { message: 'Please sign in to authorize this app.' })
     return approve(request, reply, authorization, sessionUser.id)

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { resumeBrowserSession, startBrowserSession, type LiveSession } from '../domain/browser-sessions.ts'
 import type { DomainDeps } from '../domain/deps.ts'
+import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
 import { E } from '../errors/catalogue.ts'
-import { assertThat } from '../errors/service-error.ts'
+import { ServiceError, assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { formFields } from './form-fields.ts'
 import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
@@ -54,4 +55,28 @@ export async function beginSession(domain: Deps, request: FastifyRequest, reply:
   const session: Session = { ...newSession(), claim }
   writeSession(request, reply, session, domain.settings.sessionLifetimeSeconds)
   return session
+}
+
+/** A refused sign-in shows its form again with the message (401 or 429), not an error page. */
+const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
+
+/**
+ * A sign-in from a page's form: on success the person's new browser session has begun; a refusal
+ * (wrong password, throttled) is returned for the form to show again; anything else is thrown.
+ */
+export async function signInFromForm(
+  domain: Deps & Pick<DomainDeps, 'observe'> & { throttle: SignInThrottle },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  credentials: { username: string; password: string; appId?: string },
+): Promise<{ user: UserRecord } | { refusal: ServiceError }> {
+  let user: UserRecord
+  try {
+    user = await signIn(domain, { ...credentials, address: request.ip })
+  } catch (error) {
+    if (error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)) return { refusal: error }
+    throw error
+  }
+  await beginSession(domain, request, reply, user)
+  return { user }
 }

@@ -3,9 +3,8 @@ import { personActor, withAuditActor } from '../../domain/actor.ts'
 import { ownedApps } from '../../domain/console/owned-apps.ts'
 import { createApp } from '../../domain/registry/apps.ts'
 import { createUser } from '../../domain/registry/users.ts'
-import { signIn } from '../../domain/sign-in.ts'
 import { E } from '../../errors/catalogue.ts'
-import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { queryValue } from '../input.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
@@ -13,12 +12,11 @@ import { endBrowserSession, markSecretToReveal } from '../../domain/browser-sess
 import { newSession, writeSession } from '../session.ts'
 import { EMPTY_APP_FORM, appListPage, newAppPage } from '../views/console-apps.ts'
 import { signUpPage } from '../views/frame.ts'
-import { beginSession, postedForm, visitorOf } from '../visitor.ts'
+import { beginSession, postedForm, signInFromForm, visitorOf } from '../visitor.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spend, type PageContext } from './context.ts'
 
 /** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
-const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
 
 
 export function consoleAccountRoutes(context: PageContext) {
@@ -28,14 +26,10 @@ export function consoleAccountRoutes(context: PageContext) {
     const form = await postedForm(domain, request)
     const next = safeNext(form.fields.get('next'))
     const username = form.fields.get('username') ?? ''
-    let user: UserRecord
-    try {
-      user = await signIn({ ...domain, throttle: context.throttle }, { username, password: form.fields.get('password') ?? '', address: request.ip })
-    } catch (error) {
-      if (!(error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code))) throw error
-      return showSignIn(context, reply, form, next, { status: error.status, message: error.publicMessage, username: username.slice(0, 64) })
+    const signedIn = await signInFromForm({ ...domain, throttle: context.throttle }, request, reply, { username, password: form.fields.get('password') ?? '' })
+    if ('refusal' in signedIn) {
+      return showSignIn(context, reply, form, next, { status: signedIn.refusal.status, message: signedIn.refusal.publicMessage, username: username.slice(0, 64) })
     }
-    await beginSession(domain, request, reply, user)
     return sendRedirect(reply, next)
   }
 

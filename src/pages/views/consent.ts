@@ -46,7 +46,7 @@ function permissions(consent: Consent): SafeHtml {
 <ul>${cannot.map((line) => html`<li>${line}</li>`)}</ul>`
 }
 
-export function signInFields(prefill: string): SafeHtml {
+function signInFields(prefill: string): SafeHtml {
   return html`<h2>Sign in to authorize</h2>
 <label for="username">Username</label>
 <input id="username" name="username" type="text" value="${prefill}" autocomplete="username" autocapitalize="none" spellcheck="false" required>
@@ -54,9 +54,23 @@ export function signInFields(prefill: string): SafeHtml {
 <input id="password" name="password" type="password" autocomplete="current-password" required>`
 }
 
+/**
+ * The part of a consent form both protocols' pages share: the message, who is signed in (or the
+ * sign-in fields), Authorize and Cancel, and "Sign in with another account".
+ */
+export function consentControls(view: { signedIn: UserRecord | undefined; usernamePrefill: string; message?: string | undefined }): SafeHtml {
+  const user = view.signedIn
+  return html`${view.message && html`<p class="alert" role="alert">${view.message}</p>`}
+${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill)}
+<div class="actions">
+<button type="submit" name="action" value="allow" id="allow">Authorize app</button>
+<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
+</div>
+${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}`
+}
+
 export function consentPage(view: ConsentView): string {
   const { app, requestToken } = view.consent
-  const user = view.signedIn
   return layout(
     `Authorize ${app.name}`,
     html`<h1>Authorize ${app.name} to use your account?</h1>
@@ -66,13 +80,7 @@ ${permissions(view.consent)}
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <input type="hidden" name="oauth_token" value="${requestToken.token}">
 ${view.forceLogin && html`<input type="hidden" name="force_login" value="true">`}
-${view.message && html`<p class="alert" role="alert">${view.message}</p>`}
-${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill)}
-<div class="actions">
-<button type="submit" name="action" value="allow" id="allow">Authorize app</button>
-<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
-</div>
-${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}
+${consentControls(view)}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )

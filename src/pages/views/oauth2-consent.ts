@@ -1,7 +1,7 @@
 import type { AuthorizationRequest } from '../../domain/oauth2-user/authorization-request.ts'
 import { SCOPES } from '../../protocol/oauth2/scopes.ts'
 import type { UserRecord } from '../../storage/records.ts'
-import { aboutApp, signInFields } from './consent.ts'
+import { aboutApp, consentControls } from './consent.ts'
 import { html } from './html.ts'
 import { layout } from './layout.ts'
 
@@ -17,7 +17,6 @@ export interface OAuth2ConsentView {
 /** The consent page of OAuth 2.0 user context: what each asked scope allows, in plain words. */
 export function oauth2ConsentPage(view: OAuth2ConsentView): string {
   const { request } = view
-  const user = view.signedIn
   return layout(
     `Authorize ${request.app.name}`,
     html`<h1>Authorize ${request.app.name} to use your account?</h1>
@@ -27,13 +26,7 @@ ${aboutApp(request)}
 <form method="post" action="/i/oauth2/authorize">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 ${Object.entries(request.parameters).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-${view.message && html`<p class="alert" role="alert">${view.message}</p>`}
-${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill)}
-<div class="actions">
-<button type="submit" name="action" value="allow" id="allow">Authorize app</button>
-<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
-</div>
-${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}
+${consentControls(view)}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )
