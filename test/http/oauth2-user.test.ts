@@ -356,4 +356,32 @@ describe('OAuth 2.0 user context', () => {
       [seriesKey('latchkey_tokens_invalidated_total', { kind: 'user_access_token', reason: 'refresh_reuse' })]: 1,
     })
   })
+
+  test('a plain challenge answers with the verifier itself; the first of a repeated authorize parameter counts', async () => {
+    const client = await oauth2App()
+    const other = await oauth2App()
+    const verifier = verifierOf(++verifiers)
+    const query = authorizeQuery(client, { challenge: verifier, method: 'plain' })
+    query.append('client_id', other.clientId)
+    const location = await consent(client, query)
+    const code = location.searchParams.get('code')!
+    assert.equal((await exchange(other, code, verifier)).status, 400, 'the code is the first client_id\'s')
+    const second = await consent(client, authorizeQuery(client, { challenge: verifier, method: 'plain' }))
+    assert.equal((await exchange(client, second.searchParams.get('code')!, verifier)).status, 200)
+  })
+
+  test('a body that is not JSON, an unknown grant type: 400 in the OAuth 2.0 shape, never a 5xx', async () => {
+    const client = await oauth2App()
+    const badJson = await post('/2/oauth2/token', '{"grant_type":', { 'content-type': 'application/json', ...auth(client) })
+    assert.equal(badJson.status, 400)
+    assert.equal(json(badJson).error, 'invalid_request')
+    const notObject = await post('/2/oauth2/token', '["grant_type"]', { 'content-type': 'application/json', ...auth(client) })
+    assert.equal(notObject.status, 400)
+    const password = await post('/2/oauth2/token', 'grant_type=password&username=a&password=b', auth(client))
+    assert.equal(password.status, 400)
+    assert.equal(json(password).error, 'unsupported_grant_type')
+    const missing = await post('/2/oauth2/token', '', auth(client))
+    assert.equal(missing.status, 400)
+    assert.equal(json(missing).error, 'invalid_request')
+  })
 })
