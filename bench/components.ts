@@ -92,7 +92,7 @@ try {
   await time('Kysely: build + compile the apps-by-key-hash query', () => lookup(plain).compile())
   await time('Kysely over plain better-sqlite3 (its driver prepares on every query)', () => lookup(plain).executeTakeFirst())
   await plain.destroy()
-  const opened = openDatabase(database)
+  const opened = await openDatabase(database)
   await time('Kysely as openDatabase opens it (src/storage/sqlite/open.ts)', () => lookup(opened).executeTakeFirst())
   await opened.destroy()
   const raw = new Sqlite(database, { readonly: true })

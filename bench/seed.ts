@@ -35,7 +35,7 @@ const ID_BASE = 8_000_000_000_000_000
  */
 export async function seedLarge(database: string, masterKey: string, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now()
-  const db = openDatabase(database)
+  const db = await openDatabase(database)
   const keyring = parseKeyring(masterKey)
   const sealer = createSealer(() => keyring)
   const perApp = Math.ceil(options.tokens / options.apps)
@@ -101,7 +101,7 @@ function seedApp(id: string, ownerId: string, keys: { consumerKey: string; consu
   }
 }
 
-type Db = ReturnType<typeof openDatabase>
+type Db = Awaited<ReturnType<typeof openDatabase>>
 
 /** Multi-row inserts, ROWS_PER_TRANSACTION rows per transaction. */
 async function insertAll(db: Db, table: 'users' | 'apps' | 'access_tokens', rows: object[]): Promise<void> {

@@ -1,12 +1,12 @@
 // The mutation suites: for each folder of src/ under mutation testing, the tests that are about it.
 // `node scripts/mutation-suites.mjs <folder> <out-dir> [targets]` bundles each test file of the suite
 // (found anew each time, so a new test file is in at once) with esbuild into <out-dir>, one
-// `.test.mjs` per test file with shared chunks, run by plain Node rather than tsx. Stryker's tap
+// `.test.mjs` per test file with shared chunks (scripts/test-bundle.mjs, as npm test runs them). Stryker's tap
 // runner counts each file as one test and records which mutants each one reaches
 // (stryker.config.mjs: coverageAnalysis perTest), so a mutant runs only the files that reach it.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { build } from 'esbuild'
+import { bundle } from './test-bundle.mjs'
 
 /**
  * Each folder's tests; `skip` holds test files left out, `unmutated` source files not mutated, each
@@ -79,25 +79,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   mkdirSync(entries, { recursive: true })
   const importOf = (from, file) => `import '${relative(from, resolve(file)).replaceAll('\\', '/').replace(/^(?!\.)/, './')}'`
   const entryPoints = aboutFirst(suiteFiles(folder), targets.split(',').filter(Boolean)).map(({ file, rank }) => {
-    // test/admin/auth.test.ts → <out>/admin/0-auth.test.mjs: as deep as the test file, so that its
-    // `new URL('../..', import.meta.url)` is still the repository.
+    // test/admin/auth.test.ts → <out>/admin/0-auth.test.mjs.
     const name = relative('test', file).replace(/[^/]+\.test\.ts$/, (base) => `${rank}-${base}`).replace(/\.ts$/, '')
     const entry = join(entries, `${name.replaceAll('/', '--')}.ts`)
     // Cheaper password hashing first, before any test makes a user (see the file).
     writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${importOf(entries, 'test/helpers/cheap-password-hashing.ts')}\n${importOf(entries, file)}\n`)
     return { in: entry, out: name }
   })
-  await build({
-    entryPoints,
-    bundle: true,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    target: 'node20',
-    logLevel: 'warning',
-    outdir: out,
-  })
+  await bundle(entryPoints, out)
 }

@@ -16,7 +16,7 @@ export type { AdminTokenRecord } from './admin-types.ts'
 
 /** Applies the pending migrations to the database at this URL; answers the names of those applied. */
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
-  const db = openDatabase(databaseUrl)
+  const db = await openDatabase(databaseUrl)
   try {
     return await migrateToLatest(db)
   } finally {

@@ -24,7 +24,7 @@ export async function withKeyMaintenance<T>(
   keyFile: string,
   run: (m: { status(): Promise<KeyStatus>; rotate(): Promise<{ newKeyId: string; resealed: number }>; reseal(): Promise<number>; retire(id: string): Promise<void> }) => Promise<T>,
 ): Promise<T> {
-  const db = openDatabase(databaseUrl)
+  const db = await openDatabase(databaseUrl)
   try {
     await migrateToLatest(db)
     const ring = watchKeyring({ kind: 'file', path: keyFile })

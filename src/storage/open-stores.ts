@@ -13,8 +13,6 @@ import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
 import { createMemoryNonceStore } from './memory/nonce-store.ts'
-import { openPostgres } from './postgres/open.ts'
-import { closeRedis, openRedis } from './redis/client.ts'
 import { createRedisLimiterFactory } from './redis/limiter.ts'
 import { createRedisNonceStore } from './redis/nonce-store.ts'
 import type { NonceBudget } from './nonce-share.ts'
@@ -55,7 +53,7 @@ export interface StorageOptions {
  * otherwise), migrates it, connects to Redis when given, and builds the stores and their runtime.
  */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  const db = openDatabase(options.databaseUrl)
+  const db = await openDatabase(options.databaseUrl)
   const what = isPostgresUrl(options.databaseUrl) ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
   let redis: Redis | undefined
   try {
@@ -64,7 +62,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
       throw isUnavailableError(cause) ? new StorageUnavailableError(`cannot reach ${what}: ${describe(cause)}`, { cause }) : error
     })
-    if (options.redisUrl) redis = await openRedis(options.redisUrl)
+    if (options.redisUrl) redis = await (await import('./redis/client.ts')).openRedis(options.redisUrl)
   } catch (error) {
     await db.destroy()
     throw error
@@ -101,9 +99,12 @@ async function answers(check: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-/** Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. */
-export function openDatabase(databaseUrl: string): Kysely<Database> {
-  return isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl)
+/**
+ * Kysely over PostgreSQL or SQLite, by the URL's form; not yet migrated. pg (like ioredis) is loaded
+ * only when asked for: a CLI command on the embedded database starts without them.
+ */
+export async function openDatabase(databaseUrl: string): Promise<Kysely<Database>> {
+  return isPostgresUrl(databaseUrl) ? (await import('./postgres/open.ts')).openPostgres(databaseUrl) : openSqlite(databaseUrl)
 }
 
 /**
@@ -192,7 +193,7 @@ export function createSqlStorage(
       }
     },
     async close() {
-      if (shared) await closeRedis(shared.redis)
+      if (shared) await (await import('./redis/client.ts')).closeRedis(shared.redis)
       await units.drain()
       await db.destroy()
     },

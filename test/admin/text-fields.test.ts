@@ -12,8 +12,6 @@ import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { TEST_DATABASE_URL } from '../helpers/backends.ts'
 import { newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../helpers/stored-rows.ts'
-// Password hashing is not what this file tests, and it makes a person for every field: see the file.
-import '../helpers/cheap-password-hashing.ts'
 
 interface Schema {
   type?: string | string[]

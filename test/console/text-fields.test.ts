@@ -12,8 +12,6 @@ import { E } from '../../src/errors/catalogue.ts'
 import { TEST_DATABASE_URL } from '../helpers/backends.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { controlCharactersIn, newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../helpers/stored-rows.ts'
-// Password hashing is not what this file tests, and it makes a person for every case: see the file.
-import '../helpers/cheap-password-hashing.ts'
 import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { makeRequestToken } from '../pages/helpers.ts'
 import { CookieBrowser, csrfOf } from './jar.ts'

@@ -22,6 +22,10 @@ import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 import { runCli } from '../helpers/cli.ts'
 import { countRows, testDomainSettings } from '../helpers/test-app.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { usingRealPasswordHashing } from '../helpers/cheap-password-hashing.ts'
+
+// The people made here sign in on the two serve processes, which hash at the real cost.
+usingRealPasswordHashing()
 
 /**
  * Two `latchkey serve` processes, on two ports, sharing one PostgreSQL schema and one Redis prefix,

@@ -1,10 +1,19 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { TEST_MASTER_KEY } from './keys.ts'
+import { staleBuild } from '../../scripts/build-freshness.mjs'
 
-/** The repository root: the CLI runs from here as `node --import tsx src/cli/main.ts`. */
+/** The repository root: the CLI runs from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const CLI_ARGS = ['--import', 'tsx', 'src/cli/main.ts']
+
+/**
+ * The installed command, `bin/latchkey.js` over the compiled dist/: what a user runs, and a third of
+ * the start-up of `node --import tsx src/cli/main.ts`. npm test builds dist/ first when src/ is newer.
+ */
+export const CLI_ARGS = ['bin/latchkey.js']
+
+const stale = staleBuild(REPO_ROOT)
+if (stale) throw new Error(`dist/ is older than ${stale}: run \`npm run build\` (npm test builds it for you)`)
 
 /**
  * The parent's environment without any LATCHKEY_* setting, plus the test master key and `extra`. The

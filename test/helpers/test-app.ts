@@ -116,8 +116,9 @@ export async function countRows(dbPath: string, table: 'request_tokens' | 'acces
  */
 export async function deleteBehindStores(dbPath: string, table: 'users' | 'apps', id: string): Promise<void> {
   if (isPostgresUrl(dbPath)) {
-    // `replica` turns off the triggers that enforce foreign keys, for this session only.
-    await runSql(dbPath, `set session_replication_role = replica; delete from ${table} where id = '${id.replace(/'/g, "''")}'`)
+    // `replica` turns off the triggers that enforce foreign keys, for this transaction only (the
+    // connection goes back to a pool).
+    await runSql(dbPath, `begin; set local session_replication_role = replica; delete from ${table} where id = '${id.replace(/'/g, "''")}'; commit`)
     return
   }
   const db = new Sqlite(dbPath)

@@ -10,6 +10,9 @@ import type { SettingName } from '../../src/config/settings.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema } from './backends.ts'
 import { testKeyring } from './keys.ts'
+// Every test that opens the use cases hashes passwords at a lower scrypt cost (see the file):
+// test/domain/passwords.test.ts, which does not come through here, and the process tests keep it.
+import './cheap-password-hashing.ts'
 
 // The use cases on fresh real storage, without the HTTP layer: nothing here imports Fastify, so the
 // domain tests (and their mutation runs, which start Node once per mutant) load only what they use.

@@ -8,7 +8,7 @@ import { parseScrape, seriesKey, counterValues } from '../helpers/prometheus-tex
 import { startServe } from '../helpers/serve-process.ts'
 import { sparePort } from '../helpers/throwaway-services.ts'
 
-/** The worker processes of the primary `pid`: its children running the CLI (not tsx's esbuild helper). From /proc, Linux. */
+/** The worker processes of the primary `pid`: its children running the CLI. From /proc, Linux. */
 function childrenOf(pid: number): number[] {
   const children: number[] = []
   for (const entry of readdirSync('/proc')) {
@@ -18,7 +18,7 @@ function childrenOf(pid: number): number[] {
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
       if (ppid !== pid) continue
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-      if (command.includes('src/cli/main.ts')) children.push(Number(entry))
+      if (command.includes('bin/latchkey.js')) children.push(Number(entry))
     } catch {
       // the process ended while we looked
     }

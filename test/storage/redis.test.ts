@@ -18,13 +18,17 @@ import { storeContract } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
+import type { NonceStore } from '../../src/storage/types.ts'
 
 
 /**
- * remember's arguments for uses stamped at one whole second: a second after now, so after the epoch
- * a fresh prefix's marker gets at the first use (now).
+ * remember's arguments for uses stamped at one whole second, once the store's epoch is settled (as
+ * serve does at start): the second the store is ready in, so never before the epoch, however long
+ * opening the connection took on a busy machine.
  */
-function stampedAt(timestampSeconds = Math.floor(Date.now() / 1000) + 1) {
+async function stampedAfterEpoch(nonces: NonceStore) {
+  await nonces.settleEpoch()
+  const timestampSeconds = Math.floor(Date.now() / 1000)
   return (consumerKey: string, nonce: string) => {
     const use = nonceUse(consumerKey, nonce, { timestampSeconds })
     return [use, expiryOf(use), Date.now()] as const
@@ -70,10 +74,10 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('two connections (two instances) share nonces and limits', async () => {
       const keys = freshPrefix()
-      const stampedNow = stampedAt()
       const [a, b] = await Promise.all([openRedis(redisUrl), openRedis(redisUrl)])
       try {
         const [noncesA, noncesB] = [createRedisNonceStore(a, keys.prefix), createRedisNonceStore(b, keys.prefix)]
+        const stampedNow = await stampedAfterEpoch(noncesA)
         assert.equal(await noncesA.remember(...stampedNow('ck', 'n')), 'fresh')
         assert.equal(await noncesB.remember(...stampedNow('ck', 'n')), 'replayed')
         const limitA = createRedisLimiterFactory(a, keys.prefix).create('shared', 3, 900)
@@ -88,10 +92,10 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('of 50 concurrent uses of one nonce exactly one is fresh', async () => {
       const keys = freshPrefix()
-      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
+        const stampedNow = await stampedAfterEpoch(nonces)
         const answers = await Promise.all(Array.from({ length: 50 }, () => nonces.remember(...stampedNow('ck', 'same'))))
         assert.equal(answers.filter((answer) => answer === 'fresh').length, 1)
       } finally {
@@ -101,10 +105,10 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('consumer key and nonce cannot run into each other in the key', async () => {
       const keys = freshPrefix()
-      const stampedNow = stampedAt()
       const redis = await openRedis(redisUrl)
       try {
         const nonces = createRedisNonceStore(redis, keys.prefix)
+        const stampedNow = await stampedAfterEpoch(nonces)
         assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'fresh')
         assert.equal(await nonces.remember(...stampedNow('a', 'b:c')), 'fresh')
         assert.equal(await nonces.remember(...stampedNow('a:b', 'c')), 'replayed')
@@ -117,7 +121,8 @@ if (SHARED_BACKENDS_SKIP) {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)
       try {
-        await createRedisNonceStore(redis, keys.prefix).remember(...stampedAt()('ck', 'ttl'))
+        const nonces = createRedisNonceStore(redis, keys.prefix)
+        await nonces.remember(...(await stampedAfterEpoch(nonces))('ck', 'ttl'))
         await createRedisLimiterFactory(redis, keys.prefix).create('ttl', 5, 60).hit('k')
         const stored = await listRedisKeys(redisUrl, keys.prefix)
         assert.equal(stored.length, 4, stored.join(' '))

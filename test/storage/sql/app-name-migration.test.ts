@@ -17,11 +17,11 @@ import { TEST_DATABASE_URL, createTestSchema } from '../../helpers/backends.ts'
 async function freshDatabase(): Promise<{ db: Kysely<any>; remove(): Promise<void> }> {
   if (TEST_DATABASE_URL) {
     const schema = await createTestSchema()
-    const db = openDatabase(schema.url)
+    const db = await openDatabase(schema.url)
     return { db, remove: async () => (await db.destroy(), await schema.drop()) }
   }
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-008-'))
-  const db = openDatabase(join(dir, 'latchkey.sqlite'))
+  const db = await openDatabase(join(dir, 'latchkey.sqlite'))
   return { db, remove: async () => (await db.destroy(), rmSync(dir, { recursive: true, force: true })) }
 }
 

@@ -1,0 +1,106 @@
+// What `serve` does once its options are read. Loaded only when serve runs: Fastify, the metrics and
+// the logger are a third of a second of start-up that the other commands need not pay.
+import { isClusterWorker, reportListening, runPrimary } from '../cluster.ts'
+import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
+import { composeDomain } from '../compose.ts'
+import { checkServeRules } from '../config/serve-rules.ts'
+import type { Config } from '../config/settings.ts'
+import { seedDemo } from './dev-demo.ts'
+import { startServer, type RunningServer } from '../server.ts'
+
+/** Runs the service by the config: one process, the primary of --workers, or one of its workers. */
+export async function runServe(config: Config): Promise<void> {
+  if (isClusterWorker()) return serveWorker(config)
+  if (config.workers > 1) return servePrimary(config)
+  const server = await startServer(config)
+  // Before the banner: whoever reads it may signal at once, and until a handler exists the
+  // kernel's default for SIGTERM kills the process outright.
+  stopOnSignal(() => server.close())
+  if (config.dev) {
+    const demo = await seedDemo(server.domain, server.url)
+    if (demo) printDemo(server.url, demo, server.adminUrl)
+  }
+  if (server.adminUrl) process.stdout.write(`Admin API is listening on ${server.adminUrl}\n`)
+  process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
+}
+
+/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0. */
+function stopOnSignal(close: () => Promise<void>): void {
+  let closing = false
+  const stop = () => {
+    if (closing) return
+    closing = true
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+/**
+ * The primary of `--workers N`: checks the rules, migrates once and checks the database and Redis
+ * answer (so a bad start is one line, not N), then supervises the workers. It seeds the demo and
+ * prints the banner once, when the first worker listens.
+ */
+async function servePrimary(config: Config): Promise<never> {
+  checkServeRules(config)
+  const domain = await composeDomain(config)
+  aggregateWorkerMetrics()
+  let isDomainOpen = true
+  const closeDomain = async () => {
+    if (!isDomainOpen) return
+    isDomainOpen = false
+    await domain.runtime.close()
+  }
+  const code = await runPrimary({
+    workers: config.workers,
+    log: (line) => process.stderr.write(`${line}\n`),
+    async onListening(url, adminUrl) {
+      try {
+        if (config.dev) {
+          const demo = await seedDemo(domain, url)
+          if (demo) printDemo(url, demo, adminUrl)
+        }
+      } finally {
+        await closeDomain()
+      }
+      // As one process prints it: every worker listens on the same admin address too.
+      if (adminUrl) process.stdout.write(`Admin API is listening on ${adminUrl}\n`)
+      process.stdout.write(`Latchkey is listening on ${url}${config.dev ? ' (development mode)' : ''} with ${config.workers} workers\n`)
+    },
+  })
+  await closeDomain().catch(() => {})
+  process.exit(code)
+}
+
+/** One worker of `--workers N`: serves, tells the primary its URL, drains on SIGTERM (from the primary). */
+async function serveWorker(config: Config): Promise<void> {
+  const running: { server?: RunningServer } = {}
+  // Registered before start-up: a worker told to stop while still starting simply ends.
+  stopOnSignal(async () => {
+    await running.server?.close()
+  })
+  running.server = await startServer(config)
+  reportListening(running.server.url, running.server.adminUrl)
+}
+
+function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & object, adminUrl?: string): void {
+  process.stdout.write(
+    [
+      '',
+      'First start: made a demo user and a demo app (shown once; `npm run -s latchkey -- app show <key>` shows the app again).',
+      `  sign in as          ${demo.screenName} / ${demo.password}`,
+      `  consumer key        ${demo.consumerKey}`,
+      `  consumer secret     ${demo.consumerSecret}`,
+      `  owner access token  ${demo.accessToken}`,
+      `  owner token secret  ${demo.accessTokenSecret}`,
+      `  callbacks           http://127.0.0.1:3000/callback, http://localhost:3000/callback, or oob (PIN)`,
+      `  try it              POST ${url}/oauth/request_token signed with the consumer key and secret`,
+      `  admin token         ${demo.adminToken}`,
+      ...(adminUrl ? [`  admin API           curl -H 'Authorization: Bearer ${demo.adminToken}' ${adminUrl}/admin/v1/apps`] : []),
+      '',
+    ].join('\n'),
+  )
+}
