@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { SUITES } from './scripts/mutation-suites.mjs'
 
 // StrykerJS (mutation testing): `npm run mutate [-- <folder> | <file> | --changed]` through
@@ -18,12 +19,14 @@ const BUNDLES = '.mutation-bundle'
 process.env.LATCHKEY_PROPERTY_RUNS_SCALE ??= '0.05'
 
 export default {
-  testRunner: 'tap',
-  plugins: ['@stryker-mutator/tap-runner'],
+  // The TAP runner, running the files in the order the suite's build wrote (scripts/stryker-ordered-tap.mjs).
+  testRunner: 'ordered-tap',
+  plugins: ['@stryker-mutator/tap-runner', './scripts/stryker-ordered-tap.mjs'],
   mutate: [...targets.map((target) => (target.endsWith('.ts') ? target : `${target}/**/*.ts`)), ...(SUITES[folder].unmutated ?? []).map((file) => `!${file}`)],
   // The suite is bundled once per run (in the sandbox, after Stryker has instrumented the code) and
   // each mutant runs bundles with plain Node: a third less CPU per file than tsx.
-  buildCommand: `node scripts/mutation-suites.mjs ${folder} ${BUNDLES} ${targets.join(',')}`,
+  // The earlier runs' reports order the files (the build runs in the sandbox, which has none).
+  buildCommand: `node scripts/mutation-suites.mjs ${folder} ${BUNDLES} ${targets.join(',')} ${resolve('reports/mutation')}`,
   tap: { testFiles: [`${BUNDLES}/**/*.test.mjs`], nodeArgs: ['--import', './scripts/mutation-worker-guard.mjs'], forceBail: true },
   coverageAnalysis: 'perTest',
   ignoreStatic: true,

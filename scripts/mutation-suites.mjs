@@ -1,12 +1,16 @@
 // The mutation suites: for each folder of src/ under mutation testing, the tests that are about it.
-// `node scripts/mutation-suites.mjs <folder> <out-dir> [targets]` bundles each test file of the suite
+// `node scripts/mutation-suites.mjs <folder> <out-dir> [targets] [reports-dir]` bundles each test file of the suite
 // (found anew each time, so a new test file is in at once) with esbuild into <out-dir>, one
 // `.test.mjs` per test file with shared chunks (scripts/test-bundle.mjs, as npm test runs them). Stryker's tap
 // runner counts each file as one test and records which mutants each one reaches
 // (stryker.config.mjs: coverageAnalysis perTest), so a mutant runs only the files that reach it.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { bundle } from './test-bundle.mjs'
+import { ORDER_FILE } from './stryker-ordered-tap.mjs'
+
+/** Where the reports of earlier runs are, unless the build is told (Stryker builds in a sandbox). */
+const REPORTS = 'reports/mutation'
 
 /**
  * Each folder's tests; `skip` holds test files left out, `unmutated` source files not mutated, each
@@ -61,30 +65,70 @@ export function suiteFiles(folder) {
 }
 
 /**
- * The test files that import one of the mutated files themselves come first: a mutant stops at its
- * first failing file (forceBail), so the tests most about it decide soonest. The tap runner runs
- * files in the order it finds them, so the order is in the names: `0-` first, `1-` after.
+ * How many of the targets' mutants each test file killed in earlier runs: every report under
+ * reports/mutation/ names, for each mutant, the bundle that killed it.
  */
-function aboutFirst(files, targets) {
-  const names = targets.filter((t) => t.endsWith('.ts')).map((t) => `/${t.split('/').pop()}'`)
-  const isAbout = (file) => names.some((name) => readFileSync(file, 'utf8').includes(name))
-  return files.map((file) => ({ file, rank: isAbout(file) ? 0 : 1 }))
+function earlierKills(targets, reports) {
+  const kills = new Map()
+  if (!existsSync(reports)) return kills
+  for (const name of readdirSync(reports).filter((n) => n.endsWith('.json'))) {
+    let report
+    try {
+      report = JSON.parse(readFileSync(join(reports, name), 'utf8'))
+    } catch {
+      continue
+    }
+    const fileOfTest = new Map()
+    for (const [bundle, { tests }] of Object.entries(report.testFiles ?? {})) {
+      // .mutation-bundle/http/oauth2.test.mjs (or, from older runs, 1-oauth2.test.mjs) → test/http/oauth2.test.ts
+      const source = join('test', bundle.split('/').slice(1).join('/')).replace(/\/\d+-([^/]+)$/, '/$1').replace(/\.mjs$/, '.ts')
+      for (const test of tests) fileOfTest.set(test.id, source)
+    }
+    for (const target of targets) {
+      for (const mutant of report.files?.[target]?.mutants ?? []) {
+        for (const id of mutant.killedBy ?? []) {
+          const file = fileOfTest.get(id)
+          if (file) kills.set(file, (kills.get(file) ?? 0) + 1)
+        }
+      }
+    }
+  }
+  return kills
+}
+
+/**
+ * The order the files run in for each mutant (scripts/stryker-ordered-tap.mjs): a mutant stops at its
+ * first failing file, so the files that killed most of these targets' mutants before come first,
+ * then the files that import a target themselves, then the rest by name.
+ */
+function runOrder(files, targets, reports) {
+  const kills = earlierKills(targets, reports)
+  const names = targets.map((t) => `/${t.split('/').pop()}'`)
+  const imports = new Set(files.filter((file) => names.some((name) => readFileSync(file, 'utf8').includes(name))))
+  const rank = (file) => [-(kills.get(file) ?? 0), imports.has(file) ? 0 : 1]
+  return [...files].sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)]
+    return ra[0] - rb[0] || ra[1] - rb[1] || a.localeCompare(b)
+  })
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  const [folder, outDir, targets = ''] = process.argv.slice(2)
+  const [folder, outDir, targets = '', reports = REPORTS] = process.argv.slice(2)
   const out = resolve(outDir)
   const entries = join(out, 'entries')
   rmSync(out, { recursive: true, force: true })
   mkdirSync(entries, { recursive: true })
   const importOf = (from, file) => `import '${relative(from, resolve(file)).replaceAll('\\', '/').replace(/^(?!\.)/, './')}'`
-  const entryPoints = aboutFirst(suiteFiles(folder), targets.split(',').filter(Boolean)).map(({ file, rank }) => {
-    // test/admin/auth.test.ts → <out>/admin/0-auth.test.mjs.
-    const name = relative('test', file).replace(/[^/]+\.test\.ts$/, (base) => `${rank}-${base}`).replace(/\.ts$/, '')
+  const order = runOrder(suiteFiles(folder), targets.split(',').filter((t) => t.endsWith('.ts')), reports)
+  const entryPoints = order.map((file) => {
+    // test/admin/auth.test.ts → <out>/admin/auth.test.mjs.
+    const name = relative('test', file).replace(/\.ts$/, '')
     const entry = join(entries, `${name.replaceAll('/', '--')}.ts`)
     // Cheaper password hashing first, before any test makes a user (see the file).
     writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${importOf(entries, 'test/helpers/cheap-password-hashing.ts')}\n${importOf(entries, file)}\n`)
     return { in: entry, out: name }
   })
   await bundle(entryPoints, out)
+  const bundleOf = (file) => `${outDir.replace(/\/+$/, '')}/${relative('test', file).replace(/\.ts$/, '.mjs')}`
+  writeFileSync(join(out, ORDER_FILE), `${JSON.stringify(order.map(bundleOf), null, 2)}\n`)
 }

@@ -208,6 +208,9 @@ describe('app-only bearer tokens', () => {
     // Even beside valid Basic credentials, and with the name percent-encoded, and on an OAuth 1.0a endpoint.
     const besideBasic = await tokenCall(app, { query: `?client%5Fsecret=${secret}` })
     assert.deepEqual([besideBasic.status, errorCode(besideBasic)], [403, 99])
+    // A name with no value is still that name in the URL.
+    const nameOnly = await tokenCall(app, { query: '?grant_type=client_credentials&client_secret' })
+    assert.deepEqual([nameOnly.status, errorCode(nameOnly)], [403, 99])
     const onRequestToken = await signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: `${server.url}/oauth/request_token?client_id=${id}`, oauth: { oauth_callback: 'oob' } })
     assert.deepEqual([onRequestToken.status, errorCode(onRequestToken)], [403, 99])
     // grant_type alone in the query stays accepted (the 2020+ docs' curl example).
