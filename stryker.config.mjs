@@ -42,7 +42,7 @@ export default {
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   // A folder per target, so that runs of two targets at once never remove each other's sandbox.
   tempDirName: `.stryker-tmp/${name}`,
-  ignorePatterns: ['/.stryker-tmp'],
+  ignorePatterns: ['/.stryker-tmp', '/reports', '/.test-bundle'],
   cleanTempDir: 'always',
   thresholds: { high: 90, low: 80, break: null },
 }
