@@ -134,24 +134,25 @@ const APP_PROPERTIES = {
   updated_at: TIME,
 } as const
 
-/** In the answers about one app (not in lists): its OAuth 2.0 client; the secret only where it is made. */
+/** Its OAuth 2.0 client, in every answer about an app; the secret only in the answer that made it. */
 const OAUTH2_PROPERTIES = {
   oauth2_enabled: { type: 'boolean' },
   client_type: { type: ['string', 'null'], enum: ['confidential', 'public', null] },
   client_id: { type: ['string', 'null'] },
   client_secret: { type: 'string', description: 'Only in the answer that made it.' },
 } as const
+const OAUTH2_REQUIRED = ['oauth2_enabled', 'client_type', 'client_id']
 
 export const APP = {
   type: 'object',
-  required: Object.keys(APP_PROPERTIES),
+  required: [...Object.keys(APP_PROPERTIES), ...OAUTH2_REQUIRED],
   properties: { ...APP_PROPERTIES, ...OAUTH2_PROPERTIES },
   additionalProperties: false,
 } as const
 
 export const APP_WITH_SECRET = {
   type: 'object',
-  required: [...Object.keys(APP_PROPERTIES), 'consumer_secret'],
+  required: [...Object.keys(APP_PROPERTIES), ...OAUTH2_REQUIRED, 'consumer_secret'],
   properties: { ...APP_PROPERTIES, ...OAUTH2_PROPERTIES, consumer_secret: { type: 'string' } },
   additionalProperties: false,
 } as const
@@ -166,7 +167,13 @@ export const OWNER_TOKEN = {
 export const AUTHORIZATION = {
   type: 'object',
   required: ['app_id', 'app_name', 'access_level', 'authorized_at'],
-  properties: { app_id: ID, app_name: { type: 'string' }, access_level: ACCESS_LEVEL, authorized_at: TIME },
+  properties: {
+    app_id: ID,
+    app_name: { type: 'string' },
+    access_level: ACCESS_LEVEL,
+    authorized_at: TIME,
+    scopes: { type: 'array', items: { type: 'string' }, description: "What the person's OAuth 2.0 grants to the app allow (X's scopes); absent when it holds only OAuth 1.0a tokens." },
+  },
   additionalProperties: false,
 } as const
 
@@ -200,6 +207,26 @@ export const ROTATION = {
       description: 'Revoke every request, access and bearer token issued to the app. Default: true without grace_seconds, false with it.',
     },
   },
+  additionalProperties: false,
+} as const
+
+export const CLIENT_SECRET_ROTATION = {
+  type: 'object',
+  properties: {
+    grace_seconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 604800,
+      description: 'The old client secret keeps working this long (at most 7 days), and the grants stay. Without it, the old secret and every grant of the app end at once.',
+    },
+  },
+  additionalProperties: false,
+} as const
+
+export const CLIENT_SECRET_ROTATED = {
+  type: 'object',
+  required: ['client_id', 'client_secret', 'previous_secret_expires_at'],
+  properties: { client_id: { type: 'string' }, client_secret: { type: 'string' }, previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time' } },
   additionalProperties: false,
 } as const
 

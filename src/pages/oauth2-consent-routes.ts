@@ -46,7 +46,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
       session = session ? { csrf: session.csrf } : newSession()
       writeSession(request, reply, session)
     }
-    return show(reply, 200, check.request, session, user)
+    return show(reply, 200, check.request, session, check.request.forceLogin ? undefined : user)
   }
 
   async function postForm(request: FastifyRequest, reply: FastifyReply) {
@@ -80,8 +80,9 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
       }
       return approve(request, reply, authorization, signedIn.user.id)
     }
-    if (!sessionUser) return show(reply, 401, authorization, session, undefined, { message: 'Please sign in to authorize this app.' })
-    return approve(request, reply, authorization, sessionUser.id)
+    const user = authorization.forceLogin ? undefined : sessionUser
+    if (!user) return show(reply, 401, authorization, session, undefined, { message: 'Please sign in to authorize this app.' })
+    return approve(request, reply, authorization, user.id)
   }
 
   return async (app: FastifyInstance) => {

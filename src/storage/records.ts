@@ -113,6 +113,9 @@ export interface OAuth2ClientRecord {
   type: ClientType
   /** Only a confidential client has one. */
   clientSecret: string | null
+  /** The secret before the last regeneration, while its grace period lasts (until previousSecretExpiresAtMs). */
+  previousClientSecret: string | null
+  previousSecretExpiresAtMs: number | null
   createdAtMs: number
   updatedAtMs: number
 }

@@ -147,6 +147,8 @@ export type CodeRedemption =
 export interface OAuth2Store {
   findClientByAppId(appId: string): Promise<OAuth2ClientRecord | undefined>
   findClientByClientId(clientId: string): Promise<OAuth2ClientRecord | undefined>
+  /** The clients of these apps (those that have one), in one lookup: for a page of apps. */
+  findClientsByAppIds(appIds: readonly string[]): Promise<OAuth2ClientRecord[]>
   /** Creates or replaces the app's client. */
   saveClient(client: OAuth2ClientRecord): Promise<void>
   /** Removes the app's client; false when it had none. */

@@ -85,6 +85,22 @@ describe('latchkey user and app commands', () => {
     assert.deepEqual(await json(['app', 'list'], env), [])
   })
 
+  test("an app's OAuth 2.0 client: made with --oauth2, its secret regenerated at once or with --grace", async () => {
+    const env = newDatabase()
+    await json(['user', 'create', '--screen-name', 'olga', '--password', 'correct horse battery'], env)
+    const app = await json(['app', 'create', '--name', 'OAuth 2 app', '--owner', 'olga', '--callback', 'https://client.example/cb', '--oauth2', 'confidential'], env)
+    assert.match(String(app.client_id), /^[A-Za-z0-9]{34}$/)
+    assert.match(String(app.client_secret), /^[A-Za-z0-9]{50}$/)
+    const graceful = await json(['app', 'rotate-client-secret', String(app.app_id), '--grace', '3600'], env)
+    assert.equal(graceful.client_id, app.client_id)
+    assert.notEqual(graceful.client_secret, app.client_secret)
+    assert.ok(Math.abs(Date.parse(String(graceful.previous_secret_expires_at)) - (Date.now() + 3_600_000)) < 60_000, String(graceful.previous_secret_expires_at))
+    const atOnce = await json(['app', 'rotate-client-secret', String(app.app_id)], env)
+    assert.equal(atOnce.previous_secret_expires_at, null)
+    assertRefusal(await runCli(['app', 'rotate-client-secret', String(app.app_id), '--grace', '604801'], env), /grace must be a whole number of seconds from 1 to 604800/)
+    assertRefusal(await runCli(['app', 'rotate-client-secret', String(app.app_id), '--grace', 'an hour'], env), /whole number of seconds/)
+  })
+
   test('migrate applies the migrations, then says the database is up to date', async () => {
     const env = newDatabase()
     const first = await runCli(['migrate'], env)

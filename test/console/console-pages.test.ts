@@ -405,11 +405,23 @@ describe('developer console', () => {
     assert.match(page.body, new RegExp(`<code id="client_id">${clientId}</code>`))
     assert.doesNotMatch(page.body, new RegExp(secret), 'the secret is not shown again')
 
+    // With a grace period the old secret works on, and the page says until when.
+    const graceful = await b.fill(location, `${location}/oauth2/secret`, { client_secret_grace: '3600' })
+    const gracefulSecret = textOf(graceful.body, 'oauth2_client_secret') ?? ''
+    assert.match(graceful.body, /The previous secret keeps working until \d{4}-\d\d-\d\d \d\d:\d\d UTC\./)
+    assert.equal((await revokeWith(clientId, secret)).status, 200)
+    assert.equal((await revokeWith(clientId, gracefulSecret)).status, 200)
+    const badGrace = await b.fill(location, `${location}/oauth2/secret`, { client_secret_grace: 'forever' })
+    assert.equal(badGrace.statusCode, 400)
+    assert.equal((await revokeWith(clientId, gracefulSecret)).status, 200, 'a refused choice changes nothing')
+
     const renewed = await b.fill(location, `${location}/oauth2/secret`, {})
     const newSecret = textOf(renewed.body, 'oauth2_client_secret') ?? ''
-    assert.notEqual(newSecret, secret)
+    assert.notEqual(newSecret, gracefulSecret)
+    assert.doesNotMatch(renewed.body, /The previous secret keeps working/)
     assert.equal((await revokeWith(clientId, newSecret)).status, 200)
-    assert.equal((await revokeWith(clientId, secret)).status, 401)
+    assert.equal((await revokeWith(clientId, gracefulSecret)).status, 401)
+    assert.equal((await revokeWith(clientId, secret)).status, 401, 'no grace period: the old secrets stop at once')
 
     const off = await b.fill(location, `${location}/oauth2`, { oauth2: 'off' })
     assert.match(off.body, /OAuth 2.0 is off/)

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { identifyCaller } from '../../src/domain/identify-caller.ts'
-import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { regenerateClientSecret, setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { updateApp } from '../../src/domain/registry/apps.ts'
 import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
@@ -172,6 +173,66 @@ describe('OAuth 2.0 user context', () => {
     assert.equal(wrong.status, 401)
     assert.equal(json(wrong).error, 'invalid_client')
     assert.equal((await exchange(client, code, verifier)).status, 200)
+  })
+
+  test('a secret regenerated with a grace period: the old one refreshes until it ends, then gets 401; the grant lives on', async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const tokens = json(await exchange(client, code, verifier))
+    const regenerated = await regenerateClientSecret(server.domain, { appId: client.app.id, graceSeconds: 60 })
+    const refresh = (token: unknown, secret: string) =>
+      post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(token) }).toString(), { authorization: basic(client.clientId, secret) })
+    assert.equal((await me(String(tokens.access_token))).status, 200, 'the grant lives on')
+    const withOld = await refresh(tokens.refresh_token, client.clientSecret!)
+    assert.equal(withOld.status, 200, withOld.text)
+    // The shared clock: kept well within OAuth 1.0a's 300 s window, which later tests sign in.
+    clock.advance(60_000)
+    const lateOld = await refresh(json(withOld).refresh_token, client.clientSecret!)
+    assert.equal(lateOld.status, 401)
+    assert.equal(json(lateOld).error, 'invalid_client')
+    const withNew = await refresh(json(withOld).refresh_token, regenerated!.newSecret!)
+    assert.equal(withNew.status, 200, 'the refusal spent nothing; the new secret refreshes')
+  })
+
+  test("suspending the app ends its grants: /2/users/me and refresh refused, and still after the suspension is lifted", async () => {
+    const client = await oauth2App()
+    const { code, verifier } = await newCode(client)
+    const tokens = json(await exchange(client, code, verifier))
+    assert.equal((await me(String(tokens.access_token))).status, 200)
+    await updateApp(server.domain, client.app.id, { isSuspended: true })
+    await updateApp(server.domain, client.app.id, { isSuspended: false })
+    assert.equal((await me(String(tokens.access_token))).status, 401)
+    const refreshed = await post('/2/oauth2/token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) }).toString(), auth(client))
+    assert.equal(refreshed.status, 400, refreshed.text)
+    const fresh = await newCode(client)
+    assert.equal((await exchange(client, fresh.code, fresh.verifier)).status, 200, 'a new consent after the suspension works')
+  })
+
+  test('authorize with force_login=true or prompt=login: a signed-in person is asked to sign in again; without, Allow alone is enough', async () => {
+    const client = await oauth2App()
+    const browser = newBrowser()
+    await consent(client, authorizeQuery(client), 'allow', browser)
+    const allowAlone = async (query: URLSearchParams) => {
+      const page = await visit(server.app, browser, `/i/oauth2/authorize?${query}`)
+      assert.equal(page.statusCode, 200, page.body)
+      return { page, answer: await submit(server.app, browser, '/i/oauth2/authorize', [...query, ['csrf_token', csrfOf(page.body)], ['action', 'allow']] as Array<[string, string]>) }
+    }
+    for (const extra of [{ force_login: 'true' }, { prompt: 'login' }, { prompt: 'consent login' }]) {
+      const query = authorizeQuery(client)
+      for (const [name, value] of Object.entries(extra)) query.set(name, value)
+      const { page, answer } = await allowAlone(query)
+      assert.match(page.body, /name="password"/, `${JSON.stringify(extra)}: the sign-in fields, though signed in`)
+      assert.equal(answer.statusCode, 401, `${JSON.stringify(extra)}: Allow without signing in again`)
+      assert.equal(answer.headers.location, undefined)
+    }
+    const { page, answer } = await allowAlone(authorizeQuery(client))
+    assert.doesNotMatch(page.body, /name="password"/)
+    assert.equal(answer.statusCode, 302, 'the same request without force_login: Allow is enough')
+    assert.ok(new URL(String(answer.headers.location)).searchParams.get('code'))
+    const forced = authorizeQuery(client)
+    forced.set('force_login', 'true')
+    const location = await consent(client, forced, 'allow', browser)
+    assert.ok(location.searchParams.get('code'), 'signing in again on the forced page gives a code')
   })
 
   test('a wrong verifier is refused; the right one is accepted', async () => {

@@ -11,7 +11,7 @@ let counter = 0
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${Math.random().toString(36).slice(2, 8)}`
 
 function clientRecord(appId: string, overrides: Partial<OAuth2ClientRecord> = {}): OAuth2ClientRecord {
-  return { appId, clientId: unique('client'), type: 'confidential', clientSecret: unique('secret'), createdAtMs: NOW, updatedAtMs: NOW, ...overrides }
+  return { appId, clientId: unique('client'), type: 'confidential', clientSecret: unique('secret'), previousClientSecret: null, previousSecretExpiresAtMs: null, createdAtMs: NOW, updatedAtMs: NOW, ...overrides }
 }
 
 function codeRecord(app: AppRecord, user: UserRecord, overrides: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord {
@@ -74,9 +74,14 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
         await s.oauth2.saveClient(client)
         assert.deepEqual(await s.oauth2.findClientByAppId(app.id), client)
         assert.deepEqual(await s.oauth2.findClientByClientId(client.clientId), client)
-        const publicClient = { ...client, type: 'public' as const, clientSecret: null, updatedAtMs: NOW + 5 }
+        const regenerated = { ...client, clientSecret: unique('secret'), previousClientSecret: client.clientSecret, previousSecretExpiresAtMs: NOW + 60_000, updatedAtMs: NOW + 3 }
+        await s.oauth2.saveClient(regenerated)
+        assert.deepEqual(await s.oauth2.findClientByClientId(client.clientId), regenerated, 'the previous secret and its end are kept')
+        const publicClient = { ...client, type: 'public' as const, clientSecret: null, previousClientSecret: null, previousSecretExpiresAtMs: null, updatedAtMs: NOW + 5 }
         await s.oauth2.saveClient(publicClient)
         assert.deepEqual(await s.oauth2.findClientByAppId(app.id), publicClient)
+        assert.deepEqual(await s.oauth2.findClientsByAppIds([app.id, 'no-such-app']), [publicClient], 'the clients of a page of apps, those that have one')
+        assert.deepEqual(await s.oauth2.findClientsByAppIds([]), [])
         assert.equal(await s.oauth2.deleteClient(app.id), true)
         assert.equal(await s.oauth2.deleteClient(app.id), false)
         assert.equal(await s.oauth2.findClientByClientId(client.clientId), undefined)

@@ -4,6 +4,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import Sqlite from 'better-sqlite3'
+import { createHash } from 'node:crypto'
+import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authorization-request.ts'
+import { regenerateClientSecret, setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { consentInBrowser } from '../helpers/browser-less.ts'
@@ -57,6 +61,37 @@ describe('no secret or token is stored in clear', () => {
     })
     issued.set('bearer token', bearer.json.access_token)
     issued.set('bearer token, decoded', decodeURIComponent(bearer.json.access_token))
+
+    // OAuth 2.0 user context: a client secret and, through its grace period, the one before it; a code,
+    // exchanged for an access and a refresh token.
+    const oauth2App = await makeApp(server.domain, { callbackUrls: ['https://client.example/cb'] })
+    const made = await setOAuth2Client(server.domain, { appId: oauth2App.id, setting: 'confidential' })
+    const regenerated = await regenerateClientSecret(server.domain, { appId: oauth2App.id, graceSeconds: 3600 })
+    issued.set('client secret, in its grace period', made.newSecret!)
+    issued.set('client secret', regenerated!.newSecret!)
+    const verifier = 'v'.repeat(43)
+    const check = await checkAuthorizationRequest(server.domain, {
+      response_type: 'code',
+      client_id: made.client!.clientId,
+      redirect_uri: 'https://client.example/cb',
+      scope: 'users.read offline.access',
+      state: 'state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })
+    if (check.outcome !== 'valid') assert.fail(`the authorization request was refused: ${check.redirectTo}`)
+    const approved = await approveAuthorizationRequest(server.domain, check.request, { userId: user.id, address: null })
+    const code = new URL(approved.redirectTo).searchParams.get('code')!
+    issued.set('authorization code', code)
+    const tokens = await send({
+      method: 'POST',
+      url: `${server.url}/2/oauth2/token`,
+      headers: { authorization: `Basic ${Buffer.from(`${made.client!.clientId}:${regenerated!.newSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/cb', code_verifier: verifier }).toString(),
+    })
+    assert.equal(tokens.status, 200, tokens.text)
+    issued.set('user access token', tokens.json.access_token)
+    issued.set('refresh token', tokens.json.refresh_token)
   })
   after(() => server.close())
 
@@ -96,5 +131,6 @@ describe('no secret or token is stored in clear', () => {
     const accessToken = issued.get('access token')!
     assert.ok((await server.domain.stores.accessTokens.findByToken(accessToken))?.secret === issued.get('access token secret'))
     assert.ok(await server.domain.stores.bearerTokens.findByToken(issued.get('bearer token')!))
+    assert.ok(await server.domain.stores.oauth2.findToken(issued.get('refresh token')!))
   })
 })

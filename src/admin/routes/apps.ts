@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify'
 import { revokeBearerToken } from '../../domain/admin/people.ts'
 import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
-import { setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
 import { decodeCursor, page } from '../pagination.ts'
-import { APP, APP_PATCH, APP_WITH_SECRET, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
+import { APP, APP_PATCH, APP_WITH_SECRET, CLIENT_SECRET_ROTATED, CLIENT_SECRET_ROTATION, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
 import { appView, oauth2View } from '../views.ts'
 
 interface AppBody {
@@ -94,7 +96,8 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
       const { owner, cursor, limit } = request.query
       const afterId = decodeCursor(cursor, ID_KEY)
       const rows = await request.adminDomain.stores.admin.appsPage({ limit: limit + 1, afterId, ownerId: owner })
-      return page(rows, limit, (a) => a.id, (a) => appView(a, { withSecret: false }))
+      const clients = new Map((await request.adminDomain.stores.oauth2.findClientsByAppIds(rows.map((a) => a.id))).map((c) => [c.appId, c]))
+      return page(rows, limit, (a) => a.id, (a) => ({ ...appView(a, { withSecret: false }), ...oauth2View(clients.get(a.id)) }))
     },
   )
 
@@ -162,6 +165,34 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
         consumer_secret: rotated.consumerSecret,
         previous_key_expires_at: graceSeconds === undefined ? null : new Date(rotated.updatedAtMs + graceSeconds * 1000).toISOString(),
       }
+    },
+  )
+
+  app.post<{ Params: { app_id: string }; Body: { grace_seconds?: number } }>(
+    '/admin/v1/apps/:app_id/rotate-client-secret',
+    {
+      schema: {
+        operationId: 'rotateClientSecret',
+        tags: ['apps'],
+        summary: 'A new OAuth 2.0 client secret (confidential clients); the old one and every grant end at once, or the old one works on for grace_seconds',
+        params: appParams,
+        body: CLIENT_SECRET_ROTATION,
+        response: responses({ 200: json('The new client secret, shown this once.', CLIENT_SECRET_ROTATED) }, 400, 404),
+      },
+      // As rotate-keys: no body at all is an empty one (no grace period).
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {}
+      },
+    },
+    async (request) => {
+      const found = await findApp(request.adminDomain, request.params.app_id)
+      const graceSeconds = request.body.grace_seconds
+      const change = await regenerateClientSecret(request.adminDomain, { appId: found.id, ...(graceSeconds === undefined ? {} : { graceSeconds }) })
+      if (!change?.client || !change.newSecret) {
+        throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (PATCH it with "client_type": "confidential")`, field: 'app_id' })
+      }
+      const expiresAtMs = change.client.previousSecretExpiresAtMs
+      return { client_id: change.client.clientId, client_secret: change.newSecret, previous_secret_expires_at: expiresAtMs === null ? null : new Date(expiresAtMs).toISOString() }
     },
   )
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { findUser, revokeAuthorization, updateUser } from '../../domain/admin/people.ts'
+import { connectedApps } from '../../domain/console/connected-apps.ts'
 import { createUser } from '../../domain/registry/users.ts'
 import { decodeCursor, page } from '../pagination.ts'
 import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
@@ -64,16 +65,18 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'listAuthorizations',
         tags: ['authorizations'],
-        summary: 'The apps this person has authorized (holds a live access token of)',
+        summary: 'The apps this person has authorized (holds a live OAuth 1.0a access token or OAuth 2.0 grant of)',
         params: params('user_id'),
         response: responses({ 200: json('Every authorization of the user.', { type: 'object', required: ['data'], properties: { data: { type: 'array', items: AUTHORIZATION } }, additionalProperties: false }) }, 400, 404),
       },
     },
     async (request) => {
       const user = await findUser(request.adminDomain, request.params.user_id)
-      const rows = await request.adminDomain.stores.admin.authorizations(user.id)
+      const apps = await connectedApps(request.adminDomain, user.id)
       return {
-        data: rows.map((r) => ({ app_id: r.appId, app_name: r.appName, access_level: r.accessLevel, authorized_at: new Date(r.authorizedAtMs).toISOString() })),
+        data: apps
+          .sort((a, b) => (a.appId < b.appId ? -1 : 1))
+          .map((a) => ({ app_id: a.appId, app_name: a.appName, access_level: a.accessLevel, authorized_at: new Date(a.authorizedAtMs).toISOString(), ...(a.scopes ? { scopes: a.scopes } : {}) })),
       }
     },
   )

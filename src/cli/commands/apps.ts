@@ -156,14 +156,21 @@ export function appCommand(): Command {
 
   app
     .command('rotate-client-secret <app>')
-    .description("a new OAuth 2.0 client secret for a confidential client: the old one and every grant of the app end at once")
+    .description('a new OAuth 2.0 client secret for a confidential client: the old one and every grant of the app end at once')
+    .option('--grace <seconds>', 'the old client secret keeps working this long (at most 604800, 7 days), and the grants stay', parseGrace)
     .option('--json', 'print JSON')
-    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { json?: boolean; grace?: number }, command: Command) => {
       const view = await withDomain(command, async (deps) => {
         const found = await findApp(deps, ref)
-        const change = await regenerateClientSecret(deps, { appId: found.id })
+        const change = await regenerateClientSecret(deps, { appId: found.id, ...(options.grace === undefined ? {} : { graceSeconds: options.grace }) })
         if (!change?.client || !change.newSecret) throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (app update --oauth2 confidential)` })
-        return { app_id: found.id, client_id: change.client.clientId, client_secret: change.newSecret }
+        const expiresAtMs = change.client.previousSecretExpiresAtMs
+        return {
+          app_id: found.id,
+          client_id: change.client.clientId,
+          client_secret: change.newSecret,
+          previous_secret_expires_at: expiresAtMs === null ? null : new Date(expiresAtMs).toISOString(),
+        }
       })
       print(!!options.json, view, () => lines(view))
     })

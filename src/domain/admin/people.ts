@@ -25,9 +25,10 @@ export async function findUserByIdOrScreenName(deps: Pick<DomainDeps, 'stores'>,
 
 /**
  * A new display name or password, by the same rules as at registration, or disabled / enabled again:
- * a disabled person cannot sign in and their access tokens get 401 code 89 until enabled again.
- * A new password or disabling ends every browser session of the person (their session generation
- * is raised in the same statement), so enabling them again brings no old session back.
+ * a disabled person cannot sign in and their OAuth 1.0a access tokens get 401 code 89 until enabled
+ * again. A new password or disabling ends every browser session of the person (their session
+ * generation is raised in the same statement), and disabling ends every OAuth 2.0 grant they gave,
+ * so enabling them again brings no old session and no refresh token back.
  */
 export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean }): Promise<UserRecord> {
   const user = await findUser(deps, id)
@@ -38,10 +39,12 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
     ...(input.password !== undefined || input.disabled === true ? { endSessions: true } : {}),
   }
   const detail = { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }), ...(patch.endSessions ? { sessions_ended: true } : {}) }
+  const isDisabling = patch.disabledAtMs !== undefined && patch.disabledAtMs !== null
   // The password is hashed above, before the unit: nothing slow holds the database.
   const updated = await changeWithAudit(deps, async (tx, audit) => {
     const changed = await tx.admin.updateUser(id, patch)
-    if (changed) await audit({ event: 'user.updated', userId: id, detail })
+    const grants = changed && isDisabling ? await tx.oauth2.revokeGrants({ userId: id }, deps.clock.nowMs()) : 0
+    if (changed) await audit({ event: 'user.updated', userId: id, detail: { ...detail, ...(grants > 0 ? { oauth2_grants_ended: grants } : {}) } })
     return changed
   })
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })

@@ -13,8 +13,12 @@ import type { DomainDeps } from '../deps.ts'
  * fault goes back to the redirect URI as an error, with the state.
  */
 
-/** The parameters of an authorization request, as the page carries them from GET to its form. */
-export const AUTHORIZATION_PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const
+/**
+ * The parameters of an authorization request, as the page carries them from GET to its form.
+ * `force_login=true` (as on X's OAuth 1.0a pages) or OpenID Connect's `prompt=login` asks the person
+ * to sign in again even with a live session.
+ */
+export const AUTHORIZATION_PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'force_login', 'prompt'] as const
 export type AuthorizationParameters = Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>>
 
 export interface AuthorizationRequest {
@@ -26,6 +30,8 @@ export interface AuthorizationRequest {
   state: string
   codeChallenge: string
   challengeMethod: ChallengeMethod
+  /** Sign in again even with a live session (force_login=true, or prompt=login). */
+  forceLogin: boolean
   /** The parameters as given, for the consent form to send back. */
   parameters: AuthorizationParameters
 }
@@ -55,6 +61,11 @@ function refused(redirectUri: string, error: string, description: string, state:
   return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }) }
 }
 
+/** force_login=true or 1 (twitter-api-v2 spells it so on OAuth 1.0a), or `login` among prompt's values (OpenID Connect). */
+function asksToSignIn(parameters: AuthorizationParameters): boolean {
+  return /^(true|1)$/i.test(parameters.force_login ?? '') || (parameters.prompt ?? '').split(' ').includes('login')
+}
+
 export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>, parameters: AuthorizationParameters): Promise<AuthorizationCheck> {
   const clientId = parameters.client_id
   const client = clientId ? await deps.stores.oauth2.findClientByClientId(clientId) : undefined
@@ -80,6 +91,6 @@ export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>
   const owner = await deps.stores.users.findById(app.ownerId)
   return {
     outcome: 'valid',
-    request: { app, owner, client, redirectUri, scopes: parsed.scopes, state, codeChallenge: challenge, challengeMethod: method, parameters },
+    request: { app, owner, client, redirectUri, scopes: parsed.scopes, state, codeChallenge: challenge, challengeMethod: method, forceLogin: asksToSignIn(parameters), parameters },
   }
 }

@@ -1,10 +1,23 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { parseBasicCredentials } from '../../protocol/oauth2/basic-credentials.ts'
-import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts'
+import { constantTimeEqual } from '../../protocol/secrets.ts'
 import type { AppRecord, OAuth2ClientRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
+import { isClientSecret } from './clients.ts'
+
+/** What an unknown client id is compared against: the same work as a real confidential client. */
+const DUMMY_CLIENT: OAuth2ClientRecord = {
+  appId: '',
+  clientId: '',
+  type: 'confidential',
+  clientSecret: null,
+  previousClientSecret: null,
+  previousSecretExpiresAtMs: null,
+  createdAtMs: 0,
+  updatedAtMs: 0,
+}
 
 /**
  * Client authentication at /2/oauth2/token and /2/oauth2/revoke, one rule for every grant and for
@@ -14,7 +27,7 @@ import { param } from '../request.ts'
  * `client_id:` as requests-oauthlib sends it). Checked before any code or refresh token is spent.
  */
 export async function authenticateOAuth2Client(
-  deps: Pick<DomainDeps, 'stores'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock'>,
   input: { authorization: string | undefined; params: Array<[string, string]> },
 ): Promise<{ client: OAuth2ClientRecord; app: AppRecord }> {
   let basic: { clientId: string; clientSecret: string } | undefined
@@ -35,8 +48,10 @@ export async function authenticateOAuth2Client(
   if (client?.type === 'confidential') {
     assertThat(secret !== undefined, E.oauth2MissingClientAuthentication, { detail: 'confidential client without its secret' })
   }
-  // Compared against a dummy when there is nothing to compare with, so the timing says nothing.
-  const matches = client?.type === 'confidential' ? constantTimeEqual(secret ?? '', client.clientSecret ?? randomAlphanumeric(50)) : secret === undefined
+  // An unknown client is compared against a dummy, so the timing says nothing of which ids exist.
+  const isConfidential = client?.type !== 'public'
+  const isSecretRight = isClientSecret(client ?? DUMMY_CLIENT, secret ?? '', deps.clock.nowMs())
+  const matches = isConfidential ? isSecretRight : secret === undefined
   const app = client && matches ? await deps.stores.apps.findById(client.appId) : undefined
   if (!client || !matches || !app || app.isSuspended) throw new ServiceError(E.oauth2InvalidClient, { detail: 'client authentication failed' })
   return { client, app }

@@ -1,7 +1,8 @@
-import { randomAlphanumeric } from '../../protocol/secrets.ts'
+import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { ClientType, OAuth2ClientRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
+import { checkGraceSeconds } from '../registry/apps.ts'
 
 /** What turning OAuth 2.0 on, off or to another type of client does to an app. */
 export type OAuth2Setting = ClientType | 'off'
@@ -42,6 +43,8 @@ export async function setOAuth2Client(
       clientId: current?.clientId ?? newClientId(),
       type: input.setting,
       clientSecret: secret,
+      previousClientSecret: null,
+      previousSecretExpiresAtMs: null,
       createdAtMs: current?.createdAtMs ?? nowMs,
       updatedAtMs: nowMs,
     }
@@ -51,20 +54,43 @@ export async function setOAuth2Client(
   })
 }
 
-/** A new secret for a confidential client; the old one stops working at once and every grant ends. Undefined for a public client or none. */
+/**
+ * A new secret for a confidential client, with the consumer secret's grace rules (rotateAppKeys):
+ * without a grace period the old secret stops working at once and every grant of the app ends; with
+ * one (1 s to 7 days) the old secret keeps authenticating the client until it ends, and the grants
+ * stay. Undefined for a public client or none.
+ */
 export async function regenerateClientSecret(
   deps: Pick<DomainDeps, 'stores' | 'clock'>,
-  input: { appId: string },
+  input: { appId: string; graceSeconds?: number },
 ): Promise<ClientChange | undefined> {
+  checkGraceSeconds(input.graceSeconds)
   const current = await deps.stores.oauth2.findClientByAppId(input.appId)
   if (current?.type !== 'confidential') return undefined
   const nowMs = deps.clock.nowMs()
   const secret = newClientSecret()
-  const client = { ...current, clientSecret: secret, updatedAtMs: nowMs }
+  const { graceSeconds } = input
+  const client: OAuth2ClientRecord = {
+    ...current,
+    clientSecret: secret,
+    previousClientSecret: graceSeconds === undefined ? null : current.clientSecret,
+    previousSecretExpiresAtMs: graceSeconds === undefined ? null : nowMs + graceSeconds * 1000,
+    updatedAtMs: nowMs,
+  }
+  const detail = { secret_regenerated: true, grants_ended: graceSeconds === undefined, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
   return changeWithAudit(deps, async (tx, audit) => {
-    await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
+    if (graceSeconds === undefined) await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
     await tx.oauth2.saveClient(client)
-    await audit({ event: 'oauth2_client.updated', appId: input.appId, detail: { secret_regenerated: true } })
+    await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
     return { client, newSecret: secret }
   })
+}
+
+/** Whether `secret` is the client's secret, or its previous one while that one's grace period lasts. */
+export function isClientSecret(client: OAuth2ClientRecord, secret: string, nowMs: number): boolean {
+  // Both compared every time, against dummies when missing: the time taken says nothing of either.
+  const isCurrent = constantTimeEqual(secret, client.clientSecret ?? randomAlphanumeric(50))
+  const isGraceful = client.previousSecretExpiresAtMs !== null && client.previousSecretExpiresAtMs > nowMs
+  const isPrevious = constantTimeEqual(secret, client.previousClientSecret ?? randomAlphanumeric(50))
+  return client.clientSecret !== null && (isCurrent || (isGraceful && client.previousClientSecret !== null && isPrevious))
 }

@@ -205,9 +205,13 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   const settings = validateSettings(input)
   const patch = withSuspension(app, settings, options.by ?? 'operator')
   const detail = { fields: Object.keys(settings), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
+  // A suspension ends the app's OAuth 2.0 grants (lifting it brings none back); its OAuth 1.0a tokens are refused while it lasts.
+  const isSuspending = patch.isSuspended === true && !app.isSuspended
   const updated = await changeWithAudit(deps, async (tx, audit) => {
-    const changed = await tx.apps.update(app.id, patch, deps.clock.nowMs())
-    if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail })
+    const nowMs = deps.clock.nowMs()
+    const changed = await tx.apps.update(app.id, patch, nowMs)
+    const grants = changed && isSuspending ? await tx.oauth2.revokeGrants({ appId: app.id }, nowMs) : 0
+    if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail: { ...detail, ...(grants > 0 ? { oauth2_grants_ended: grants } : {}) } })
     return changed
   }).catch((error: unknown) => {
     // The unique index refused the name (the unit is rolled back): 409, as for a create.
@@ -219,6 +223,15 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
 
 /** The longest grace period of a rotated-out key pair: 7 days. */
 export const MAX_KEY_GRACE_SECONDS = 7 * 24 * 3600
+
+/** A grace period for an old secret (consumer key pair or client secret): 1 s to 7 days, when given. */
+export function checkGraceSeconds(graceSeconds: number | undefined): void {
+  if (graceSeconds === undefined) return
+  assertThat(Number.isInteger(graceSeconds) && graceSeconds >= 1 && graceSeconds <= MAX_KEY_GRACE_SECONDS, E.invalidParameter, {
+    message: `grace must be a whole number of seconds from 1 to ${MAX_KEY_GRACE_SECONDS} (7 days)`,
+    field: 'graceSeconds',
+  })
+}
 
 export interface KeyRotationOptions {
   /** The old key pair keeps working this long (1 s to 7 days); without it, it stops at once. */
@@ -237,12 +250,7 @@ export interface KeyRotationOptions {
  */
 export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: KeyRotationOptions = {}): Promise<AppRecord> {
   const { graceSeconds, revokeTokens = graceSeconds === undefined } = options
-  if (graceSeconds !== undefined) {
-    assertThat(Number.isInteger(graceSeconds) && graceSeconds >= 1 && graceSeconds <= MAX_KEY_GRACE_SECONDS, E.invalidParameter, {
-      message: `grace must be a whole number of seconds from 1 to ${MAX_KEY_GRACE_SECONDS} (7 days)`,
-      field: 'graceSeconds',
-    })
-  }
+  checkGraceSeconds(graceSeconds)
   const app = await findApp(deps, ref)
   const nowMs = deps.clock.nowMs()
   const rotation = {

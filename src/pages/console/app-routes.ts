@@ -13,6 +13,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../storage/records.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
 import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../views/console-apps.ts'
+import { minute } from '../views/frame.ts'
 import { signatureFailuresPage } from '../views/signature-failures.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { personOrSignIn, personPosting, type PageContext } from './context.ts'
@@ -120,12 +121,16 @@ export function consoleAppRoutes(context: PageContext) {
   async function postKeys(request: AppRequest, reply: FastifyReply) {
     const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
-    const grace = posted.fields.get('grace') ?? ''
     // Without a grace period every token goes with the old pair; with one they stay (rotateAppKeys).
-    const options = grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN }
-    const rotated = await rotateAppKeys(posted.acting, posted.app.id, options)
+    const rotated = await rotateAppKeys(posted.acting, posted.app.id, graceOf(posted.fields, 'grace'))
     await markSecretToReveal(domain, posted.live, rotated)
     return sendRedirect(reply, `/console/apps/${rotated.id}`)
+  }
+
+  /** The grace period chosen in the select `name` (none when empty); the domain checks its bounds. */
+  function graceOf(fields: Map<string, string>, name: string): { graceSeconds?: number } {
+    const grace = fields.get(name) ?? ''
+    return grace === '' ? {} : { graceSeconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN }
   }
 
   /** A refusal of the domain as the app's page shows it; anything else is thrown on. */
@@ -193,7 +198,9 @@ export function consoleAppRoutes(context: PageContext) {
       ? {
           revealed: {
             heading: 'Your OAuth 2.0 client secret',
-            note: 'Copy the client secret now: this page is the only place it is shown. If you lose it, regenerate it.',
+            note: `Copy the client secret now: this page is the only place it is shown. If you lose it, regenerate it.${
+              change.client.previousSecretExpiresAtMs === null ? '' : ` The previous secret keeps working until ${minute(change.client.previousSecretExpiresAtMs)}.`
+            }`,
             values: [
               { id: 'oauth2_client_id', label: 'Client id', value: change.client.clientId },
               { id: 'oauth2_client_secret', label: 'Client secret', value: change.newSecret },
@@ -217,7 +224,7 @@ export function consoleAppRoutes(context: PageContext) {
     const posted = await appPosting(request, reply, { sensitive: true })
     if (!posted) return reply
     return orMessage(reply, posted, async () => {
-      const change = await regenerateClientSecret(posted.acting, { appId: posted.app.id })
+      const change = await regenerateClientSecret(posted.acting, { appId: posted.app.id, ...graceOf(posted.fields, 'client_secret_grace') })
       if (!change) throw new ServiceError(E.invalidParameter, { message: 'Only a confidential client has a secret.' })
       return secretShown(change, '')
     })

@@ -178,8 +178,19 @@ ${csrf(csrfToken)}
 <p id="oauth2_hint" class="muted">Redirect URIs are the callback URLs above. Turning OAuth 2.0 off or changing the type ends every grant people gave the app.</p>
 <div class="actions"><button type="submit" id="save_oauth2" class="secondary">Save user authentication settings</button></div>
 </form>
-${client?.type === 'confidential' && actionForm(app, csrfToken, 'oauth2/secret', 'Regenerate client secret', 'regenerate_client_secret')}
+${client?.type === 'confidential' && html`<form method="post" action="/console/apps/${app.id}/oauth2/secret">
+${csrf(csrfToken)}
+${graceChoice('client_secret_grace', 'Keep the old client secret working for', 'Without a grace period every grant people gave the app ends at once; with one, the old secret and the grants keep working while your clients move to the new secret.')}
+<div class="actions"><button type="submit" id="regenerate_client_secret" class="secondary">Regenerate client secret</button></div>
+</form>`}
 </section>`
+}
+
+/** The grace period a regenerated secret's predecessor keeps working for: a select named `name`. */
+function graceChoice(name: string, label: string, hint: string): SafeHtml {
+  return html`<label for="${name}">${label}</label>
+<select id="${name}" name="${name}" aria-describedby="${name}_hint">${GRACE_CHOICES.map(([value, text]) => option(value, text, ''))}</select>
+<p id="${name}_hint" class="muted">${hint}</p>`
 }
 
 export function appPage(view: AppPageView): string {
@@ -194,9 +205,7 @@ ${details(app)}
 <section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
 <form method="post" action="/console/apps/${app.id}/keys">
 ${csrf(csrfToken)}
-<label for="grace">Keep the old key and secret working for</label>
-<select id="grace" name="grace" aria-describedby="grace_hint">${GRACE_CHOICES.map(([value, label]) => option(value, label, ''))}</select>
-<p id="grace_hint" class="muted">Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.</p>
+${graceChoice('grace', 'Keep the old key and secret working for', 'Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.')}
 <div class="actions"><button type="submit" id="regenerate_keys" class="secondary">Regenerate consumer key and secret</button></div>
 </form>
 <div class="actions">

@@ -338,6 +338,13 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('oauth2_tokens_grant').on('oauth2_tokens').column('grant_id').execute()
     },
   },
+  // A regenerated client secret's predecessor, kept (sealed) through a grace period.
+  '014-oauth2-previous-secret': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('oauth2_clients').addColumn('previous_client_secret', 'text').execute()
+      await db.schema.alterTable('oauth2_clients').addColumn('previous_secret_expires_at_ms', 'bigint').execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

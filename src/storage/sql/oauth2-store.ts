@@ -13,6 +13,8 @@ function toClient(row: Selectable<OAuth2ClientsTable>, sealer: Sealer): OAuth2Cl
     clientId: row.client_id,
     type: row.client_type as ClientType,
     clientSecret: row.client_secret === null ? null : sealer.open(row.client_secret),
+    previousClientSecret: row.previous_client_secret === null ? null : sealer.open(row.previous_client_secret),
+    previousSecretExpiresAtMs: row.previous_secret_expires_at_ms === null ? null : Number(row.previous_secret_expires_at_ms),
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
   }
@@ -66,21 +68,27 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
       const row = await db.selectFrom('oauth2_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst()
       return row && toClient(row, sealer)
     },
+    async findClientsByAppIds(appIds) {
+      if (appIds.length === 0) return []
+      const rows = await db.selectFrom('oauth2_clients').selectAll().where('app_id', 'in', appIds).execute()
+      return rows.map((row) => toClient(row, sealer))
+    },
     async saveClient(client) {
       const row = {
         app_id: client.appId,
         client_id: client.clientId,
         client_type: client.type,
         client_secret: client.clientSecret === null ? null : sealer.seal(client.clientSecret),
+        previous_client_secret: client.previousClientSecret === null ? null : sealer.seal(client.previousClientSecret),
+        previous_secret_expires_at_ms: client.previousSecretExpiresAtMs,
         created_at_ms: client.createdAtMs,
         updated_at_ms: client.updatedAtMs,
       }
+      const { app_id: _appId, created_at_ms: _createdAtMs, ...changed } = row
       await db
         .insertInto('oauth2_clients')
         .values(row)
-        .onConflict((conflict) =>
-          conflict.column('app_id').doUpdateSet({ client_id: row.client_id, client_type: row.client_type, client_secret: row.client_secret, updated_at_ms: row.updated_at_ms }),
-        )
+        .onConflict((conflict) => conflict.column('app_id').doUpdateSet(changed))
         .execute()
     },
     async deleteClient(appId) {

@@ -15,6 +15,7 @@ const SEALED_COLUMNS = [
   { table: 'previous_consumer_keys', key: 'app_id', column: 'consumer_secret', hash: undefined },
   // Null for a public client: neither sealed nor counted.
   { table: 'oauth2_clients', key: 'app_id', column: 'client_secret', hash: undefined },
+  { table: 'oauth2_clients', key: 'app_id', column: 'previous_client_secret', hash: undefined },
 ] as const
 
 export interface ResealProgress {

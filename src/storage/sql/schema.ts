@@ -157,6 +157,9 @@ export interface OAuth2ClientsTable {
   client_type: string
   /** Sealed; null for a public client. */
   client_secret: string | null
+  /** Sealed: the secret before the last regeneration, accepted until previous_secret_expires_at_ms. */
+  previous_client_secret: string | null
+  previous_secret_expires_at_ms: number | null
   created_at_ms: number
   updated_at_ms: number
 }
