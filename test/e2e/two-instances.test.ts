@@ -2,6 +2,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createDomainDeps } from '../../src/compose.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
+import { createHash } from 'node:crypto'
+import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authorization-request.ts'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { updateUser } from '../../src/domain/admin/people.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
@@ -128,6 +132,49 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
       assert.equal(answer.status, 401, answer.text)
       assert.equal(errorCode(answer), 89, answer.text)
     }
+  })
+
+  test('OAuth 2.0 user context: of 50 redemptions of one code over both, exactly one gets tokens; of 50 rotations of its refresh token, exactly one', async () => {
+    const redirectUri = 'https://client.example/cb'
+    const client = await makeApp(domain, { callbackUrls: [redirectUri] })
+    const made = await setOAuth2Client(domain, { appId: client.id, setting: 'confidential' })
+    const authorization = `Basic ${Buffer.from(`${made.client!.clientId}:${made.newSecret}`).toString('base64')}`
+    const verifier = 'v'.repeat(43)
+    const newCode = async () => {
+      const check = await checkAuthorizationRequest(domain, {
+        response_type: 'code',
+        client_id: made.client!.clientId,
+        redirect_uri: redirectUri,
+        scope: 'users.read offline.access',
+        state: 'state',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      })
+      if (check.outcome !== 'valid') assert.fail(`the authorization request was refused: ${check.redirectTo}`)
+      const { redirectTo } = await approveAuthorizationRequest(domain, check.request, { userId: client.ownerId, address: null })
+      return new URL(redirectTo).searchParams.get('code')!
+    }
+    const token = (fields: Record<string, string>) => (instance: ServeProcess) =>
+      send({
+        method: 'POST',
+        url: `${instance.url}/2/oauth2/token`,
+        headers: { ...FORWARDED, authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      })
+    const race = async (fields: Record<string, string>) => {
+      const answers = await spread(50, token(fields))
+      const statuses = JSON.stringify(countBy(answers.map((x) => x.status)))
+      const won = answers.filter((answer) => answer.status === 200)
+      assert.equal(won.length, 1, `statuses: ${statuses}`)
+      for (const lost of answers.filter((answer) => answer.status !== 200)) assert.equal(lost.status, 400, lost.text)
+      return JSON.parse(won[0]!.text) as { access_token: string; refresh_token: string }
+    }
+    const exchange = (code: string) => ({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier })
+    await race(exchange(await newCode()))
+    // The losers' reuse may end what the winner got (RFC 6749 §4.1.2): the refresh race starts from a code used once.
+    const issued = await token(exchange(await newCode()))(instances[0]!)
+    assert.equal(issued.status, 200, issued.text)
+    await race({ grant_type: 'refresh_token', refresh_token: String(issued.json.refresh_token) })
   })
 
   test('a hundred wrong verifiers and the right one over both: at most 3 answered 32, the rest 89; the right one only before the third', async () => {
