@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Connection, type Answer } from './http-client.ts'
-import { buildRequest, type BenchCredentials, type RequestKind } from './shapes.ts'
+import { buildRequest, requestSession, type BenchCredentials, type RequestKind, type RequestSession } from './shapes.ts'
 
 export interface LoadConfig {
   mode: 'load' | 'timing'
@@ -39,6 +39,8 @@ export interface LoadResult {
   serverCpuPercent?: number
   /** This process's CPU time over the window, in % of one core (near 100: the client limits). */
   clientCpuPercent: number
+  /** The refresh grant (shape 7.2): each connection's refresh token at the end, for the next run. */
+  refreshTokens?: string[]
 }
 
 export interface TimingResult {
@@ -78,6 +80,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   let window = { t0: 0, t1: 0, ticks0: noTicks, ticks1: noTicks, cpu0: process.cpuUsage(), cpuUs: 0 }
   const ticks = () => (config.serverPid ? cpuTicks(config.serverPid) : noTicks)
 
+  let refreshTokensAtEnd: () => string[] | undefined = () => undefined
   return new Promise((resolve) => {
     const finish = () => {
       const sorted = Float64Array.from(latencies).sort()
@@ -101,25 +104,27 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
             }
           : {}),
         clientCpuPercent: window.cpuUs / 1e4 / seconds,
+        ...(refreshTokensAtEnd() ? { refreshTokens: refreshTokensAtEnd() } : {}),
       })
     }
-    const next = (connection: Connection) => {
+    const next = (connection: Connection, session: RequestSession) => {
       if (phase === 'stop') {
         connection.close()
         if (--active === 0) finish()
         return
       }
-      const request = buildRequest(config.kind, config, pick())
+      const request = session.request()
       const started = performance.now()
       connection.send(request, (error, answer) => {
         const ok = !error && answer!.status >= 200 && answer!.status < 300
         if (!ok) {
           errors++
           firstError ??= describeAnswer(error, answer)
-        } else if (phase === 'measure') {
-          latencies.push(performance.now() - started)
+        } else {
+          session.answered?.(answer!)
+          if (phase === 'measure') latencies.push(performance.now() - started)
         }
-        next(connection)
+        next(connection, session)
       })
     }
     setTimeout(() => {
@@ -130,7 +135,9 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         window = { ...window, t1: performance.now(), ticks1: ticks(), cpuUs: cpuTotal(process.cpuUsage(window.cpu0)) }
       }, config.durationSeconds * 1000)
     }, config.warmupSeconds * 1000)
-    for (let i = 0; i < config.connections; i++) next(new Connection(config.host, config.port))
+    const sessions = Array.from({ length: config.connections }, (_, i) => requestSession(config.kind, config, pick, i))
+    refreshTokensAtEnd = () => (config.kind === 'refresh' ? sessions.map((session) => session.refreshToken!()) : undefined)
+    sessions.forEach((session) => next(new Connection(config.host, config.port), session))
   })
 }
 

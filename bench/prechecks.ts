@@ -1,5 +1,6 @@
-import { Connection, type Answer } from './http-client.ts'
-import { buildRequest, verifyRequest, verifySignInput, type BenchCredentials, type Target } from './shapes.ts'
+import { Connection, rawRequest, type Answer } from './http-client.ts'
+import { codeExchangeBody } from './setup.ts'
+import { buildRequest, clientBasic, refreshRequest, verifyRequest, verifySignInput, type BenchCredentials, type OAuth2Credentials, type Target } from './shapes.ts'
 import { signParams, tampered, toHeader } from './sign.ts'
 
 function errorCode(answer: Answer): number | undefined {
@@ -52,10 +53,33 @@ export async function precheck(target: Target, creds: BenchCredentials): Promise
     const requestToken = await connection.request(buildRequest('requestToken', target, creds))
     expectAnswer(requestToken, 'POST /oauth/request_token', 200)
     if (!requestToken.body.includes('oauth_callback_confirmed=true')) throw new Error(`pre-check failed: request_token answered ${requestToken.body}`)
-    return withBearer
+    return creds.oauth2 ? { ...withBearer, oauth2: await userTokens(connection, target, creds.oauth2) } : withBearer
   } finally {
     connection.close()
   }
+}
+
+/**
+ * OAuth 2.0 user context (shapes 7): every code exchanged for tokens, the first grant's access
+ * token answering /2/users/me and its refresh token refreshing (the rest head the refresh chains).
+ */
+async function userTokens(connection: Connection, target: Target, oauth2: OAuth2Credentials): Promise<OAuth2Credentials> {
+  const host = `${target.host}:${target.port}`
+  const tokens: Array<{ access_token: string; refresh_token: string }> = []
+  for (const code of oauth2.codes) {
+    const headers = { host, 'x-forwarded-proto': 'https', authorization: clientBasic(oauth2), 'content-type': 'application/x-www-form-urlencoded' }
+    const answer = await connection.request(rawRequest('POST', '/2/oauth2/token', headers, codeExchangeBody(code)))
+    expectAnswer(answer, 'POST /2/oauth2/token, authorization_code', 200)
+    tokens.push(JSON.parse(answer.body) as { access_token: string; refresh_token: string })
+  }
+  const [first, ...rest] = tokens
+  if (!first) throw new Error('pre-check failed: no code to exchange')
+  const me = await connection.request(rawRequest('GET', '/2/users/me', { host, 'x-forwarded-proto': 'https', authorization: `Bearer ${first.access_token}` }))
+  expectAnswer(me, 'GET /2/users/me with a user token', 200)
+  const refreshed = await connection.request(refreshRequest(target, oauth2, first.refresh_token))
+  expectAnswer(refreshed, 'POST /2/oauth2/token, refresh_token', 200)
+  const accessToken = (JSON.parse(refreshed.body) as { access_token: string }).access_token
+  return { ...oauth2, codes: [], accessToken, refreshTokens: rest.map((t) => t.refresh_token) }
 }
 
 /** A production log line is one JSON object (not the pretty development logger). */

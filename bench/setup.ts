@@ -1,9 +1,12 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { composeDomain } from '../src/compose.ts'
 import { loadConfig } from '../src/config/load.ts'
 import type { SettingName } from '../src/config/settings.ts'
+import { checkAuthorizationRequest } from '../src/domain/oauth2-user/authorization-request.ts'
+import { setOAuth2Client } from '../src/domain/oauth2-user/clients.ts'
+import { approveAuthorizationRequest } from '../src/domain/oauth2-user/consent.ts'
 import { createApp } from '../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../src/domain/registry/owner-token.ts'
 import { createUser } from '../src/domain/registry/users.ts'
@@ -25,13 +28,43 @@ export async function openDomain(storage: Storage, masterKey: string, settings: 
   return composeDomain(config)
 }
 
-/** Registers what the bench signs with, before the server starts: a user, an app, the owner's access token. */
-export async function registerBench(deps: DomainDeps): Promise<BenchCredentials> {
-  await createUser(deps, { screenName: 'bench', password: `bench-${randomBytes(8).toString('hex')}` })
-  const app = await createApp(deps, { name: 'Bench', ownerScreenName: 'bench' })
+const REDIRECT_URI = 'https://bench.example/callback'
+
+/**
+ * Registers what the bench signs with, before the server starts: a user, an app, the owner's access
+ * token; with `userGrants`, the app's confidential OAuth 2.0 client and that many codes of the bench
+ * person's consent (users.read offline.access), as the consent page makes them. A code lives 30 s:
+ * the pre-checks exchange them right after the server starts.
+ */
+export async function registerBench(deps: DomainDeps, options: { userGrants?: number } = {}): Promise<BenchCredentials> {
+  const user = await createUser(deps, { screenName: 'bench', password: `bench-${randomBytes(8).toString('hex')}` })
+  const app = await createApp(deps, { name: 'Bench', ownerScreenName: 'bench', callbackUrls: [REDIRECT_URI] })
   const { token } = await issueOwnerToken(deps, app.id)
-  return { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
+  const creds: BenchCredentials = { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
+  if (!options.userGrants) return creds
+  const client = await setOAuth2Client(deps, { appId: app.id, setting: 'confidential' })
+  const codes = []
+  for (let i = 0; i < options.userGrants; i++) {
+    const verifier = randomBytes(32).toString('base64url')
+    const check = await checkAuthorizationRequest(deps, {
+      response_type: 'code',
+      client_id: client.client!.clientId,
+      redirect_uri: REDIRECT_URI,
+      scope: 'users.read offline.access',
+      state: 'bench',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })
+    if (check.outcome !== 'valid') throw new Error(`bench set-up: the authorization request was refused: ${check.redirectTo}`)
+    const { redirectTo } = await approveAuthorizationRequest(deps, check.request, { userId: user.id, address: null })
+    codes.push({ code: new URL(redirectTo).searchParams.get('code')!, verifier })
+  }
+  return { ...creds, oauth2: { clientId: client.client!.clientId, clientSecret: client.newSecret!, codes } }
 }
+
+/** The token request that exchanges one of registerBench's codes. */
+export const codeExchangeBody = (code: { code: string; verifier: string }) =>
+  new URLSearchParams({ grant_type: 'authorization_code', code: code.code, redirect_uri: REDIRECT_URI, code_verifier: code.verifier }).toString()
 
 export interface SharedBackends {
   storage: Storage

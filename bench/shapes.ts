@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { rawRequest } from './http-client.ts'
+import { rawRequest, type Answer } from './http-client.ts'
 import { authorization, encode, fastSigner, signParams, tampered, toHeader, type SignInput } from './sign.ts'
 
 /** The credentials the bench registers, as a client holds them. */
@@ -10,6 +10,19 @@ export interface BenchCredentials {
   accessTokenSecret: string
   /** Got from POST /oauth2/token by the pre-checks. */
   bearerToken?: string
+  /** OAuth 2.0 user context (shapes 7): the app's confidential client and the bench person's grants. */
+  oauth2?: OAuth2Credentials
+}
+
+export interface OAuth2Credentials {
+  clientId: string
+  clientSecret: string
+  /** Codes of the bench person's consent, made in-process; the pre-checks exchange them for tokens. */
+  codes: Array<{ code: string; verifier: string }>
+  /** A user access token (shape 7.1), got by the pre-checks. */
+  accessToken?: string
+  /** One refresh token per connection of shape 7.2, each the head of a chain of its own. */
+  refreshTokens?: string[]
 }
 
 /** Where the load goes; requests are signed for https://host:port (the TLS proxy's view). */
@@ -18,7 +31,7 @@ export interface Target {
   port: number
 }
 
-export type RequestKind = 'health' | 'verify' | 'bearer' | 'token' | 'requestToken' | 'unknownKey' | 'wrongSignature'
+export type RequestKind = 'health' | 'verify' | 'bearer' | 'token' | 'requestToken' | 'unknownKey' | 'wrongSignature' | 'userMe' | 'refresh'
 
 export interface Shape {
   title: string
@@ -41,11 +54,14 @@ export const SHAPES = {
   '5': { title: '(1) with 1e6 tokens, 1e5 apps', kind: 'verify', relativeTo: { shape: '1', fraction: 0.9 } },
   '6.1': { title: '(1) on PostgreSQL + Redis', kind: 'verify', minRatio: 0.2, maxP99Factor: 8 },
   '6.2': { title: '(2) on PostgreSQL + Redis', kind: 'bearer', minRatio: 0.3, maxP99Factor: 8 },
+  '7.1': { title: '/2/users/me, OAuth 2.0 user token', kind: 'userMe', minRatio: 0.55, maxP99Factor: 4 },
+  '7.2': { title: '2/oauth2/token, refresh grant (a write)', kind: 'refresh', minRatio: 0.15, maxP99Factor: 8 },
 } as const satisfies Record<string, Shape>
 
 export type ShapeId = keyof typeof SHAPES
 
 const PROXY = { 'x-forwarded-proto': 'https' }
+const FORM = 'application/x-www-form-urlencoded'
 const VERIFY_PATH = '/1.1/account/verify_credentials.json'
 const STATUS_PATH = '/1.1/application/rate_limit_status.json?resources=application'
 
@@ -111,6 +127,14 @@ function layOut(kind: RequestKind, target: Target, creds: BenchCredentials): () 
       const text = rawRequest('POST', '/oauth2/token', headers, 'grant_type=client_credentials')
       return () => text
     }
+    case 'userMe': {
+      const token = creds.oauth2?.accessToken
+      if (!token) throw new Error('no user access token (the pre-checks get one)')
+      const text = rawRequest('GET', '/2/users/me', { host, ...PROXY, authorization: `Bearer ${token}` })
+      return () => text
+    }
+    case 'refresh':
+      throw new Error('a refresh chain carries each answer into the next request: use requestSession')
     case 'unknownKey':
       // A consumer nobody registered (as long as real keys), with a real access token; signed the slow, plain way.
       return () => {
@@ -125,4 +149,40 @@ function layOut(kind: RequestKind, target: Target, creds: BenchCredentials): () 
 /** A fresh request of `kind`: a new nonce and the current timestamp for the signed ones. */
 export function buildRequest(kind: RequestKind, target: Target, creds: BenchCredentials): string {
   return maker(kind, target, creds)()
+}
+
+/** The Basic header of the bench app's OAuth 2.0 client. */
+export const clientBasic = (oauth2: OAuth2Credentials) => `Basic ${Buffer.from(`${oauth2.clientId}:${oauth2.clientSecret}`).toString('base64')}`
+
+/** The refresh grant's request for `refreshToken`. */
+export function refreshRequest(target: Target, oauth2: OAuth2Credentials, refreshToken: string): string {
+  const headers = { host: hostOf(target), ...PROXY, authorization: clientBasic(oauth2), 'content-type': FORM }
+  return rawRequest('POST', '/2/oauth2/token', headers, `grant_type=refresh_token&refresh_token=${refreshToken}`)
+}
+
+/** What one connection sends: `request` gives each request; `answered` sees each answer that was 2xx. */
+export interface RequestSession {
+  request(): string
+  answered?(answer: Answer): void
+  /** The refresh chain's current token (shape 7.2 only), to carry on in the next run. */
+  refreshToken?(): string
+}
+
+/**
+ * The requests of connection `index`: a fresh request of `kind` each time (credentials picked anew
+ * each time); for the refresh grant, a chain of its own, each answer's refresh token in the next
+ * request (a spent one would be a reuse, which ends the grant).
+ */
+export function requestSession(kind: RequestKind, target: Target, pick: () => BenchCredentials, index: number): RequestSession {
+  if (kind !== 'refresh') return { request: () => buildRequest(kind, target, pick()) }
+  const oauth2 = pick().oauth2
+  let token = oauth2?.refreshTokens?.[index]
+  if (!oauth2 || !token) throw new Error(`no refresh token for connection ${index} (the pre-checks get one per connection)`)
+  return {
+    request: () => refreshRequest(target, oauth2, token!),
+    answered(answer) {
+      token = /"refresh_token":"([A-Za-z0-9]+)"/.exec(answer.body)?.[1] ?? token
+    },
+    refreshToken: () => token!,
+  }
 }

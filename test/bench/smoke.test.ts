@@ -18,7 +18,8 @@ describe('the benchmark harness', () => {
   before(async () => {
     server = await startTestServer({ http: { dev: false, trustProxy: ['127.0.0.1'] }, settings: { rateLimitMultiplier: 1000 } })
     target = { host: '127.0.0.1', port: Number(new URL(server.url).port) }
-    creds = await registerBench(server.domain)
+    // Shape 7.2 needs a refresh chain per connection of the load test below (2), one more for /2/users/me.
+    creds = await registerBench(server.domain, { userGrants: 3 })
   })
   after(() => server.close())
 
@@ -55,6 +56,15 @@ describe('the benchmark harness', () => {
       const result = await runLoad(config)
       assert.equal(result.errors, 0, `${kind}: ${result.firstError}`)
       assert.ok(result.requests > 0, kind)
+      if (kind !== 'refresh') continue
+      // Each connection's chain ends on a refresh token of its own that the next run goes on from.
+      const before = creds.oauth2!.refreshTokens!
+      assert.equal(result.refreshTokens?.length, 2)
+      assert.ok(result.refreshTokens!.every((token, i) => token !== before[i]))
+      const again = await runLoad({ ...config, credentials: [{ ...creds, oauth2: { ...creds.oauth2!, refreshTokens: result.refreshTokens! } }] })
+      assert.equal(again.errors, 0, `a second run from where the first left the chains: ${again.firstError}`)
+      const spent = await runLoad(config)
+      assert.ok(spent.errors > 0, 'starting again from spent refresh tokens fails (the reuse ends the grant)')
     }
   })
 
