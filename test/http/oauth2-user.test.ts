@@ -8,6 +8,7 @@ import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { signRequest } from '../helpers/oauth1-client.ts'
 import { csrfOf, newBrowser, submit, visit } from '../pages/helpers.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { counterValues, deltas, parseScrape, seriesKey } from '../helpers/prometheus-text.ts'
@@ -344,6 +345,18 @@ describe('OAuth 2.0 user context', () => {
     })
     assert.equal(signed.status, 200, signed.text)
     assert.equal((json(signed).data as { username: string }).username, owner.screenName)
+    // An OAuth 1.0a header that cannot be read (v1.1's 400 code 215) is X's v2 401 here, like a bad signature.
+    const forged = signRequest({
+      consumer: { key: client.app.consumerKey, secret: 'not-the-secret' },
+      token: { key: token.token, secret: token.secret },
+      method: 'GET',
+      url: `${server.url}/2/users/me`,
+    }).headers.authorization!
+    for (const authorization of ['OAuth oauth_consumer_key="', forged]) {
+      const refused = await server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization } })
+      assert.equal(refused.status, 401, refused.text)
+      assert.deepEqual(json(refused), { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' })
+    }
   })
 
   test('introspection: a live user access token is active with its scopes, person, client and exp; once refreshed away it is not', async () => {

@@ -7,12 +7,23 @@ import { issueUserToken } from '../../domain/oauth2-user/token.ts'
 import { verifyUserBearer } from '../../domain/oauth2-user/user-token.ts'
 import { chargeCall } from '../../domain/rate-limits.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
+import { E } from '../../errors/catalogue.ts'
+import { ServiceError } from '../../errors/service-error.ts'
 import { serviceErrorOf } from '../json-errors.ts'
 import { sendOAuth2Error, sendProblem } from '../oauth2-errors.ts'
 import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * An OAuth 1.0a refusal as API v2 gives it: a header that cannot be read (v1.1's 400 code 215) is,
+ * like any other failed authentication there, X's v2 401; limits and outages keep their status.
+ */
+function asV2Refusal(error: unknown): never {
+  if (error instanceof ServiceError && error.status === 400) throw new ServiceError(E.v2Unauthorized, { detail: error.detail ?? error.publicMessage })
+  throw error
+}
 
 export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
@@ -43,7 +54,7 @@ export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
         setLimitHeaders(reply, limit)
         user = holder.user
       } else {
-        const verified = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/2/users/me' })
+        const verified = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/2/users/me' }).catch(asV2Refusal)
         setLimitHeaders(reply, verified.limit)
         user = verified.user
       }
