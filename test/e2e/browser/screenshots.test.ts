@@ -1,5 +1,5 @@
 // The screenshots the README shows (issues 3 and 14): the consent page signed out and signed in,
-// the PIN page, Connected apps and the console's app page, taken from the real pages at a 1000x800
+// the PIN page, OAuth 2.0's consent page, Connected apps and the console's app page, taken from the real pages at a 1000x800
 // viewport. They are taken on every run (so a page that no longer renders fails here) but written
 // to docs/screenshots only when LATCHKEY_UPDATE_SCREENSHOTS=1, so an ordinary run never changes
 // the repository.
@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
+import { setOAuth2Client } from '../../../src/domain/oauth2-user/clients.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { type TestServer } from '../../helpers/test-app.ts'
 import { assertAccessible, newPerson, open, skipReason, submitWith } from './browser.ts'
@@ -70,6 +71,22 @@ describe('the README screenshots', { skip: skipReason }, () => {
     assert.match(await page.locator('#oauth_pin').innerText(), /^\d{7}$/)
     await assertAccessible(page, 'the PIN page')
     await screenshot(page, 'pin.png')
+
+    // OAuth 2.0 user context: the same page, listing what the asked scopes allow.
+    const client = await setOAuth2Client(server.domain, { appId: app.id, setting: 'confidential' })
+    const authorize = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client!.clientId,
+      redirect_uri: site.registered,
+      scope: 'tweet.read tweet.write users.read offline.access',
+      state: 'screenshot',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })
+    await open(page, `${server.url}/i/oauth2/authorize?${authorize}`)
+    assert.match(await page.locator('main').innerText(), /Post and repost for you\./)
+    await assertAccessible(page, 'the OAuth 2.0 consent page')
+    await screenshot(page, 'oauth2-consent.png')
 
     // Grace has authorized Birdwatch: her Connected apps list it.
     await open(page, `${server.url}/settings/connected_apps`)
