@@ -16,9 +16,8 @@ import { assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { readForm, readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
-import { endBrowserSession } from '../domain/browser-sessions.ts'
-import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
-import { liveSessionOf, signInFromForm } from './visitor.ts'
+import { isCsrfValid, readSession, type Session } from './session.ts'
+import { liveSessionOf, signInFromForm, signOutForAnotherAccount, visitorOf } from './visitor.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -64,15 +63,9 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
   async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
     const query = readQuery(request)
     const consent = await loadConsent(domain, { token: query.oauthToken, flow })
-    let session = readSession(request)
-    const user = await sessionUser(session)
+    const { session, user } = await visitorOf(domain, request, reply)
     if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
       return approve(request, reply, flow, consent, user.id, true)
-    }
-    if (!session || (session.claim && !user)) {
-      // None yet, or one that has ended: a signed-out session, keeping the CSRF value.
-      session = session ? { csrf: session.csrf } : newSession()
-      writeSession(request, reply, session)
     }
     return show(reply, 200, flow, consent, session, {
       signedIn: query.forceLogin ? undefined : user,
@@ -95,10 +88,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
       return sendRedirect(reply, result.redirectTo)
     }
     if (form.action === 'switch') {
-      // "Use another account" signs this session out, on the server too.
-      if (session.claim) await endBrowserSession(domain, session.claim.userId, session.claim.sessionId)
-      const signedOut = newSession()
-      writeSession(request, reply, signedOut)
+      const signedOut = await signOutForAnotherAccount(domain, request, reply, session)
       return show(reply, 200, flow, consent, signedOut, { signedIn: undefined, usernamePrefill: '', forceLogin: form.forceLogin })
     }
     assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })

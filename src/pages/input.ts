@@ -43,6 +43,8 @@ export function readQuery(request: FastifyRequest): PageQuery {
 export type FormAction = 'allow' | 'cancel' | 'switch'
 
 export interface PageForm {
+  /** Every field, the first value of each. */
+  fields: ReadonlyMap<string, string>
   csrfToken: string | undefined
   oauthToken: string | undefined
   action: FormAction | undefined
@@ -61,6 +63,7 @@ export function readForm(request: FastifyRequest): PageForm {
   const username = values.get('username')
   const password = values.get('password')
   return {
+    fields: values,
     csrfToken: values.get('csrf_token') || undefined,
     oauthToken: values.get('oauth_token') || undefined,
     action: action !== undefined && ACTIONS.includes(action) ? (action as FormAction) : undefined,

@@ -1,7 +1,6 @@
 // twitter-behaviour §9: the browser step of OAuth 2.0 user context, on the same sign-in, sessions,
 // CSRF and throttle as OAuth 1.0a's consent pages (consent-routes.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { endBrowserSession } from '../domain/browser-sessions.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import {
   authorizationParameters,
@@ -14,13 +13,12 @@ import type { SignInThrottle } from '../domain/sign-in.ts'
 import { E } from '../errors/catalogue.ts'
 import { assertThat } from '../errors/service-error.ts'
 import { rawQuery } from '../http/request-url.ts'
-import { parseFormEncoded } from '../protocol/form.ts'
 import type { UserRecord } from '../storage/records.ts'
 import { readForm } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
-import { isCsrfValid, newSession, readSession, writeSession, type Session } from './session.ts'
+import { isCsrfValid, readSession, type Session } from './session.ts'
 import { oauth2ConsentPage } from './views/oauth2-consent.ts'
-import { liveSessionOf, signInFromForm } from './visitor.ts'
+import { liveSessionOf, signInFromForm, signOutForAnotherAccount, visitorOf } from './visitor.ts'
 
 export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize'
 
@@ -40,12 +38,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   async function getPage(request: FastifyRequest, reply: FastifyReply) {
     const check = await checkAuthorizationRequest(domain, parametersOfQuery(rawQuery(request)))
     if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
-    let session = readSession(request)
-    const user = (await liveSessionOf(domain, session))?.user
-    if (!session || (session.claim && !user)) {
-      session = session ? { csrf: session.csrf } : newSession()
-      writeSession(request, reply, session)
-    }
+    const { session, user } = await visitorOf(domain, request, reply)
     return show(reply, 200, check.request, session, check.request.forceLogin ? undefined : user)
   }
 
@@ -54,8 +47,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
     const session = readSession(request)
     // Checked before anything else, so a forged form changes nothing and counts no sign-in failure.
     assertThat(session && isCsrfValid(session, form.csrfToken), E.formExpired)
-    const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : ''
-    const check = await checkAuthorizationRequest(domain, authorizationParameters(parseFormEncoded(body)))
+    const check = await checkAuthorizationRequest(domain, authorizationParameters(form.fields))
     if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
     const authorization = check.request
     const sessionUser = (await liveSessionOf(domain, session))?.user
@@ -65,9 +57,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
       return sendRedirect(reply, redirectTo)
     }
     if (form.action === 'switch') {
-      if (session.claim) await endBrowserSession(domain, session.claim.userId, session.claim.sessionId)
-      const signedOut = newSession()
-      writeSession(request, reply, signedOut)
+      const signedOut = await signOutForAnotherAccount(domain, request, reply, session)
       return show(reply, 200, authorization, signedOut, undefined)
     }
     assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { resumeBrowserSession, startBrowserSession, type LiveSession } from '../domain/browser-sessions.ts'
+import { endBrowserSession, resumeBrowserSession, startBrowserSession, type LiveSession } from '../domain/browser-sessions.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import { signIn, type SignInThrottle } from '../domain/sign-in.ts'
 import { E } from '../errors/catalogue.ts'
@@ -20,6 +20,17 @@ export interface Visitor {
 /** The cookie's claim checked against the rows: undefined once the session has ended in any way. */
 export async function liveSessionOf(domain: Deps, session: Session | undefined): Promise<LiveSession | undefined> {
   return session?.claim ? resumeBrowserSession(domain, session.claim) : undefined
+}
+
+/**
+ * "Sign in with another account" on a consent page: the session ends on the server too (a copy of
+ * the old cookie is refused afterwards), and the browser gets a fresh signed-out one.
+ */
+export async function signOutForAnotherAccount(domain: Deps, request: FastifyRequest, reply: FastifyReply, session: Session): Promise<Session> {
+  if (session.claim) await endBrowserSession(domain, session.claim.userId, session.claim.sessionId)
+  const signedOut = newSession()
+  writeSession(request, reply, signedOut)
+  return signedOut
 }
 
 /** For a GET: the visitor, with a fresh (signed-out) cookie when they had none or theirs has ended. */

@@ -39,7 +39,7 @@ export interface AuthorizationRequest {
 export type AuthorizationCheck = { outcome: 'valid'; request: AuthorizationRequest } | { outcome: 'refused'; redirectTo: string }
 
 /** The first value of each parameter (a repeat never changes which one is used). */
-export function authorizationParameters(pairs: Array<[string, string]>): AuthorizationParameters {
+export function authorizationParameters(pairs: Iterable<[string, string]>): AuthorizationParameters {
   const parameters: AuthorizationParameters = {}
   for (const [name, value] of pairs) {
     if ((AUTHORIZATION_PARAMETERS as readonly string[]).includes(name) && !(name in parameters)) parameters[name as keyof AuthorizationParameters] = value
