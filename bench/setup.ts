@@ -38,7 +38,7 @@ const REDIRECT_URI = 'https://bench.example/callback'
  */
 export async function registerBench(deps: DomainDeps, options: { userGrants?: number } = {}): Promise<BenchCredentials> {
   const user = await createUser(deps, { screenName: 'bench', password: `bench-${randomBytes(8).toString('hex')}` })
-  const app = await createApp(deps, { name: 'Bench', ownerScreenName: 'bench', callbackUrls: [REDIRECT_URI] })
+  const app = await createApp(deps, { name: 'Bench', owner: 'bench', callbackUrls: [REDIRECT_URI] })
   const { token } = await issueOwnerToken(deps, app.id)
   const creds: BenchCredentials = { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
   if (!options.userGrants) return creds

@@ -90,14 +90,14 @@ async function register(storage: Storage, masterKey: string, apps: number): Prom
     const credentials: BenchCredentials[] = []
     for (let i = 0; i < apps; i++) {
       await createUser(deps, { screenName: `soak${i}`, password: `soak-password-${i}-${Date.now()}` })
-      const app = await createApp(deps, { name: `Soak ${i}`, ownerScreenName: `soak${i}` })
+      const app = await createApp(deps, { name: `Soak ${i}`, owner: `soak${i}` })
       const { token } = await issueOwnerToken(deps, app.id)
       credentials.push({ consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret })
     }
     const password = `soak-flow-${Date.now()}`
     await createUser(deps, { screenName: 'soakflow', password })
     const callback = 'https://soak.example/callback'
-    const app = await createApp(deps, { name: 'Soak flow', ownerScreenName: 'soak0', callbackUrls: [callback] })
+    const app = await createApp(deps, { name: 'Soak flow', owner: 'soak0', callbackUrls: [callback] })
     return { credentials, flow: { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, callback, username: 'soakflow', password } }
   } finally {
     await deps.runtime.close()

@@ -64,6 +64,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
     ...(deps.https ? { https: { ...deps.https, maxHeaderSize: BOUNDS.headerBytes } } : {}),
   }) as unknown as FastifyInstance
   app.setValidatorCompiler(validators())
+  acceptBodilessJson(app)
   installProblemErrors(app)
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('cache-control', 'no-store')
@@ -75,8 +76,21 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   return app
 }
 
+/**
+ * A request without a body is one without a body whatever its Content-Type says: many API clients
+ * send `Content-Type: application/json` with every request, a bodiless DELETE included. A body that
+ * is there goes to Fastify's own JSON parser (its prototype-poisoning checks included).
+ */
+function acceptBodilessJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined)
+    return parse(request, String(body), done)
+  })
+}
+
 /** Operations whose body may be left out (their route turns no body into `{}`). */
-const OPTIONAL_BODIES = new Set(['rotateKeys'])
+const OPTIONAL_BODIES = new Set(['rotateKeys', 'rotateClientSecret'])
 
 /** @fastify/swagger marks every request body required; these are not. */
 function markOptionalBodies<T extends { paths?: object }>(document: T): T {

@@ -1,21 +1,10 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { wireName } from '../domain/vocabulary.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { answerOnSocket, clientErrorDef } from '../http/bounds.ts'
 import { StorageUnavailableError } from '../storage/errors.ts'
 import { PROBLEM_TYPES, ProblemError, sendProblem, type FieldError, type Problem } from './problem.ts'
-
-/** Domain field names as the admin API spells them on the wire. */
-const WIRE_FIELDS: Record<string, string> = {
-  screenName: 'screen_name',
-  callbackUrls: 'callbacks',
-  accessLevel: 'access_level',
-  signatureMethods: 'signature_methods',
-  isSignInEnabled: 'sign_in',
-  isResourceServer: 'resource_server',
-  isSuspended: 'suspended',
-  graceSeconds: 'grace_seconds',
-}
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, PROBLEM_TYPES.unsupportedMediaType],
@@ -73,7 +62,7 @@ function fromServiceError(error: ServiceError): Problem {
     const type = error.status === 503 ? PROBLEM_TYPES.unavailable : PROBLEM_TYPES.internal
     return new ProblemError(error.status, type, error.status === 503 ? 'Over capacity; try again shortly.' : 'Internal error.').problem
   }
-  const errors = error.field === undefined ? undefined : [{ in: 'body' as const, field: WIRE_FIELDS[error.field] ?? error.field, detail: error.publicMessage }]
+  const errors = error.field === undefined ? undefined : [{ in: 'body' as const, field: wireName(error.field), detail: error.publicMessage }]
   return new ProblemError(error.status, TYPE_BY_STATUS[error.status] ?? PROBLEM_TYPES.badRequest, error.publicMessage, errors).problem
 }
 

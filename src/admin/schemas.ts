@@ -95,12 +95,16 @@ const APP_FIELDS = {
   client_type: { type: 'string', enum: ['confidential', 'public'], description: 'With oauth2_enabled: a confidential client gets a client secret (shown once), a public one none. Default confidential.' },
 } as const
 
+/** Who owns an app, as the CLI's --owner takes it too: a user_id, or a screen name (any case, a leading @ allowed). */
+export const OWNER = { type: 'string', pattern: '^(?:[0-9]{1,20}|@?[A-Za-z0-9_]{1,15})$', description: 'A user_id, or a screen name.' } as const
+
+/** A new app: only its name and owner are needed; the rest has the defaults of every door (APP_DEFAULTS). */
 export const NEW_APP = {
   type: 'object',
-  required: ['name', 'owner', 'callbacks', 'type', 'sign_in', 'access_level'],
+  required: ['name', 'owner'],
   properties: {
     ...APP_FIELDS,
-    owner: { ...ID, description: 'The user_id of the owner.' },
+    owner: { ...OWNER, description: 'The owner: a user_id, or a screen name.' },
     beyond_app_limit: {
       type: 'boolean',
       description: 'A developer may own at most 100 apps (400 past it); true registers this one beyond that limit.',

@@ -26,10 +26,12 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
   const user = await createUser(deps, { screenName: 'demo', password, name: 'Demo User' })
   const app = await createApp(deps, {
     name: 'Demo app',
-    ownerScreenName: user.screenName,
+    owner: user.screenName,
     description: 'An app made by the development server so you can try the flow.',
     website: baseUrl,
     callbackUrls: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+    // Every flow and scope can be tried with it.
+    accessLevel: 'read-write',
     isSignInEnabled: true,
   })
   const { token } = await issueOwnerToken(deps, app.id)

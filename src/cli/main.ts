@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
@@ -13,7 +14,8 @@ import { userCommand } from './commands/users.ts'
 /** The `latchkey` command. Bad input: one line on stderr and exit 1, never a stack trace. */
 export function buildProgram(): Command {
   const program = new Command('latchkey')
-    .description('Latchkey: Twitter-compatible OAuth 1.0a and app-only OAuth 2.0 token service')
+    .description('Latchkey: Twitter-compatible OAuth 1.0a and OAuth 2.0 token service')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--config <file>', 'JSON file of settings [env LATCHKEY_CONFIG]')
     .option('--database <url>', 'SQLite file path, sqlite: URL or postgres:// URL [env LATCHKEY_DATABASE_URL]')
     .showHelpAfterError(false)
@@ -22,6 +24,11 @@ export function buildProgram(): Command {
   for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand()]) program.addCommand(command)
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())
   return program
+}
+
+/** The version in package.json, two folders up from this file in src/ and in dist/ alike. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 }
 
 /** Commander adds hints on lines of their own ("(Did you mean user?)"); bad input gets one line. */

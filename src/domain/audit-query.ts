@@ -3,13 +3,12 @@ import { ServiceError } from '../errors/service-error.ts'
 import type { AuditEventRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
 import { findApp } from './registry/apps.ts'
-import { findByScreenName } from './registry/users.ts'
-import { normalizeUsername } from './sign-in.ts'
+import { findUserByIdOrScreenName } from './registry/users.ts'
 
 export interface AuditQuery {
   /** An app id or consumer key. An id finds the events of a deleted app too. */
   app?: string
-  /** A screen name. */
+  /** A user id or a screen name. */
   user?: string
   sinceMs?: number
   limit?: number
@@ -20,12 +19,7 @@ export type ListedAuditEvent = AuditEventRecord & { screenName: string | null }
 /** The events that match, newest first, each with the screen name of its person (if they still exist). */
 export async function listAuditEvents(deps: Pick<DomainDeps, 'stores'>, query: AuditQuery): Promise<ListedAuditEvent[]> {
   const appId = query.app === undefined ? undefined : await auditedAppId(deps, query.app)
-  let userId: string | undefined
-  if (query.user !== undefined) {
-    const user = await findByScreenName(deps, normalizeUsername(query.user))
-    if (!user) throw new ServiceError(E.notFound, { message: `no user with screen name ${query.user}` })
-    userId = user.id
-  }
+  const userId = query.user === undefined ? undefined : (await findUserByIdOrScreenName(deps, query.user)).id
   const events = await deps.stores.audit.list({ appId, userId, sinceMs: query.sinceMs, limit: query.limit })
   const names = new Map<string, string | null>()
   for (const id of new Set(events.map((e) => e.userId).filter((id) => id !== null))) {

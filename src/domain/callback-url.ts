@@ -32,6 +32,12 @@ function parts(url: URL): CallbackParts {
 
 /** Checks a URL given at registration; throws invalidParameter naming the problem. */
 export function validateRegisteredCallback(value: string, def: ErrorDef = E.invalidParameter): string {
+  if (value.trim().toLowerCase() === 'oob') {
+    // The PIN flow is asked for per request, never registered.
+    throw new ServiceError(def, {
+      message: 'oob is not a callback URL to register: every app may ask for the PIN flow with oauth_callback=oob (an app with no callback URL uses only the PIN flow)',
+    })
+  }
   const url = parseCallbackUrl(value)
   if (!url) {
     throw new ServiceError(def, {

@@ -33,3 +33,6 @@ function budgetAddressOf(address: string): string {
   const network = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toNormalizedString()}/64`)
   return `${network.toString()}/64`
 }
+
+/** Whether `text` is an IPv4 or IPv6 address (what an operator may name to unlock). */
+export const isIpAddress = (text: string): boolean => ipaddr.isValid(text)

@@ -1,9 +1,10 @@
 import { E } from '../errors/catalogue.ts'
-import { ServiceError } from '../errors/service-error.ts'
+import { ServiceError, assertThat } from '../errors/service-error.ts'
 import type { AuditDetail, UserRecord } from '../storage/records.ts'
-import type { LimiterFactory } from '../storage/types.ts'
-import { recordAudit } from './audit.ts'
-import { budgetAddress } from './client-address.ts'
+import type { AdminStore } from '../storage/admin-types.ts'
+import type { LimitState, LimiterFactory } from '../storage/types.ts'
+import { changeWithAudit, recordAudit } from './audit.ts'
+import { budgetAddress, isIpAddress } from './client-address.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
 import { findByScreenName } from './registry/users.ts'
@@ -37,30 +38,55 @@ export interface SignInThrottle {
   refusal(keys: SignInKeys): Promise<{ waitMs: number; isFirst: boolean }>
 }
 
+/** The throttle's key of an account: its screen name, in any case, as typed or with a leading `@`. */
+export const accountThrottleKey = (screenName: string) => `account:${normalizeUsername(screenName).toLowerCase()}`
+/** The throttle's key of an address: the form its budget is kept under (an IPv6 address's /64). */
+export const addressThrottleKey = (address: string) => `address:${budgetAddress(address)}`
+
 /**
  * The throttle on one fixed-window limiter (one window per key from its first failure): a key is
- * blocked once it has no failures left, until its window ends.
+ * blocked once it has no failures left, until its window ends, or until an operator clears it
+ * (`latchkey user unlock`): the clearing is a row in the database, read only when a key is found
+ * blocked, so that it reaches the limiters of every process, in memory or in Redis.
  */
 export function createSignInThrottle(
   limiters: LimiterFactory,
   settings: Pick<DomainSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
+  unlocks: Pick<AdminStore, 'signInUnlocks'>,
 ): SignInThrottle {
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
   const refusals = limiters.create('sign-in-refusals', 1, settings.signInWindowSeconds)
-  const accountKey = (keys: SignInKeys) => `account:${keys.account}`
-  const addressKey = (keys: SignInKeys) => `address:${budgetAddress(keys.address)}`
+  const windowMs = settings.signInWindowSeconds * 1000
+  const keysOf = (keys: SignInKeys) => [accountThrottleKey(keys.account), addressThrottleKey(keys.address)]
+  /** Counts an attempt on every key; undefined when all had room, else the states (the attempt given back). */
+  async function attempt(keys: string[]): Promise<LimitState[] | undefined> {
+    const states = await Promise.all(keys.map((key) => limiter.hit(key)))
+    if (states.every((state) => state.isAllowed)) return undefined
+    await Promise.all(keys.map((key) => limiter.refund(key)))
+    return states
+  }
+  /** Resets each blocked key cleared since its window began; whether any was. */
+  async function resetUnlocked(keys: string[], states: LimitState[]): Promise<boolean> {
+    const blocked = keys.flatMap((key, i) => (states[i]!.isAllowed ? [] : [{ key, windowStartMs: states[i]!.resetAtMs - windowMs }]))
+    const unlockedAt = await unlocks.signInUnlocks(blocked.map(({ key }) => key))
+    const cleared = blocked.filter(({ key, windowStartMs }) => (unlockedAt.get(key) ?? -Infinity) >= windowStartMs)
+    await Promise.all(cleared.map(({ key }) => limiter.reset(key)))
+    return cleared.length > 0
+  }
   return {
     async admit(keys) {
-      const states = await Promise.all([limiter.hit(accountKey(keys)), limiter.hit(addressKey(keys))])
-      if (states.every((state) => state.isAllowed)) return true
-      await Promise.all([limiter.refund(accountKey(keys)), limiter.refund(addressKey(keys))])
-      return false
+      const throttleKeys = keysOf(keys)
+      const blocked = await attempt(throttleKeys)
+      if (!blocked) return true
+      return (await resetUnlocked(throttleKeys, blocked)) && (await attempt(throttleKeys)) === undefined
     },
     async succeeded(keys) {
-      await Promise.all([limiter.reset(accountKey(keys)), limiter.refund(addressKey(keys))])
+      const [account, address] = keysOf(keys) as [string, string]
+      await Promise.all([limiter.reset(account), limiter.refund(address)])
     },
     async refusal(keys) {
-      const [account, address, refused] = await Promise.all([limiter.peek(accountKey(keys)), limiter.peek(addressKey(keys)), refusals.hit(addressKey(keys))])
+      const [accountKey, addressKey] = keysOf(keys) as [string, string]
+      const [account, address, refused] = await Promise.all([limiter.peek(accountKey), limiter.peek(addressKey), refusals.hit(addressKey)])
       // The limiters count on real time (in Redis, on its clock), not on the domain's clock.
       const blockedUntilMs = Math.max(0, ...[account, address].filter((state) => !state.isAllowed).map((state) => state.resetAtMs))
       return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.isAllowed }
@@ -152,5 +178,20 @@ export async function confirmPassword(deps: PasswordDeps, input: { user: UserRec
     // The row as it is now: a password changed elsewhere in the meantime is the one that counts.
     const user = await deps.stores.users.findById(input.user.id)
     return { user, isCorrect: await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash())) }
+  })
+}
+
+/**
+ * Clears the sign-in throttle of an account or of an address (`latchkey user unlock`): its next
+ * attempt counts afresh, on every instance. Written to the database and the audit trail; the
+ * throttle reads it when it finds the key blocked.
+ */
+export async function unlockSignIn(deps: Pick<DomainDeps, 'stores' | 'clock'>, target: { user: UserRecord } | { address: string }): Promise<void> {
+  if ('address' in target) assertThat(isIpAddress(target.address), E.invalidParameter, { message: `not an IP address: ${target.address}`, field: 'address' })
+  const key = 'user' in target ? accountThrottleKey(target.user.screenName) : addressThrottleKey(target.address)
+  const detail: AuditDetail = 'user' in target ? { account: target.user.screenName } : { address: target.address }
+  await changeWithAudit(deps, async (tx, audit) => {
+    await tx.admin.recordSignInUnlock(key, deps.clock.nowMs())
+    await audit({ event: 'sign_in.unlocked', ...('user' in target ? { userId: target.user.id } : {}), detail })
   })
 }

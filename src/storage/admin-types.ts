@@ -85,4 +85,8 @@ export interface AdminStore {
   auditPage(query: AuditPageQuery): Promise<Array<AuditEventRecord & { id: number }>>
   /** The apps this person holds a live access token of, in app id order; the earliest live token's time and level per app. */
   authorizations(userId: string): Promise<AuthorizationRecord[]>
+  /** Notes that an operator cleared the sign-in throttle's `key` at `atMs` (the latest clearing counts). */
+  recordSignInUnlock(key: string, atMs: number): Promise<void>
+  /** When each of these throttle keys was last cleared; keys never cleared are absent. */
+  signInUnlocks(keys: readonly string[]): Promise<Map<string, number>>
 }

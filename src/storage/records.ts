@@ -163,6 +163,7 @@ export const AUDIT_EVENTS = [
   'bearer_token.invalidated',
   'sign_in.succeeded',
   'sign_in.failed',
+  'sign_in.unlocked',
   'user.created',
   'app.created',
   'app.updated',

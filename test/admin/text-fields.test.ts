@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { renderAdminOpenApi } from '../../src/admin/app.ts'
-import { ID } from '../../src/admin/schemas.ts'
+import { ID, OWNER } from '../../src/admin/schemas.ts'
 import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { TEST_DATABASE_URL } from '../helpers/backends.ts'
@@ -113,6 +113,7 @@ async function sample(field: Pick<TextField, 'name' | 'schema' | 'operationId' |
   const { name, schema } = field
   if (schema.enum) return String(schema.enum[0])
   if (schema.format === 'date-time') return '2020-01-01T00:00:00.000Z'
+  if (schema.pattern === OWNER.pattern) return name === 'owner' ? fixture.user.user_id : assert.fail(`${name}: an owner of what? Add it to sample()`)
   if (schema.pattern === ID.pattern) {
     if (name === 'owner' || name === 'user_id') return fixture.user.user_id
     if (name === 'app_id') return fixture.app.app_id
@@ -206,6 +207,7 @@ describe(`every string field of the admin API refuses control characters (${TEST
         type: 'web',
         sign_in: false,
         access_level: 'read',
+        oauth2_enabled: true,
       })
       assert.equal(app.status, 201, app.text)
       // An authorization and a bearer token, so that revoking either is a request that goes through.

@@ -98,7 +98,7 @@ describe('latchkey audit', () => {
     assert.equal(failed.address, '198.51.100.9\u001b[31m')
     assert.deepEqual(failed.detail, { reason: 'credentials' })
     assert.ok(Date.parse(events[0]!.at) > Date.now() - 60_000, 'the CLI event carries the time it happened')
-    assert.deepEqual(events[1]!.detail, { fields: ['isSuspended'], suspended: true })
+    assert.deepEqual(events[1]!.detail, { fields: ['suspended'], suspended: true })
     assert.equal(events[0]!.address, null, 'the CLI has no client address')
   })
 
@@ -148,7 +148,7 @@ describe('latchkey audit', () => {
       ['a --since that is no real date', ['--since', '2025-13-45'], /--since/],
       ['a --limit of zero', ['--limit', '0'], /--limit/],
       ['a --limit that is no number', ['--limit', 'lots'], /--limit/],
-      ['an unknown user', ['--user', 'nobody'], /no user with screen name nobody/],
+      ['an unknown user', ['--user', 'nobody'], /no user with id or screen name nobody/],
       ['an unknown consumer key', ['--app', 'no-such-key'], /no app with id or consumer key no-such-key/],
     ]
     for (const [name, args, message] of cases) {

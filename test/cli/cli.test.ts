@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { runCli, type CliResult } from '../helpers/cli.ts'
+import { runCli, runCliAtTerminal, type CliResult } from '../helpers/cli.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-cli-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -13,8 +14,8 @@ let databases = 0
 const newDatabase = () => ({ LATCHKEY_DATABASE_URL: join(dir, `db-${++databases}.sqlite`) })
 
 /** Runs the command, expects success and exactly one JSON document on stdout. */
-async function json(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
-  const result = await runCli([...args, '--json'], env)
+async function json(args: string[], env: Record<string, string>, input?: string): Promise<Record<string, unknown>> {
+  const result = await runCli([...args, '--json'], env, input)
   assert.equal(result.code, 0, `latchkey ${args.join(' ')} failed: ${result.stderr}`)
   return JSON.parse(result.stdout) as Record<string, unknown>
 }
@@ -46,10 +47,10 @@ describe('latchkey user and app commands', () => {
       env,
     )
     assert.match(String(app.app_id), /^\d+$/)
-    assert.deepEqual(app.callback_urls, ['https://client.example/cb', 'myapp://cb'])
+    assert.deepEqual(app.callbacks, ['https://client.example/cb', 'myapp://cb'])
     assert.equal(app.access_level, 'read')
     assert.equal(app.type, 'web')
-    assert.equal(app.sign_in_enabled, true)
+    assert.equal(app.sign_in, true)
     assert.equal(typeof app.consumer_key, 'string')
     assert.equal(typeof app.consumer_secret, 'string')
 
@@ -99,6 +100,90 @@ describe('latchkey user and app commands', () => {
     assert.equal(atOnce.previous_secret_expires_at, null)
     assertRefusal(await runCli(['app', 'rotate-client-secret', String(app.app_id), '--grace', '604801'], env), /grace must be a whole number of seconds from 1 to 604800/)
     assertRefusal(await runCli(['app', 'rotate-client-secret', String(app.app_id), '--grace', 'an hour'], env), /whole number of seconds/)
+  })
+
+  test('people: show, update, disable and enable, by id or screen name; passwords from standard input or a hidden prompt', async () => {
+    const env = newDatabase()
+    const created = await json(['user', 'create', '--screen-name', 'grace', '--password-stdin'], { ...env }, 'first password\nignored second line\n')
+    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'disabled', 'name', 'screen_name', 'user_id'])
+    assert.deepEqual(await json(['user', 'show', '@GRACE'], env), created)
+    assert.deepEqual(await json(['user', 'show', String(created.user_id)], env), created)
+    const renamed = await json(['user', 'update', 'grace', '--name', 'Grace Hopper'], env)
+    assert.equal(renamed.name, 'Grace Hopper')
+    assert.equal((await json(['user', 'disable', 'grace'], env)).disabled, true)
+    assert.equal((await json(['user', 'enable', String(created.user_id)], env)).disabled, false)
+    assertRefusal(await runCli(['user', 'update', 'grace'], env), /nothing to change/)
+    assertRefusal(await runCli(['user', 'show', 'nobody'], env), /no user with id or screen name nobody/)
+    // Neither password option and no terminal: refused, with what to do instead.
+    assertRefusal(await runCli(['user', 'create', '--screen-name', 'nopass'], env), /--password-stdin/)
+
+    // At a terminal: asked twice, never echoed.
+    const asked = await runCliAtTerminal(['user', 'create', '--screen-name', 'prompted'], env, [
+      { after: /Password: /, type: 'typed at the prompt' },
+      { after: /Password again: /, type: 'typed at the prompt' },
+    ])
+    assert.equal(asked.code, 0, asked.stdout)
+    assert.match(asked.stdout, /created user prompted/)
+    assert.doesNotMatch(asked.stdout, /typed at the prompt/, 'the password is not echoed')
+    const differing = await runCliAtTerminal(['user', 'create', '--screen-name', 'differ'], env, [
+      { after: /Password: /, type: 'one password here' },
+      { after: /Password again: /, type: 'another password' },
+    ])
+    assert.notEqual(differing.code, 0)
+    assert.match(differing.stdout, /the two passwords differ/)
+    assert.deepEqual(((await json(['user', 'list'], env)) as unknown as Array<{ screen_name: string }>).map((u) => u.screen_name), ['grace', 'prompted'])
+  })
+
+  test('unlock: a person or an address, named in the audit trail; an address that is none is refused', async () => {
+    const env = newDatabase()
+    await json(['user', 'create', '--screen-name', 'locked', '--password-stdin'], env, 'a long enough password\n')
+    assert.deepEqual(await json(['user', 'unlock', 'locked'], env), { user_id: (await json(['user', 'show', 'locked'], env)).user_id, screen_name: 'locked', unlocked: true })
+    assert.deepEqual(await json(['user', 'unlock', '--address', '2001:db8::1'], env), { address: '2001:db8::1', unlocked: true })
+    assertRefusal(await runCli(['user', 'unlock', '--address', 'not an address'], env), /not an IP address/)
+    assertRefusal(await runCli(['user', 'unlock'], env), /give a user or --address/)
+    const trail = (await json(['audit', '--limit', '2'], env)) as unknown as Array<{ event: string; detail: unknown }>
+    assert.deepEqual(trail.map((e) => [e.event, e.detail]), [['sign_in.unlocked', { address: '2001:db8::1' }], ['sign_in.unlocked', { account: 'locked' }]])
+  })
+
+  test('--version prints the version of package.json', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    const printed = await runCli(['--version'], {})
+    assert.equal(printed.code, 0)
+    assert.equal(printed.stdout.trim(), version)
+  })
+
+  test('callbacks: --add-callback and --remove-callback change the list, --callback replaces it; oob is explained, not registered', async () => {
+    const env = newDatabase()
+    await json(['user', 'create', '--screen-name', 'cally', '--password-stdin'], env, 'a long enough password\n')
+    const app = await json(['app', 'create', '--name', 'Calls', '--owner', 'cally', '--callback', 'https://a.example/cb'], env)
+    const id = String(app.app_id)
+    assert.deepEqual((await json(['app', 'update', id, '--add-callback', 'https://b.example/cb', '--add-callback', 'https://a.example/cb'], env)).callbacks, ['https://a.example/cb', 'https://b.example/cb'])
+    assert.deepEqual((await json(['app', 'update', id, '--remove-callback', 'https://a.example/cb'], env)).callbacks, ['https://b.example/cb'])
+    assertRefusal(await runCli(['app', 'update', id, '--remove-callback', 'https://nope.example/cb'], env), /not a registered callback URL of this app \(registered: https:\/\/b\.example\/cb\)/)
+    assert.deepEqual((await json(['app', 'update', id, '--callback', 'https://c.example/cb'], env)).callbacks, ['https://c.example/cb'])
+    assertRefusal(await runCli(['app', 'update', id, '--add-callback', 'oob'], env), /every app may ask for the PIN flow with oauth_callback=oob/)
+    assert.match((await runCli(['app', 'create', '--help'], env)).stdout, /oauth_callback=oob/)
+  })
+
+  test('rotate-keys without --grace asks at a terminal and says what stopped; --yes, or no terminal, does not ask', async () => {
+    const env = newDatabase()
+    await json(['user', 'create', '--screen-name', 'rota', '--password-stdin'], env, 'a long enough password\n')
+    const app = await json(['app', 'create', '--name', 'Rotating', '--owner', 'rota'], env)
+    const declined = await runCliAtTerminal(['app', 'rotate-keys', String(app.app_id)], env, [{ after: /Go ahead\? \[y\/N\] /, type: 'n' }])
+    assert.notEqual(declined.code, 0)
+    assert.match(declined.stdout, /stops its consumer key and secret and every request, access and bearer token/)
+    assert.match(declined.stdout, /nothing changed/)
+    assert.equal((await json(['app', 'show', String(app.app_id)], env)).consumer_key, app.consumer_key, 'declined: the keys are the same')
+    const confirmed = await runCliAtTerminal(['app', 'rotate-keys', String(app.app_id)], env, [{ after: /Go ahead\? \[y\/N\] /, type: 'y' }])
+    assert.equal(confirmed.code, 0, confirmed.stdout)
+    assert.match(confirmed.stdout, /stopped working: the old consumer key and secret, and every request, access and bearer token of the app/)
+    const atTerminalWithYes = await runCliAtTerminal(['app', 'rotate-keys', String(app.app_id), '--yes'], env, [])
+    assert.equal(atTerminalWithYes.code, 0, atTerminalWithYes.stdout)
+    assert.doesNotMatch(atTerminalWithYes.stdout, /Go ahead/)
+    const scripted = await json(['app', 'rotate-keys', String(app.app_id)], env)
+    assert.deepEqual([scripted.previous_key_expires_at, scripted.tokens_revoked], [null, true])
+    const graceful = await json(['app', 'rotate-keys', String(app.app_id), '--grace', '60'], env)
+    assert.equal(graceful.tokens_revoked, false)
   })
 
   test('migrate applies the migrations, then says the database is up to date', async () => {

@@ -36,7 +36,7 @@ describe('developer console', () => {
       name: 'My App',
       description: '',
       website: '',
-      callback_urls: 'https://client.example/callback',
+      callbacks: 'https://client.example/callback',
       type: 'web',
       access_level: 'read-write',
       ...fields,
@@ -110,7 +110,7 @@ describe('developer console', () => {
 
   test('create an app: the browser lands on its page, which shows key and secret this once; the audit row names the person', async () => {
     const { browser: b, user } = await signedIn()
-    const created = await createThroughForm(b, { sign_in: 'on', type: 'desktop', callback_urls: 'https://a.example/cb\r\n\r\nmyapp://cb\n' })
+    const created = await createThroughForm(b, { sign_in: 'on', type: 'desktop', callbacks: 'https://a.example/cb\r\n\r\nmyapp://cb\n' })
     assert.equal(created.statusCode, 302)
     const location = String(created.headers.location)
     const id = /^\/console\/apps\/(\d+)$/.exec(location)?.[1]
@@ -155,7 +155,7 @@ describe('developer console', () => {
     assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
 
     // An operator registered one more (the admin API's beyond_app_limit): the console lists it on a second page.
-    const beyond = await createApp(t.domain, { name: 'Beyond', ownerId: user.id }, { beyondAppLimit: true })
+    const beyond = await createApp(t.domain, { name: 'Beyond', owner: user.id }, { beyondAppLimit: true })
     const first = await b.get('/console')
     assert.equal(first.body.match(/href="\/console\/apps\/\d+"/g)?.length, APPS_PER_PAGE)
     const more = /href="(\/console\?after=\d+)">More apps</.exec(first.body)
@@ -169,7 +169,7 @@ describe('developer console', () => {
 
   test('a bad callback URL shows the form again with the reason and the values typed; nothing is created', async () => {
     const { browser: b, user } = await signedIn()
-    const answer = await createThroughForm(b, { name: 'Kept Name', callback_urls: 'not a url' })
+    const answer = await createThroughForm(b, { name: 'Kept Name', callbacks: 'not a url' })
     assert.equal(answer.statusCode, 400)
     assert.match(answer.body, /class="alert" role="alert"/)
     assert.match(answer.body, /value="Kept Name"/)
@@ -184,7 +184,7 @@ describe('developer console', () => {
     assert.equal(twin.statusCode, 409)
     assert.match(twin.body, /class="alert" role="alert"[^>]*>[^<]*already has an app named WEATHER/)
     const location = String((await createThroughForm(b, { name: 'Tides' })).headers.location)
-    const renamed = await b.fill(location, location, { name: 'weather', description: '', website: '', callback_urls: 'https://client.example/callback', type: 'web', access_level: 'read-write' })
+    const renamed = await b.fill(location, location, { name: 'weather', description: '', website: '', callbacks: 'https://client.example/callback', type: 'web', access_level: 'read-write' })
     assert.equal(renamed.statusCode, 409)
     assert.match(renamed.body, /already has an app named weather/)
     const names = (await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).map((a) => a.name).sort()
@@ -197,7 +197,7 @@ describe('developer console', () => {
       name: '<script>alert(1)</script>',
       description: '"><img src=x onerror=alert(1)>',
       website: 'https://x.example/"><b>y',
-      callback_urls: 'myapp://cb/"><i>z',
+      callbacks: 'myapp://cb/"><i>z',
     })
     assert.equal(created.statusCode, 302, created.body)
     const page = await b.get(String(created.headers.location))
@@ -239,7 +239,7 @@ describe('developer console', () => {
       name: 'Renamed',
       description: 'Now with a description',
       website: 'https://renamed.example',
-      callback_urls: 'https://renamed.example/cb',
+      callbacks: 'https://renamed.example/cb',
       type: 'web',
       access_level: 'read',
     })
@@ -332,7 +332,7 @@ describe('developer console', () => {
     const csrf = csrfOf((await b.browser.get('/console')).body)
     const posts = ['', '/suspend', '/unsuspend', '/delete', '/keys', '/owner-token', '/owner-token/invalidate', '/bearer-token', '/bearer-token/invalidate', '/oauth2', '/oauth2/secret']
     for (const suffix of posts) {
-      const answer = await b.browser.post(`${location}${suffix}`, { csrf_token: csrf, name: 'Stolen', callback_urls: '', type: 'web', access_level: 'read' })
+      const answer = await b.browser.post(`${location}${suffix}`, { csrf_token: csrf, name: 'Stolen', callbacks: '', type: 'web', access_level: 'read' })
       assert.equal(answer.statusCode, 404, suffix)
     }
     // An id that is no app at all looks the same.

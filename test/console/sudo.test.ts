@@ -80,7 +80,7 @@ describe('a fresh password before sensitive console actions', () => {
   test('the new-app secret page asks for the password, then shows the secret once', async () => {
     const { password, browser } = await developerWithApp()
     clock.advance(STALE)
-    const created = await browser.fill('/console/apps/new', '/console/apps', { name: 'Later App', callback_urls: 'https://client.example/callback', type: 'web', access_level: 'read' })
+    const created = await browser.fill('/console/apps/new', '/console/apps', { name: 'Later App', callbacks: 'https://client.example/callback', type: 'web', access_level: 'read' })
     assert.equal(created.statusCode, 302)
     const location = String(created.headers.location)
     const asked = await browser.get(location)

@@ -114,10 +114,11 @@ describe('listAuditEvents', () => {
     assert.deepEqual(summary(await list({ user: 'alice' })).map(([event]) => event), ['app.updated', 'app.deleted', 'app.created', 'app.created', 'user.created'])
   })
 
-  test('user: an unknown screen name is refused (404 code 1004), named as given', async () => {
-    for (const ref of ['nobody', '@nobody', '@@bob', 'bob@']) {
-      await assertRefusedWith(list({ user: ref }), E.notFound, `no user with screen name ${ref}`)
+  test('user: an unknown screen name or id is refused (404 code 1004), named as given; a user id finds them too', async () => {
+    for (const ref of ['nobody', '@nobody', '@@bob', 'bob@', '999999999']) {
+      await assertRefusedWith(list({ user: ref }), E.notFound, `no user with id or screen name ${ref}`)
     }
+    assert.deepEqual(await list({ user: bob.id }), await list({ user: 'bob' }))
   })
 
   test('app and user together: only the events of both', async () => {

@@ -78,19 +78,19 @@ describe('the app limit', () => {
     const { user: owner } = await makeUser(t.domain)
     const { user: other } = await makeUser(t.domain)
     await fillTo(owner, MAX_APPS_PER_OWNER - 1)
-    await createApp(t.domain, { name: `App ${MAX_APPS_PER_OWNER}`, ownerId: owner.id })
+    await createApp(t.domain, { name: `App ${MAX_APPS_PER_OWNER}`, owner: owner.id })
     const auditRows = (await t.domain.stores.admin.auditPage({ limit: 1000 })).length
-    await assertRefused(createApp(t.domain, { name: 'One too many', ownerId: owner.id }), refusal)
+    await assertRefused(createApp(t.domain, { name: 'One too many', owner: owner.id }), refusal)
     assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
     assert.equal((await t.domain.stores.admin.auditPage({ limit: 1000 })).length, auditRows, 'no audit row for the refused create')
     // Another developer has room: only a person's own apps count (more than 100 apps exist now).
-    await createApp(t.domain, { name: 'Room', ownerId: other.id })
+    await createApp(t.domain, { name: 'Room', owner: other.id })
   })
 
   test('concurrent creates at the limit minus one: exactly one is created, on every backend', async () => {
     const { user: owner } = await makeUser(t.domain)
     await fillTo(owner, MAX_APPS_PER_OWNER - 1)
-    const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => createApp(t.domain, { name: `Race ${i}`, ownerId: owner.id })))
+    const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => createApp(t.domain, { name: `Race ${i}`, owner: owner.id })))
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one create wins')
     for (const result of results.filter((r) => r.status === 'rejected')) {
       assert.ok(result.reason instanceof ServiceError && result.reason.field === 'owner', String(result.reason))
@@ -101,8 +101,8 @@ describe('the app limit', () => {
   test('an operator who says so registers an app beyond the limit; the console lists every app, a page at a time', async () => {
     const { user: owner } = await makeUser(t.domain)
     await fillTo(owner, MAX_APPS_PER_OWNER)
-    const beyond = await createApp(t.domain, { name: 'Beyond', ownerId: owner.id }, { beyondAppLimit: true })
-    await assertRefused(createApp(t.domain, { name: 'Still refused', ownerId: owner.id }), refusal)
+    const beyond = await createApp(t.domain, { name: 'Beyond', owner: owner.id }, { beyondAppLimit: true })
+    await assertRefused(createApp(t.domain, { name: 'Still refused', owner: owner.id }), refusal)
     const first = await ownedApps(t.domain, owner.id)
     assert.equal(first.apps.length, APPS_PER_PAGE)
     assert.equal(first.nextAfter, first.apps.at(-1)!.id)
@@ -229,7 +229,7 @@ describe('appUsage', () => {
 })
 
 describe('changeOwnPassword', () => {
-  const throttle = () => createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 })
+  const throttle = () => createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.admin)
   const NEW = 'a brand new passphrase'
 
   /** A person with two live browser sessions. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
-import { findUserByIdOrScreenName } from '../../src/domain/admin/people.ts'
+import { findUserByIdOrScreenName } from '../../src/domain/registry/users.ts'
 import { listAuditEvents } from '../../src/domain/audit-query.ts'
 import { createApp, updateApp } from '../../src/domain/registry/apps.ts'
 import { createUser } from '../../src/domain/registry/users.ts'
@@ -43,12 +43,12 @@ describe('control characters in text fields, on this backend', () => {
   test("an app's name, website and callback URLs: refused with the field named; its description may hold line breaks and tabs only", async () => {
     const { user } = await makeUser(t.domain)
     for (const control of CONTROLS) {
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: `App${control}` }), 'name')
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: 'App', description: `one${control}two` }), 'description')
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: 'App', website: `https://example.com/${control}` }), 'website')
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: 'App', callbackUrls: [`https://example.com/cb${control}`] }), 'callbackUrls')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: `App${control}` }), 'name')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: 'App', description: `one${control}two` }), 'description')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: 'App', website: `https://example.com/${control}` }), 'website')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: 'App', callbackUrls: [`https://example.com/cb${control}`] }), 'callbackUrls')
     }
-    const app = await createApp(t.domain, { ownerId: user.id, name: 'App', description: 'line one\r\nline two\tand a tab', website: 'https://example.com/' })
+    const app = await createApp(t.domain, { owner: user.id, name: 'App', description: 'line one\r\nline two\tand a tab', website: 'https://example.com/' })
     assert.equal(app.description, 'line one\r\nline two\tand a tab')
     await refusedIn(updateApp(t.domain, app.id, { name: 'Renamed\u0000' }), 'name')
     assert.equal((await updateApp(t.domain, app.id, { name: 'Renamed' })).name, 'Renamed')
@@ -58,10 +58,10 @@ describe('control characters in text fields, on this backend', () => {
     const { user } = await makeUser(t.domain)
     for (const lone of ['\ud800', '\udfff', 'x\ud83d', '\ude00x']) {
       await refusedIn(createUser(t.domain, { screenName: 'lone_half', password: 'long enough', name: `Ada${lone}` }), 'name')
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: `App${lone}` }), 'name')
-      await refusedIn(createApp(t.domain, { ownerId: user.id, name: 'App', description: `text${lone}` }), 'description')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: `App${lone}` }), 'name')
+      await refusedIn(createApp(t.domain, { owner: user.id, name: 'App', description: `text${lone}` }), 'description')
     }
-    const app = await createApp(t.domain, { ownerId: user.id, name: 'Smile \ud83d\ude00', description: 'with \ud83d\ude00' })
+    const app = await createApp(t.domain, { owner: user.id, name: 'Smile \ud83d\ude00', description: 'with \ud83d\ude00' })
     assert.equal((await t.domain.stores.apps.findById(app.id))?.name, 'Smile 😀', 'stored as answered')
   })
 
@@ -72,7 +72,7 @@ describe('control characters in text fields, on this backend', () => {
 
   test('a screen name holding one finds no one: sign-in is the ordinary refusal, the lookups a 404 or nothing', async () => {
     const { user, password } = await makeUser(t.domain, { screenName: 'ctl_signer' })
-    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.admin) }
     await assert.rejects(signIn(deps, { username: 'ctl\u0000signer', password, address: '192.0.2.7' }), (error: unknown) => {
       assert.ok(error instanceof ServiceError)
       assert.deepEqual([error.status, error.code], [401, 1107])
@@ -82,7 +82,7 @@ describe('control characters in text fields, on this backend', () => {
     await assert.rejects(findUserByIdOrScreenName(t.domain, '\u0000'), (error: unknown) => error instanceof ServiceError && error.status === 404)
     assert.equal((await findUserByIdOrScreenName(t.domain, '@ctl_signer')).id, user.id)
     await refusedOrEmpty(listAuditEvents(t.domain, { user: 'ctl\u0000signer' }))
-    await refusedIn(createApp(t.domain, { ownerScreenName: 'ctl\u0000signer', name: 'Owned' }), 'owner')
+    await refusedIn(createApp(t.domain, { owner: 'ctl\u0000signer', name: 'Owned' }), 'owner')
     assert.ok(await makeApp(t.domain, { owner: user }))
   })
 })

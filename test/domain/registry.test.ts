@@ -101,19 +101,20 @@ describe('createUser', () => {
 
 describe('createApp', () => {
   test('refuses an owner that does not exist', async () => {
-    await assertRefused(createApp(t.domain, { name: 'Orphan', ownerScreenName: 'nobody_at_all' }), /nobody_at_all/)
+    await assertRefused(createApp(t.domain, { name: 'Orphan', owner: 'nobody_at_all' }), /nobody_at_all/)
   })
 
   test('finds the owner without regard to case', async () => {
     const { user } = await makeUser(t.domain, { screenName: 'OwnerCase' })
-    const app = await createApp(t.domain, { name: 'Mine', ownerScreenName: 'ownercase' })
+    const app = await createApp(t.domain, { name: 'Mine', owner: 'ownercase' })
     assert.equal(app.ownerId, user.id)
   })
 
-  test('gives sensible defaults and fresh credentials', async () => {
+  test('gives the one set of defaults (read access, as on X) and fresh credentials', async () => {
     const { user } = await makeUser(t.domain)
-    const app = await createApp(t.domain, { name: 'Defaults', ownerScreenName: user.screenName })
-    assert.equal(app.accessLevel, 'read-write')
+    const app = await createApp(t.domain, { name: 'Defaults', owner: user.screenName })
+    assert.equal(app.accessLevel, 'read')
+    assert.equal(app.isSignInEnabled, false)
     assert.equal(app.type, 'web')
     assert.deepEqual(app.signatureMethods, ['HMAC-SHA1'])
     assert.equal(app.isSuspended, false)
@@ -194,7 +195,7 @@ describe('app names per owner', () => {
     const fresh = t.domain.newId()
     const ids = [taken.id, taken.id, fresh]
     const deps = { ...t.domain, newId: () => ids.shift() ?? taken.id }
-    const app = await createApp(deps, { name: 'Shared Name', ownerId: user.id })
+    const app = await createApp(deps, { name: 'Shared Name', owner: user.id })
     assert.deepEqual([app.id, app.ownerId], [fresh, user.id])
     // One audit row, of the create that succeeded; the refused attempts wrote none.
     const audit = await t.domain.stores.audit.list({ userId: user.id, limit: 10 })
@@ -202,7 +203,7 @@ describe('app names per owner', () => {
       audit.filter((e) => e.event === 'app.created').map((e) => [e.appId, e.detail]),
       [[fresh, { name: 'Shared Name', type: 'web' }]],
     )
-    await assert.rejects(createApp(deps, { name: 'Unlucky', ownerId: user.id }), /createApp: could not find a free app id/)
+    await assert.rejects(createApp(deps, { name: 'Unlucky', owner: user.id }), /createApp: could not find a free app id/)
   })
 
   test("an id taken by one of the owner's own apps is drawn again; only the name decides a 409", async () => {
@@ -211,7 +212,7 @@ describe('app names per owner', () => {
     const fresh = t.domain.newId()
     const ids = [own.id, fresh]
     const deps = { ...t.domain, newId: () => ids.shift() ?? own.id }
-    const app = await createApp(deps, { name: 'Second Of Mine', ownerId: user.id })
+    const app = await createApp(deps, { name: 'Second Of Mine', owner: user.id })
     assert.deepEqual([app.id, app.name], [fresh, 'Second Of Mine'])
   })
 })
@@ -421,12 +422,13 @@ describe('createApp: each setting\'s rule, and what is stored', () => {
 
   test('takes the owner by id too, and names a missing one on the owner field', async () => {
     const { user } = await makeUser(t.domain)
-    assert.equal((await createApp(t.domain, { name: 'By Id', ownerId: user.id })).ownerId, user.id)
-    await assertRefusedAs(createApp(t.domain, { name: 'By Id', ownerId: '999999' }), { message: 'no user with id 999999', field: 'owner' })
-    await assertRefusedAs(createApp(t.domain, { name: 'By Name', ownerScreenName: 'nobody_here' }), {
-      message: 'no user with screen name nobody_here',
+    assert.equal((await createApp(t.domain, { name: 'By Id', owner: user.id })).ownerId, user.id)
+    await assertRefusedAs(createApp(t.domain, { name: 'By Id', owner: '999999' }), { message: 'no user with id or screen name 999999', field: 'owner' })
+    await assertRefusedAs(createApp(t.domain, { name: 'By Name', owner: 'nobody_here' }), {
+      message: 'no user with id or screen name nobody_here',
       field: 'owner',
     })
+    assert.equal((await createApp(t.domain, { name: 'By At Name', owner: `@${user.screenName.toUpperCase()}` })).ownerId, user.id, 'a screen name in any case, with an @')
   })
 
   test('records app.created with the name and type', async () => {
@@ -457,10 +459,10 @@ describe('createApp: each setting\'s rule, and what is stored', () => {
     const { user: owner } = await makeUser(t.domain)
     let drawn = 0
     const takenIds = { ...t.domain, newId: () => (drawn++, holder.id) }
-    await assert.rejects(createApp(takenIds, { name: 'No Free Id', ownerId: owner.id }), { message: 'createApp: could not find a free app id' })
+    await assert.rejects(createApp(takenIds, { name: 'No Free Id', owner: owner.id }), { message: 'createApp: could not find a free app id' })
     assert.equal(drawn, 3)
     assert.deepEqual(await auditRows('app.created', { userId: owner.id }), [])
-    assert.equal((await createApp(t.domain, { name: 'No Free Id', ownerId: owner.id })).name, 'No Free Id')
+    assert.equal((await createApp(t.domain, { name: 'No Free Id', owner: owner.id })).name, 'No Free Id')
   })
 })
 
@@ -484,9 +486,9 @@ describe('updateApp: what is stored and audited', () => {
     assert.deepEqual(
       rows.map((row) => ({ userId: row.userId, detail: row.detail })),
       [
-        { userId: app.ownerId, detail: { fields: ['isSuspended'], suspended: false } },
-        { userId: app.ownerId, detail: { fields: ['isSuspended'], suspended: true } },
-        { userId: app.ownerId, detail: { fields: ['name', 'isSignInEnabled', 'isResourceServer'] } },
+        { userId: app.ownerId, detail: { fields: ['suspended'], suspended: false } },
+        { userId: app.ownerId, detail: { fields: ['suspended'], suspended: true } },
+        { userId: app.ownerId, detail: { fields: ['name', 'sign_in', 'resource_server'] } },
       ],
     )
     const stored = await findApp(t.domain, app.id)

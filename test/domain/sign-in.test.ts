@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { dummyPasswordHash } from '../../src/domain/passwords.ts'
 import { updateUser } from '../../src/domain/admin/people.ts'
 import type { DomainObserver } from '../../src/domain/observe.ts'
-import { confirmPassword, createSignInThrottle, normalizeUsername, signIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
+import { confirmPassword, createSignInThrottle, normalizeUsername, signIn, unlockSignIn, type SignInKeys, type SignInThrottle } from '../../src/domain/sign-in.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { makeUser } from '../helpers/fixtures.ts'
@@ -50,7 +50,7 @@ describe('signIn', () => {
   })
 
   test('people signing in at once behind one address with the right passwords never lock it (issue 29, 8)', async () => {
-    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.admin) }
     const people = await Promise.all(Array.from({ length: 6 }, () => makeUser(t.domain)))
     const burst = () =>
       Promise.all(people.map(({ user, password }) => signIn(deps, { username: user.screenName, password, address: '198.51.100.23' }).then(() => 'in', () => 'refused')))
@@ -122,7 +122,7 @@ describe('signIn', () => {
   })
 
   test('a refusal says how long to wait; of many refused attempts from one address, one is in the trail (issue 29, 8 and 10)', async () => {
-    const deps = { ...t.domain, throttle: createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.admin) }
     const address = '192.0.2.77'
     const attempt = () => signIn(deps, { username: 'nobody_here', password: 'wrong password', address })
     for (let i = 0; i < 2; i++) await assert.rejects(attempt(), withCode(1107))
@@ -223,8 +223,36 @@ describe('confirmPassword (the password asked again before a sensitive page)', (
 })
 
 describe('the sign-in throttle on the stores\' limiters', () => {
+  let stores: TestDomain
+  before(async () => {
+    stores = await openTestDomain()
+  })
+  after(() => stores.close())
   const throttleOf = (signInMaxFailures: number, signInWindowSeconds: number) =>
-    createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures, signInWindowSeconds })
+    createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures, signInWindowSeconds }, stores.domain.stores.admin)
+
+  test("an operator's unlock clears a blocked account, or address, at its next attempt; not a block that began after it", async () => {
+    const throttle = throttleOf(1, 600)
+    const { user } = await makeUser(stores.domain)
+    const ann = { account: user.screenName, address: '203.0.113.5' }
+    assert.equal(await throttle.admit(ann), true)
+    assert.equal(await throttle.admit(ann), false, 'blocked')
+    await unlockSignIn(stores.domain, { user })
+    await unlockSignIn(stores.domain, { address: '203.0.113.5' })
+    assert.equal(await throttle.admit(ann), true, 'unlocked: the next attempt counts afresh')
+    assert.equal(await throttle.admit(ann), false, 'the unlock was before this block began: it stays')
+    const other = { account: 'someone_else', address: '2001:db8:7:7::1' }
+    assert.equal(await throttle.admit(other), true)
+    assert.equal(await throttle.admit({ ...other, account: 'third' }), false, 'the address is used up')
+    await unlockSignIn(stores.domain, { address: '2001:db8:7:7::99' })
+    assert.equal(await throttle.admit({ ...other, account: 'third' }), true, 'an address is unlocked as its budget (its /64)')
+    const trail = await stores.domain.stores.audit.list({ limit: 3 })
+    assert.deepEqual(trail.map((row) => [row.event, row.detail]).reverse(), [
+      ['sign_in.unlocked', { account: user.screenName }],
+      ['sign_in.unlocked', { address: '203.0.113.5' }],
+      ['sign_in.unlocked', { address: '2001:db8:7:7::99' }],
+    ])
+  })
 
   test('admits an account or an address up to the limit, each on its own', async () => {
     const throttle = throttleOf(3, 60)

@@ -930,17 +930,17 @@ const formValue = fc.oneof(anyText, withControl, hugeString.map((s) => s.slice(0
 
 /** Fields of the app form with one that is refused by construction. */
 function appForm(): fc.Arbitrary<{ how: string; pairs: Array<[string, string]> }> {
-  const valid: Record<string, string> = { name: 'Fuzz made', description: '', website: '', callback_urls: 'https://client.example/callback', type: 'web', access_level: 'read-write' }
+  const valid: Record<string, string> = { name: 'Fuzz made', description: '', website: '', callbacks: 'https://client.example/callback', type: 'web', access_level: 'read-write' }
   const breaks = fc.oneof(
     fc.oneof(withControl, fc.constantFrom('', '   ', 'n'.repeat(65))).map((v) => ['name', v] as [string, string]),
     fc.constantFrom('javascript:alert(1)', 'ftp://x', 'https://a b', 'x'.repeat(2000)).map((v) => ['website', v] as [string, string]),
     withControl.map((v) => ['website', `https://ok.example/${v}`] as [string, string]),
     fc.constantFrom('x\u0000', 'd'.repeat(501), 'a\u001bb').map((v) => ['description', v] as [string, string]),
-    fc.constantFrom('/relative', 'https://ok.example/#x', 'javascript:alert(1)', Array.from({ length: 11 }, (_, i) => `https://ok.example/${i}`).join('\n'), 'https://ok.example/\u0000').map((v) => ['callback_urls', v] as [string, string]),
+    fc.constantFrom('/relative', 'https://ok.example/#x', 'javascript:alert(1)', Array.from({ length: 11 }, (_, i) => `https://ok.example/${i}`).join('\n'), 'https://ok.example/\u0000').map((v) => ['callbacks', v] as [string, string]),
     fc.constantFrom('mobile', '', 'WEB ').map((v) => ['type', v] as [string, string]),
     fc.constantFrom('admin', '', 'READ').map((v) => ['access_level', v] as [string, string]),
   )
-  return fc.tuple(breaks, fc.array(fc.tuple(fc.constantFrom('name', 'description', 'website', 'callback_urls', 'sign_in', 'unknown', 'csrf_token'), formValue), { maxLength: 3 })).map(([broken, noise]) => {
+  return fc.tuple(breaks, fc.array(fc.tuple(fc.constantFrom('name', 'description', 'website', 'callbacks', 'sign_in', 'unknown', 'csrf_token'), formValue), { maxLength: 3 })).map(([broken, noise]) => {
     // The broken field first: the first value of a repeated field is the one used (src/pages/form-fields.ts).
     const fields = Object.entries(valid).filter(([k]) => k !== broken[0])
     return { how: `app form: ${broken[0]} ${JSON.stringify(broken[1].slice(0, 30))}`, pairs: [broken, ...fields, ...noise] }

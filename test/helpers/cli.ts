@@ -32,15 +32,42 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the real `latchkey` command to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the real `latchkey` command to completion; `input` is written to its standard input. */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: REPO_ROOT, env: cliEnv(env) })
+    child.stdin.end(input ?? '')
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
+
+/**
+ * Runs the real `latchkey` command at a terminal (a pseudo-terminal of util-linux's `script`), as a
+ * person would: each answer is typed once its prompt has appeared. What the terminal showed is
+ * `stdout` (stderr included; echoed input too, which a hidden prompt does not echo).
+ */
+export function runCliAtTerminal(args: string[], env: Record<string, string>, answers: Array<{ after: RegExp; type: string }>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, ...CLI_ARGS, ...args].map(quote).join(' ')
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: cliEnv(env) })
+    let stdout = ''
+    let next = 0
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+      while (next < answers.length && answers[next]!.after.test(stdout)) {
+        child.stdin.write(`${answers[next]!.type}\r`)
+        stdout += '\n'
+        next++
+      }
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr: '' }))
   })
 }

@@ -20,10 +20,12 @@ export async function makeUser(domain: DomainDeps, overrides: { screenName?: str
 /** A registered app owned by `owner` (a new user when not given). */
 export async function makeApp(domain: DomainDeps, settings: AppSettings & { owner?: UserRecord } = {}): Promise<AppRecord> {
   const owner = settings.owner ?? (await makeUser(domain)).user
+  // Read-write unless a test says otherwise (a new app's own default is read: APP_DEFAULTS).
   return createApp(domain, {
     callbackUrls: ['https://client.example/callback'],
+    accessLevel: 'read-write',
     ...settings,
     name: settings.name ?? 'Test App',
-    ownerScreenName: owner.screenName,
+    owner: owner.screenName,
   })
 }

@@ -304,6 +304,18 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
       })
 
+      test('admin sign-in unlocks: the latest clearing of each key, only of the keys asked for', async () => {
+        await withApp(async (s) => {
+          const key = `account:${randomUUID()}`
+          assert.deepEqual(await s.admin.signInUnlocks([key]), new Map())
+          await s.admin.recordSignInUnlock(key, NOW)
+          await s.admin.recordSignInUnlock(key, NOW + 5)
+          await s.admin.recordSignInUnlock('address:192.0.2.1', NOW + 1)
+          assert.deepEqual(await s.admin.signInUnlocks([key, 'address:unknown']), new Map([[key, NOW + 5]]))
+          assert.deepEqual(await s.admin.signInUnlocks([]), new Map())
+        })
+      })
+
       test('deleteDead removes ended, old-generation, too old and idle rows of the person only', async () => {
         await withApp(async (s, user) => {
           const other = userRecord()

@@ -4,11 +4,13 @@ import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettin
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
 import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
+import { findUserByIdOrScreenName } from '../../domain/registry/users.ts'
+import type { AppRecord } from '../../storage/records.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { decodeCursor, page } from '../pagination.ts'
-import { APP, APP_PATCH, APP_WITH_SECRET, CLIENT_SECRET_ROTATED, CLIENT_SECRET_ROTATION, ID, NEW_APP, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
-import { appView, oauth2View } from '../views.ts'
+import { APP, APP_PATCH, APP_WITH_SECRET, CLIENT_SECRET_ROTATED, CLIENT_SECRET_ROTATION, NEW_APP, OWNER, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
+import { appJson } from '../../domain/vocabulary.ts'
 
 interface AppBody {
   name?: string
@@ -51,12 +53,17 @@ function oauth2SettingOf(body: AppBody, current: OAuth2Setting): OAuth2Setting |
   return undefined
 }
 
-/** Applies the body's OAuth 2.0 fields to the app; its client as it is after. */
-async function withOAuth2(deps: DomainDeps, appId: string, body: AppBody) {
+/** Applies the body's OAuth 2.0 fields to the app; its client as it is after (and its secret, when made now). */
+async function withOAuth2(deps: DomainDeps, appId: string, body: AppBody): Promise<ClientChange> {
   const current = await deps.stores.oauth2.findClientByAppId(appId)
   const setting = oauth2SettingOf(body, current?.type ?? 'off')
-  const change: ClientChange = setting === undefined ? { client: current } : await setOAuth2Client(deps, { appId, setting })
-  return oauth2View(change.client, change)
+  return setting === undefined ? { client: current } : setOAuth2Client(deps, { appId, setting })
+}
+
+/** The app as the answers show it, with its client as the body left it. */
+async function answerOf(deps: DomainDeps, app: AppRecord, body: AppBody, options: { withSecret: boolean }) {
+  const change = await withOAuth2(deps, app.id, body)
+  return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
 }
 
 const ID_KEY = /^\d{1,20}$/
@@ -76,8 +83,8 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { body } = request
-      const created = await createApp(request.adminDomain, { ...settingsOf(body), name: body.name, ownerId: body.owner }, { beyondAppLimit: body.beyond_app_limit === true })
-      return reply.code(201).send({ ...appView(created, { withSecret: true }), ...(await withOAuth2(request.adminDomain, created.id, body)) })
+      const created = await createApp(request.adminDomain, { ...settingsOf(body), name: body.name, owner: body.owner }, { beyondAppLimit: body.beyond_app_limit === true })
+      return reply.code(201).send(await answerOf(request.adminDomain, created, body, { withSecret: true }))
     },
   )
 
@@ -88,16 +95,18 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
         operationId: 'listApps',
         tags: ['apps'],
         summary: 'List apps in id order (never their secrets)',
-        querystring: listQuery({ owner: ID }),
+        querystring: listQuery({ owner: OWNER }),
         response: responses({ 200: json('A page of apps.', listOf(APP)) }, 400),
       },
     },
     async (request) => {
       const { owner, cursor, limit } = request.query
       const afterId = decodeCursor(cursor, ID_KEY)
-      const rows = await request.adminDomain.stores.admin.appsPage({ limit: limit + 1, afterId, ownerId: owner })
+      const ownerId = owner === undefined ? undefined : (await findUserByIdOrScreenName(request.adminDomain, owner).catch(() => undefined))?.id
+      // An owner no one is: an empty page, as a filter that matches nothing.
+      const rows = owner !== undefined && ownerId === undefined ? [] : await request.adminDomain.stores.admin.appsPage({ limit: limit + 1, afterId, ownerId })
       const clients = new Map((await request.adminDomain.stores.oauth2.findClientsByAppIds(rows.map((a) => a.id))).map((c) => [c.appId, c]))
-      return page(rows, limit, (a) => a.id, (a) => ({ ...appView(a, { withSecret: false }), ...oauth2View(clients.get(a.id)) }))
+      return page(rows, limit, (a) => a.id, (a) => appJson(a, { withSecret: false, client: clients.get(a.id) }))
     },
   )
 
@@ -106,7 +115,7 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
     { schema: { operationId: 'getApp', tags: ['apps'], summary: 'One app (never its secret)', params: appParams, response: responses({ 200: json('The app.', APP) }, 400, 404) } },
     async (request) => {
       const found = await findApp(request.adminDomain, request.params.app_id)
-      return { ...appView(found, { withSecret: false }), ...(await withOAuth2(request.adminDomain, found.id, {})) }
+      return answerOf(request.adminDomain, found, {}, { withSecret: false })
     },
   )
 
@@ -124,7 +133,7 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const updated = await updateApp(request.adminDomain, request.params.app_id, settingsOf(request.body))
-      return { ...appView(updated, { withSecret: false }), ...(await withOAuth2(request.adminDomain, updated.id, request.body)) }
+      return answerOf(request.adminDomain, updated, request.body, { withSecret: false })
     },
   )
 
@@ -189,7 +198,7 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
       const graceSeconds = request.body.grace_seconds
       const change = await regenerateClientSecret(request.adminDomain, { appId: found.id, ...(graceSeconds === undefined ? {} : { graceSeconds }) })
       if (!change?.client || !change.newSecret) {
-        throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (PATCH it with "client_type": "confidential")`, field: 'app_id' })
+        throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (PATCH it with "client_type": "confidential")` })
       }
       const expiresAtMs = change.client.previousSecretExpiresAtMs
       return { client_id: change.client.clientId, client_secret: change.newSecret, previous_secret_expires_at: expiresAtMs === null ? null : new Date(expiresAtMs).toISOString() }

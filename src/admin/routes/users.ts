@@ -4,7 +4,7 @@ import { connectedApps } from '../../domain/console/connected-apps.ts'
 import { createUser } from '../../domain/registry/users.ts'
 import { decodeCursor, page } from '../pagination.ts'
 import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
-import { userView } from '../views.ts'
+import { userJson } from '../../domain/vocabulary.ts'
 
 const ID_KEY = /^\d{1,20}$/
 
@@ -15,7 +15,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { screen_name, password, name } = request.body
       const user = await createUser(request.adminDomain, { screenName: screen_name, password, ...(name === undefined ? {} : { name }) })
-      return reply.code(201).send(userView(user))
+      return reply.code(201).send(userJson(user))
     },
   )
 
@@ -34,14 +34,14 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       const { screen_name, cursor, limit } = request.query
       const afterId = decodeCursor(cursor, ID_KEY)
       const rows = await request.adminDomain.stores.admin.usersPage({ limit: limit + 1, afterId, screenName: screen_name })
-      return page(rows, limit, (u) => u.id, userView)
+      return page(rows, limit, (u) => u.id, userJson)
     },
   )
 
   app.get<{ Params: { user_id: string } }>(
     '/admin/v1/users/:user_id',
     { schema: { operationId: 'getUser', tags: ['users'], summary: 'One person', params: params('user_id'), response: responses({ 200: json('The user.', USER) }, 400, 404) } },
-    async (request) => userView(await findUser(request.adminDomain, request.params.user_id)),
+    async (request) => userJson(await findUser(request.adminDomain, request.params.user_id)),
   )
 
   app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean } }>(
@@ -56,7 +56,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
         response: responses({ 200: json('The user as changed.', USER) }, 400, 404),
       },
     },
-    async (request) => userView(await updateUser(request.adminDomain, request.params.user_id, request.body)),
+    async (request) => userJson(await updateUser(request.adminDomain, request.params.user_id, request.body)),
   )
 
   app.get<{ Params: { user_id: string } }>(

@@ -15,13 +15,17 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
 import type { AppRecord } from '../../storage/records.ts'
 import { withDomain } from '../context.ts'
-import { appView, lines, print } from '../output.ts'
+import { confirmAtTerminal } from '../confirm.ts'
+import { lines, print } from '../output.ts'
+import { appJson } from '../../domain/vocabulary.ts'
 
 interface AppOptions {
   name?: string
   description?: string
   website?: string
   callback?: string[]
+  addCallback?: string[]
+  removeCallback?: string[]
   type?: string
   accessLevel?: string
   signIn?: boolean
@@ -39,18 +43,26 @@ function parseOAuth2(text: string): OAuth2Setting {
   return text as OAuth2Setting
 }
 
-/** The app's OAuth 2.0 client as set by --oauth2 (when given): its type, client id and, made now, its secret. */
-async function withOAuth2(deps: DomainDeps, app: AppRecord, setting: OAuth2Setting | undefined) {
-  if (setting === undefined) return {}
-  const change: ClientChange = await setOAuth2Client(deps, { appId: app.id, setting })
-  return {
-    oauth2: change.client?.type ?? 'off',
-    ...(change.client ? { client_id: change.client.clientId } : {}),
-    ...(change.newSecret ? { client_secret: change.newSecret } : {}),
-  }
+/** The app as every surface shows it, with its OAuth 2.0 client as --oauth2 (when given) leaves it. */
+async function viewOf(deps: DomainDeps, app: AppRecord, setting: OAuth2Setting | undefined, options: { withSecret: boolean }) {
+  const change: ClientChange = setting === undefined ? { client: await deps.stores.oauth2.findClientByAppId(app.id) } : await setOAuth2Client(deps, { appId: app.id, setting })
+  return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/**
+ * The callback URLs after --callback (which replaces them all), then --add-callback and
+ * --remove-callback; removing one that is not registered is refused.
+ */
+function callbacksAfter(registered: readonly string[], options: Pick<AppOptions, 'callback' | 'addCallback' | 'removeCallback'>): string[] {
+  const kept = [...(options.callback ?? registered)]
+  for (const url of options.removeCallback ?? []) {
+    if (!kept.includes(url)) throw new ServiceError(E.invalidParameter, { message: `${url} is not a registered callback URL of this app (registered: ${kept.join(', ') || 'none'})` })
+  }
+  const removed = kept.filter((url) => !options.removeCallback?.includes(url))
+  return [...removed, ...(options.addCallback ?? []).filter((url) => !removed.includes(url))]
+}
 
 /** Digits only; the domain checks the bounds. */
 function parseGrace(text: string): number {
@@ -63,7 +75,7 @@ function withAppOptions(command: Command, isUpdate: boolean): Command {
   command
     .option('--description <text>', 'what the app does, shown on the consent page')
     .option('--website <url>', "the app's website")
-    .option('--callback <url>', 'a registered callback URL (repeat for several)', collect)
+    .option('--callback <url>', `a registered callback URL (repeat for several${isUpdate ? '; replaces them all' : ''}). The PIN flow needs none: any app may send oauth_callback=oob`, collect)
     .option('--type <type>', 'web or desktop (desktop apps use the PIN flow)')
     .option('--access-level <level>', 'read, read-write or read-write-directmessages')
     .option('--sign-in', 'enable "sign in with" (authenticate redirects a returning person at once)')
@@ -73,6 +85,8 @@ function withAppOptions(command: Command, isUpdate: boolean): Command {
     .option('--json', 'print JSON')
   if (isUpdate) {
     command
+      .option('--add-callback <url>', 'add a callback URL to those registered (repeat for several)', collect)
+      .option('--remove-callback <url>', 'remove a registered callback URL (repeat for several)', collect)
       .option('--name <name>', 'new name')
       .option('--no-sign-in', 'disable "sign in with"')
       .option('--suspended', 'suspend the app: every credential of it stops working')
@@ -105,11 +119,10 @@ export function appCommand(): Command {
     .requiredOption('--owner <screen_name>', 'the user who owns the app')
     .option('--beyond-app-limit', `register it though the owner already has ${MAX_APPS_PER_OWNER} apps, the most a developer may own`)
     .action(async (options: AppOptions & { owner: string; name: string; beyondAppLimit?: boolean }, command: Command) => {
-      const { created, oauth2 } = await withDomain(command, async (deps) => {
-        const made = await createApp(deps, { ...settingsFrom(options), name: options.name, ownerScreenName: options.owner }, { beyondAppLimit: options.beyondAppLimit === true })
-        return { created: made, oauth2: await withOAuth2(deps, made, options.oauth2) }
+      const view = await withDomain(command, async (deps) => {
+        const made = await createApp(deps, { ...settingsFrom(options), name: options.name, owner: options.owner }, { beyondAppLimit: options.beyondAppLimit === true })
+        return viewOf(deps, made, options.oauth2, { withSecret: true })
       })
-      const view = { ...appView(created, { withSecret: true }), ...oauth2 }
       print(!!options.json, view, () => lines(view))
     })
 
@@ -118,9 +131,13 @@ export function appCommand(): Command {
     .description('list apps (without secrets)')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const apps = await withDomain(command, (deps) => deps.stores.apps.list())
-      print(!!options.json, apps.map((a) => appView(a, { withSecret: false })), () =>
-        apps.length === 0 ? 'no apps' : apps.map((a) => `${a.id}  ${a.consumerKey}  ${a.name}${a.isSuspended ? '  (suspended)' : ''}`).join('\n'),
+      const apps = await withDomain(command, async (deps) => {
+        const all = await deps.stores.apps.list()
+        const clients = new Map((await deps.stores.oauth2.findClientsByAppIds(all.map((a) => a.id))).map((c) => [c.appId, c]))
+        return all.map((a) => appJson(a, { withSecret: false, client: clients.get(a.id) }))
+      })
+      print(!!options.json, apps, () =>
+        apps.length === 0 ? 'no apps' : apps.map((a) => `${a.app_id}  ${a.consumer_key}  ${a.name}${a.suspended ? '  (suspended)' : ''}`).join('\n'),
       )
     })
 
@@ -129,18 +146,17 @@ export function appCommand(): Command {
     .description('show an app, with its consumer secret (APP is the app id or consumer key)')
     .option('--json', 'print JSON')
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
-      const found = await withDomain(command, (deps) => findApp(deps, ref))
-      const view = appView(found, { withSecret: true })
+      const view = await withDomain(command, async (deps) => viewOf(deps, await findApp(deps, ref), undefined, { withSecret: true }))
       print(!!options.json, view, () => lines(view))
     })
 
   withAppOptions(app.command('update <app>').description("change an app's settings"), true).action(
     async (ref: string, options: AppOptions, command: Command) => {
-      const { updated, oauth2 } = await withDomain(command, async (deps) => {
-        const changed = await updateApp(deps, ref, settingsFrom(options))
-        return { updated: changed, oauth2: await withOAuth2(deps, changed, options.oauth2) }
+      const view = await withDomain(command, async (deps) => {
+        const settings = settingsFrom(options)
+        if (options.addCallback || options.removeCallback) settings.callbackUrls = callbacksAfter((await findApp(deps, ref)).callbackUrls, options)
+        return viewOf(deps, await updateApp(deps, ref, settings), options.oauth2, { withSecret: false })
       })
-      const view = { ...appView(updated, { withSecret: false }), ...oauth2 }
       print(!!options.json, view, () => lines(view))
     },
   )
@@ -158,10 +174,14 @@ export function appCommand(): Command {
     .command('rotate-client-secret <app>')
     .description('a new OAuth 2.0 client secret for a confidential client: the old one and every grant of the app end at once')
     .option('--grace <seconds>', 'the old client secret keeps working this long (at most 604800, 7 days), and the grants stay', parseGrace)
+    .option('--yes', 'do not ask before ending every grant at once')
     .option('--json', 'print JSON')
-    .action(async (ref: string, options: { json?: boolean; grace?: number }, command: Command) => {
+    .action(async (ref: string, options: { json?: boolean; grace?: number; yes?: boolean }, command: Command) => {
       const view = await withDomain(command, async (deps) => {
         const found = await findApp(deps, ref)
+        if (options.grace === undefined) {
+          await confirmAtTerminal(`A new client secret for ${found.name} (${found.id}) without --grace stops the old one and ends every OAuth 2.0 grant people gave the app, at once.`, options)
+        }
         const change = await regenerateClientSecret(deps, { appId: found.id, ...(options.grace === undefined ? {} : { graceSeconds: options.grace }) })
         if (!change?.client || !change.newSecret) throw new ServiceError(E.invalidParameter, { message: `app ${found.id} has no confidential OAuth 2.0 client (app update --oauth2 confidential)` })
         const expiresAtMs = change.client.previousSecretExpiresAtMs
@@ -177,20 +197,33 @@ export function appCommand(): Command {
 
   app
     .command('rotate-keys <app>')
-    .description('new consumer key and secret; the old pair and every token issued to the app stop working')
+    .description('new consumer key and secret; without --grace the old pair and every token issued to the app stop working at once (asked first at a terminal)')
     .option('--grace <seconds>', 'the old key pair keeps working this long (at most 604800, 7 days), and the tokens stay valid', parseGrace)
+    .option('--yes', 'do not ask before stopping every token at once')
     .option('--json', 'print JSON')
-    .action(async (ref: string, options: { json?: boolean; grace?: number }, command: Command) => {
-      const rotated = await withDomain(command, (deps) =>
-        rotateAppKeys(deps, ref, options.grace === undefined ? {} : { graceSeconds: options.grace }),
+    .action(async (ref: string, options: { json?: boolean; grace?: number; yes?: boolean }, command: Command) => {
+      const view = await withDomain(command, async (deps) => {
+        const app = await findApp(deps, ref)
+        if (options.grace === undefined) {
+          await confirmAtTerminal(`Rotating the keys of ${app.name} (${app.id}) without --grace stops its consumer key and secret and every request, access and bearer token issued to it, at once.`, options)
+        }
+        const rotated = await rotateAppKeys(deps, app.id, options.grace === undefined ? {} : { graceSeconds: options.grace })
+        return {
+          app_id: rotated.id,
+          consumer_key: rotated.consumerKey,
+          consumer_secret: rotated.consumerSecret,
+          previous_key_expires_at: options.grace === undefined ? null : new Date(rotated.updatedAtMs + options.grace * 1000).toISOString(),
+          tokens_revoked: options.grace === undefined,
+        }
+      })
+      print(!!options.json, view, () =>
+        [
+          lines(view),
+          view.tokens_revoked
+            ? 'stopped working: the old consumer key and secret, and every request, access and bearer token of the app'
+            : `the old consumer key and secret, and the app's tokens, keep working until ${view.previous_key_expires_at}`,
+        ].join('\n'),
       )
-      const view = {
-        app_id: rotated.id,
-        consumer_key: rotated.consumerKey,
-        consumer_secret: rotated.consumerSecret,
-        previous_key_expires_at: options.grace === undefined ? null : new Date(rotated.updatedAtMs + options.grace * 1000).toISOString(),
-      }
-      print(!!options.json, view, () => lines(view))
     })
 
   app

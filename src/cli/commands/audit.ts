@@ -63,7 +63,7 @@ export function auditCommand(): Command {
   const audit = new Command('audit')
     .description('show the audit trail, newest first (issues, exchanges, invalidations, key rotations, sign-ins, consents)')
     .option('--app <app>', 'only events of this app (app id or consumer key)')
-    .option('--user <screen_name>', 'only events of this person')
+    .option('--user <user>', 'only events of this person (a user id or a screen name)')
     .option('--since <time>', 'only events since a time: 15m, 2h, 7d, or an ISO date or date-time', (text) => parseSince(text))
     .option('--limit <n>', `at most this many events (1 to ${MAX_LIMIT})`, parseLimit, 100)
     .option('--json', 'print JSON')

@@ -2,10 +2,11 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
+import { wireName } from '../vocabulary.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { findApp } from '../registry/apps.ts'
-import { findByScreenName, validName, validPassword } from '../registry/users.ts'
+import { validName, validPassword } from '../registry/users.ts'
 
 type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'>
 
@@ -15,13 +16,6 @@ export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Pr
   return user
 }
 
-/** A person by id (digits) or screen name (any case, a leading @ allowed); 404 when neither finds one. */
-export async function findUserByIdOrScreenName(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<UserRecord> {
-  const byId = /^\d{1,20}$/.test(ref) ? await deps.stores.users.findById(ref) : undefined
-  const user = byId ?? (await findByScreenName(deps, ref.trim().replace(/^@/, '')))
-  if (!user) throw new ServiceError(E.notFound, { message: `no user with id or screen name ${ref}` })
-  return user
-}
 
 /**
  * A new display name or password, by the same rules as at registration, or disabled / enabled again:
@@ -38,7 +32,7 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
     ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
     ...(input.password !== undefined || input.disabled === true ? { endSessions: true } : {}),
   }
-  const detail = { fields: Object.keys(input).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }), ...(patch.endSessions ? { sessions_ended: true } : {}) }
+  const detail = { fields: Object.keys(input).map(wireName).sort(), ...(input.disabled === undefined ? {} : { disabled: input.disabled }), ...(patch.endSessions ? { sessions_ended: true } : {}) }
   const isDisabling = patch.disabledAtMs !== undefined && patch.disabledAtMs !== null
   // The password is hashed above, before the unit: nothing slow holds the database.
   const updated = await changeWithAudit(deps, async (tx, audit) => {

@@ -12,10 +12,11 @@ import {
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { assertMultiLine, assertOneLine } from '../plain-text.ts'
-import { findByScreenName } from './users.ts'
+import { findByScreenName, findUserByIdOrScreenName } from './users.ts'
 import { AppNameTakenError, OwnerAppLimitError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
+import { wireName } from '../vocabulary.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -111,6 +112,19 @@ async function nameTaken(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name
 const nameTakenError = (name: string, cause?: unknown) =>
   new ServiceError(E.alreadyExists, { message: `the owner already has an app named ${name}`, field: 'name', ...(cause === undefined ? {} : { cause }) })
 
+/**
+ * What an app is registered with when a setting is not given, the same from the CLI, the admin API
+ * and the console: read access (as on X, a new app asks for the least), a web app without "sign in
+ * with", no callback URL (the PIN flow only), HMAC-SHA1.
+ */
+export const APP_DEFAULTS = {
+  accessLevel: 'read',
+  type: 'web',
+  isSignInEnabled: false,
+  callbackUrls: [],
+  signatureMethods: ['HMAC-SHA1'],
+} as const satisfies Pick<AppRecord, 'accessLevel' | 'type' | 'isSignInEnabled'> & { callbackUrls: readonly string[]; signatureMethods: readonly SignatureMethodName[] }
+
 /** The most apps one developer may own, unless an operator registers more explicitly. */
 export const MAX_APPS_PER_OWNER = 100
 
@@ -128,15 +142,11 @@ const appLimitError = (cause: unknown) =>
  */
 export async function createApp(
   deps: RegistryDeps,
-  input: AppSettings & { name: string } & ({ ownerScreenName: string } | { ownerId: string }),
+  input: AppSettings & { name: string; owner: string },
   options: { beyondAppLimit?: boolean } = {},
 ): Promise<AppRecord> {
-  const owner =
-    'ownerId' in input ? await deps.stores.users.findById(input.ownerId) : await findByScreenName(deps, input.ownerScreenName)
-  assertThat(owner, E.invalidParameter, {
-    message: 'ownerId' in input ? `no user with id ${input.ownerId}` : `no user with screen name ${input.ownerScreenName}`,
-    field: 'owner',
-  })
+  const owner = await findUserByIdOrScreenName(deps, input.owner).catch(() => undefined)
+  assertThat(owner, E.invalidParameter, { message: `no user with id or screen name ${input.owner}`, field: 'owner' })
   const patch = validateSettings(input)
   const nowMs = deps.clock.nowMs()
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -147,11 +157,11 @@ export async function createApp(
       website: patch.website ?? '',
       ownerId: owner.id,
       ...newConsumerKeys(),
-      callbackUrls: patch.callbackUrls ?? [],
-      accessLevel: patch.accessLevel ?? 'read-write',
-      type: patch.type ?? 'web',
-      isSignInEnabled: patch.isSignInEnabled ?? false,
-      signatureMethods: patch.signatureMethods ?? ['HMAC-SHA1'],
+      callbackUrls: patch.callbackUrls ?? [...APP_DEFAULTS.callbackUrls],
+      accessLevel: patch.accessLevel ?? APP_DEFAULTS.accessLevel,
+      type: patch.type ?? APP_DEFAULTS.type,
+      isSignInEnabled: patch.isSignInEnabled ?? APP_DEFAULTS.isSignInEnabled,
+      signatureMethods: patch.signatureMethods ?? [...APP_DEFAULTS.signatureMethods],
       isSuspended: patch.isSuspended ?? false,
       // Only the admin API and the CLI make an app suspended from the start: an operator's suspension.
       ...(patch.isSuspended ? { suspendedBy: 'operator' as const } : {}),
@@ -204,7 +214,7 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   const app = await findApp(deps, ref)
   const settings = validateSettings(input)
   const patch = withSuspension(app, settings, options.by ?? 'operator')
-  const detail = { fields: Object.keys(settings), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
+  const detail = { fields: Object.keys(settings).map(wireName), ...(patch.isSuspended === undefined ? {} : { suspended: patch.isSuspended }) }
   // A suspension ends the app's OAuth 2.0 grants (lifting it brings none back); its OAuth 1.0a tokens are refused while it lasts.
   const isSuspending = patch.isSuspended === true && !app.isSuspended
   const updated = await changeWithAudit(deps, async (tx, audit) => {

@@ -1,5 +1,5 @@
 import { E } from '../../errors/catalogue.ts'
-import { assertThat } from '../../errors/service-error.ts'
+import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -58,4 +58,12 @@ export function validName(text: string): string {
   assertThat(name.length >= 1 && name.length <= 50, E.invalidParameter, { message: 'name must be 1 to 50 characters', field: 'name' })
   assertOneLine(name, 'name', 'name')
   return name
+}
+
+/** A person by id (digits) or screen name (any case, a leading @ allowed); 404 when neither finds one. */
+export async function findUserByIdOrScreenName(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<UserRecord> {
+  const byId = /^\d{1,20}$/.test(ref) ? await deps.stores.users.findById(ref) : undefined
+  const user = byId ?? (await findByScreenName(deps, ref.trim().replace(/^@/, '')))
+  if (!user) throw new ServiceError(E.notFound, { message: `no user with id or screen name ${ref}` })
+  return user
 }

@@ -87,7 +87,7 @@ export function consoleAccountRoutes(context: PageContext) {
     if (!person) return reply
     const values = appFormOf(person.fields)
     try {
-      const app = await createApp(withAuditActor(domain, personActor(person.user.id)), { ...settingsOf(values), name: values.name, ownerId: person.user.id })
+      const app = await createApp(withAuditActor(domain, personActor(person.user.id)), { ...settingsOf(values), name: values.name, owner: person.user.id })
       await markSecretToReveal(domain, person.live, app)
       return sendRedirect(reply, `/console/apps/${app.id}`)
     } catch (error) {

@@ -8,7 +8,7 @@ export function appFormOf(fields: Map<string, string>): AppFormValues {
     name: fields.get('name') ?? '',
     description: fields.get('description') ?? '',
     website: (fields.get('website') ?? '').trim(),
-    callbackUrls: fields.get('callback_urls') ?? '',
+    callbackUrls: fields.get('callbacks') ?? '',
     type: fields.get('type') ?? '',
     accessLevel: fields.get('access_level') ?? '',
     signIn: fields.get('sign_in') === 'on',

@@ -1,4 +1,5 @@
 import type { EndpointUsage } from '../../domain/console/app-usage.ts'
+import { APP_DEFAULTS } from '../../domain/registry/apps.ts'
 import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/records.ts'
 import { alert, framedPage, minute, urlText } from './frame.ts'
 import { html, type SafeHtml } from './html.ts'
@@ -62,7 +63,16 @@ export const appFormValues = (app: AppRecord): AppFormValues => ({
   signIn: app.isSignInEnabled,
 })
 
-export const EMPTY_APP_FORM: AppFormValues = { name: '', description: '', website: '', callbackUrls: '', type: 'web', accessLevel: 'read', signIn: false }
+/** A new app's form: the defaults every door registers with. */
+export const EMPTY_APP_FORM: AppFormValues = {
+  name: '',
+  description: '',
+  website: '',
+  callbackUrls: APP_DEFAULTS.callbackUrls.join('\n'),
+  type: APP_DEFAULTS.type,
+  accessLevel: APP_DEFAULTS.accessLevel,
+  signIn: APP_DEFAULTS.isSignInEnabled,
+}
 
 function option(value: string, label: string, selected: string): SafeHtml {
   return html`<option value="${value}"${value === selected && html` selected`}>${label}</option>`
@@ -75,9 +85,9 @@ function appFields(values: AppFormValues): SafeHtml {
 <textarea id="description" name="description" maxlength="500">${values.description}</textarea>
 <label for="website">Website</label>
 <input id="website" name="website" type="url" value="${values.website}" placeholder="https://example.com">
-<label for="callback_urls">Callback URLs</label>
-<textarea id="callback_urls" name="callback_urls" aria-describedby="callback_urls_hint">${values.callbackUrls}</textarea>
-<p id="callback_urls_hint" class="muted">One per line, at most 10. Leave empty for the PIN (oob) flow only.</p>
+<label for="callbacks">Callback URLs</label>
+<textarea id="callbacks" name="callbacks" aria-describedby="callbacks_hint">${values.callbackUrls}</textarea>
+<p id="callbacks_hint" class="muted">One per line, at most 10. Leave empty for the PIN (oob) flow only.</p>
 <label for="type">Type</label>
 <select id="type" name="type">${option('web', 'Web', values.type)}${option('desktop', 'Desktop', values.type)}</select>
 <label for="access_level">Access level</label>

@@ -161,5 +161,17 @@ export function createAdminStore(db: Kysely<Database>, sealer: Sealer, options: 
         authorizedAtMs: Number(row.authorized_at_ms),
       }))
     },
+    async recordSignInUnlock(key, atMs) {
+      await db
+        .insertInto('sign_in_unlocks')
+        .values({ throttle_key: key, unlocked_at_ms: atMs })
+        .onConflict((conflict) => conflict.column('throttle_key').doUpdateSet({ unlocked_at_ms: atMs }))
+        .execute()
+    },
+    async signInUnlocks(keys) {
+      if (keys.length === 0) return new Map()
+      const rows = await db.selectFrom('sign_in_unlocks').selectAll().where('throttle_key', 'in', keys).execute()
+      return new Map(rows.map((row) => [row.throttle_key, Number(row.unlocked_at_ms)]))
+    },
   } satisfies AdminStore
 }

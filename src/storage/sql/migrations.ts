@@ -345,6 +345,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('oauth2_clients').addColumn('previous_secret_expires_at_ms', 'bigint').execute()
     },
   },
+  // When an operator last cleared the sign-in throttle of an account or an address (latchkey user unlock).
+  '015-sign-in-unlocks': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('sign_in_unlocks')
+        .addColumn('throttle_key', 'text', (c) => c.primaryKey())
+        .addColumn('unlocked_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

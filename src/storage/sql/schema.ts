@@ -203,6 +203,12 @@ export interface OAuth2TokensTable {
   spent_at_ms: number | null
 }
 
+/** The sign-in throttle's keys an operator cleared, and when (the throttle lives in the limiters). */
+export interface SignInUnlocksTable {
+  throttle_key: string
+  unlocked_at_ms: number
+}
+
 export interface Database {
   users: UsersTable
   apps: AppsTable
@@ -218,4 +224,5 @@ export interface Database {
   oauth2_codes: OAuth2CodesTable
   oauth2_grants: OAuth2GrantsTable
   oauth2_tokens: OAuth2TokensTable
+  sign_in_unlocks: SignInUnlocksTable
 }

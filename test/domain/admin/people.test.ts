@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { findUser, findUserByIdOrScreenName, revokeAuthorization, revokeBearerToken, updateUser } from '../../../src/domain/admin/people.ts'
+import { findUser, revokeAuthorization, revokeBearerToken, updateUser } from '../../../src/domain/admin/people.ts'
+import { findUserByIdOrScreenName } from '../../../src/domain/registry/users.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { handOutBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'

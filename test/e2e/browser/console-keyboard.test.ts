@@ -42,7 +42,7 @@ describe('the developer console with the keyboard alone', { skip: skipReason }, 
     await Promise.all([page.waitForURL(`${server.url}/console/apps/new`), page.keyboard.press('Enter')])
     await tabTo(page, 'input[name="name"]')
     await page.keyboard.type('Keyboard App')
-    await tabTo(page, 'textarea[name="callback_urls"]')
+    await tabTo(page, 'textarea[name="callbacks"]')
     await page.keyboard.type(site.registered)
     await tabTo(page, 'input[name="sign_in"]')
     await page.keyboard.press('Space')

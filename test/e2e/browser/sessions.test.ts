@@ -233,7 +233,7 @@ describe('a fresh password before secrets (sudo), in Chromium', { skip: skipReas
   async function createApp(page: Page, url: string): Promise<string> {
     await open(page, `${url}/console/apps/new`)
     await page.fill('input[name="name"]', `Sudo app ${++counter}`)
-    await page.fill('textarea[name="callback_urls"]', 'https://sudo.example/callback')
+    await page.fill('textarea[name="callbacks"]', 'https://sudo.example/callback')
     await submitWith(page, '#create_app')
     const id = /^\/console\/apps\/(\d+)$/.exec(new URL(page.url()).pathname)?.[1]
     assert.ok(id, `on the app's page, not ${page.url()}`)
