@@ -1,4 +1,3 @@
-import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import type { AuditEventRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'

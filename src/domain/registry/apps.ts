@@ -12,7 +12,7 @@ import {
 } from '../../storage/records.ts'
 import type { AppPatch } from '../../storage/types.ts'
 import { assertMultiLine, assertOneLine } from '../plain-text.ts'
-import { findByScreenName, findUserByIdOrScreenName } from './users.ts'
+import { findUserByIdOrScreenName } from './users.ts'
 import { AppNameTakenError, OwnerAppLimitError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
