@@ -34,7 +34,9 @@ export const SUITES = {
     // Every field of every form with five characters: about 80 s per mutant; its rule is the domain's.
     skip: ['test/console/text-fields.test.ts'],
   },
-  'src/http': { tests: ['test/http'] },
+  // The OpenAPI documents it builds (openapi-public.ts, openapi-console.ts) are checked whole against
+  // docs/ by the admin API's document test.
+  'src/http': { tests: ['test/http', 'test/admin/openapi.test.ts'] },
   // The PostgreSQL and Redis files skip themselves here: mutation runs on SQLite and memory.
   'src/storage': { tests: ['test/storage'] },
   'src/observability': {
@@ -48,7 +50,10 @@ export const SUITES = {
 /** The folders, in the order `npm run mutate` runs them. */
 export const FOLDERS = Object.keys(SUITES)
 
-function testFiles(dir) {
+/** The test files under `path`, or `path` itself when it is one. */
+function testFiles(path) {
+  if (path.endsWith('.test.ts')) return [path]
+  const dir = path
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) return testFiles(path)
