@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { StorageUnavailableError } from '../storage/index.ts'
+import { DatabaseFileError, StorageUnavailableError } from '../storage/index.ts'
 import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
+import { backupCommand, copyCommand, restoreCommand } from './commands/data.ts'
 import { keysCommand } from './commands/keys.ts'
 import { migrateCommand, serveCommand } from './commands/serve.ts'
 import { userCommand } from './commands/users.ts'
@@ -21,7 +22,9 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
-  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand()]) program.addCommand(command)
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand()]) {
+    program.addCommand(command)
+  }
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())
   return program
 }
@@ -46,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
-    if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError) {
+    if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError || error instanceof DatabaseFileError) {
       process.stderr.write(`latchkey: ${oneLine(error.message)}\n`)
     } else {
       process.stderr.write(`latchkey: unexpected error: ${oneLine((error as Error)?.message ?? String(error))}\n`)

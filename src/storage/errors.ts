@@ -22,6 +22,14 @@ export class OwnerAppLimitError extends Error {
   override name = 'OwnerAppLimitError'
 }
 
+/**
+ * A backup, restore or copy refused before anything changed (the file exists, is not a Latchkey
+ * database, a server holds the database, the target is not empty): one line the CLI prints.
+ */
+export class DatabaseFileError extends Error {
+  override name = 'DatabaseFileError'
+}
+
 /** Whether `error` is the database refusing a row that breaks the unique index `index` (PostgreSQL) on `columns` (SQLite). */
 export function isUniqueViolation(error: unknown, index: string, columns: string): boolean {
   if (typeof error !== 'object' || error === null) return false

@@ -359,6 +359,9 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
+/** Every migration this version knows, in order: a database that ran another was made by a newer Latchkey. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort()
+
 /**
  * On PostgreSQL, the schema the tables go to (the first of search_path). Kysely's Migrator looks for
  * its own tables in every schema of the database unless told which one, so a second Latchkey in

@@ -1,0 +1,118 @@
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import Sqlite from 'better-sqlite3'
+import { DatabaseFileError } from '../errors.ts'
+import { MIGRATION_NAMES } from '../sql/migrations.ts'
+import { sqlitePath } from './open.ts'
+import { takeServeLock } from './serve-lock.ts'
+
+/** What a SQLite file holds, as backup and restore report it. */
+export interface DatabaseFileReport {
+  file: string
+  bytes: number
+  /** The last migration it ran. */
+  schemaVersion: string
+  /** Rows per table (Latchkey's tables, not the migrator's). */
+  rows: Record<string, number>
+}
+
+/** How far a backup is: pages of the database still to copy, of all. */
+export type BackupProgress = (copied: number, total: number) => void
+
+/** Pages copied per step of the online backup; one step holds the source's read lock. */
+const PAGES_PER_STEP = 1000
+
+/**
+ * A consistent copy of the embedded database while a server may be running and writing: SQLite's
+ * online backup API, a thousand pages a step so that writers wait at most one step. A write by
+ * another connection between two steps makes SQLite start the copy over; when that happens, the
+ * rest is copied in one step, so a busy server cannot keep the backup from ending. The copy holds
+ * every transaction committed before its last step began.
+ */
+export async function backupSqlite(databaseUrl: string, file: string, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
+  const path = sqlitePath(databaseUrl)
+  if (!existsSync(path)) throw new DatabaseFileError(`there is no database at ${path}`)
+  if (existsSync(file)) throw new DatabaseFileError(`${file} exists: name a new file (a backup never overwrites one)`)
+  const source = new Sqlite(path, { fileMustExist: true, timeout: 5000 })
+  try {
+    let remainingBefore = Infinity
+    let step = PAGES_PER_STEP
+    await source.backup(file, {
+      progress({ totalPages, remainingPages }) {
+        if (remainingPages > remainingBefore) step = totalPages
+        remainingBefore = remainingPages
+        onProgress?.(totalPages - remainingPages, totalPages)
+        return step
+      },
+    })
+  } catch (error) {
+    rmSync(file, { force: true })
+    throw error
+  } finally {
+    source.close()
+  }
+  return inspectDatabaseFile(file)
+}
+
+/**
+ * Checks that `file` is a whole Latchkey database this version can run: `PRAGMA integrity_check`
+ * passes, it has Latchkey's migrations table, and it ran no migration this version does not know.
+ */
+export function inspectDatabaseFile(file: string): DatabaseFileReport {
+  if (!existsSync(file)) throw new DatabaseFileError(`there is no file ${file}`)
+  let db: Sqlite.Database
+  try {
+    db = new Sqlite(file, { readonly: true, fileMustExist: true })
+  } catch (error) {
+    throw new DatabaseFileError(`${file} is not a SQLite database (${(error as Error).message})`)
+  }
+  try {
+    const integrity = readOrFail(db, file, () => db.pragma('integrity_check', { simple: true }))
+    if (integrity !== 'ok') throw new DatabaseFileError(`${file} fails SQLite's integrity check: ${String(integrity)}`)
+    const tables = (db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>).map((t) => t.name)
+    if (!tables.includes('latchkey_migrations')) throw new DatabaseFileError(`${file} is not a Latchkey database (it has no latchkey_migrations table)`)
+    const ran = (db.prepare('select name from latchkey_migrations order by name').all() as Array<{ name: string }>).map((m) => m.name)
+    const unknown = ran.filter((name) => !MIGRATION_NAMES.includes(name))
+    if (unknown.length > 0) throw new DatabaseFileError(`${file} was made by a newer Latchkey (migration ${unknown.join(', ')} is unknown to this version): upgrade first`)
+    const rows: Record<string, number> = {}
+    for (const table of tables.filter((t) => !t.startsWith('latchkey_migration'))) {
+      rows[table] = (db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n
+    }
+    return { file, bytes: statSync(file).size, schemaVersion: ran.at(-1) ?? 'none', rows }
+  } finally {
+    db.close()
+  }
+}
+
+function readOrFail<T>(db: Sqlite.Database, file: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    throw new DatabaseFileError(`${file} cannot be read as a SQLite database (${(error as Error).message})`)
+  }
+}
+
+/**
+ * Puts a backup in place of the embedded database, once `inspectDatabaseFile` accepts it. Refused
+ * while a server holds the database (its serve lock): the file is copied beside the database, the
+ * database's own -wal and -shm are removed (they belong to the file being replaced), and the copy is
+ * renamed over it, so the database is never half written. The next start migrates it if it is older.
+ */
+export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileReport {
+  const report = inspectDatabaseFile(file)
+  const path = sqlitePath(databaseUrl)
+  const lock = takeServeLock(databaseUrl)
+  if (!lock) throw new DatabaseFileError(`a latchkey server is running on ${path}: stop it first`)
+  try {
+    const incoming = `${path}.restoring-${process.pid}`
+    copyFileSync(file, incoming)
+    for (const leftover of [`${path}-wal`, `${path}-shm`]) rmSync(leftover, { force: true })
+    renameSync(incoming, path)
+  } finally {
+    lock.release()
+  }
+  return { ...report, file: path }
+}
+
+/** PostgreSQL's backups are PostgreSQL's own. */
+export const POSTGRES_BACKUP_ADVICE =
+  'on PostgreSQL, back up with pg_dump (pg_dump --format=custom --file=latchkey.dump "$LATCHKEY_DATABASE_URL") and restore with pg_restore: docs/deployment.md'
