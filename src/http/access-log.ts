@@ -13,12 +13,16 @@ interface PinoInternals {
 /** pino's number for `info`, the access line's level. */
 const INFO = 30
 
+/** A user agent longer than this is cut: the line stays one short line whatever a client sends. */
+const USER_AGENT_CHARS = 200
+
 /**
  * The access log: one line per request, written when its answer is finished, with the method, the
- * path without its query (a query may carry tokens and verifiers), the status, the time in ms and
- * the request id. The line is the one `request.log.info({ method, path, status, ms }, message)`
- * would write, byte for byte, but built directly: its fields have a fixed shape and none of them can
- * hold a secret (the query is cut off, the request id is ours), so pino's general path (merging the
+ * path without its query (a query may carry tokens and verifiers), the status, the time in ms, the
+ * client's address (as the trusted-proxy rules give it) and user agent, and the request id. The
+ * line is the one `request.log.info({ method, path, status, ms, addr, ua }, message)` would write,
+ * byte for byte, but built directly: its fields have a fixed shape and none of them can hold a
+ * secret (the query is cut off, the request id is ours), so pino's general path (merging the
  * object, the redaction pass, serializing arbitrary values) and the request's child logger are
  * skipped. It goes to the logger's own stream, in order with every other line (pino's asynchronous
  * destination in production, which writes lines out in batches). Bench shape 0 measures it.
@@ -46,7 +50,8 @@ export class AccessLog extends LogController {
     const line =
       `{"level":${INFO}${logger[pino.symbols.timeSym]()}${logger[pino.symbols.chindingsSym]},"reqId":${JSON.stringify(request.id)}` +
       `,"method":${JSON.stringify(request.method)},"path":${JSON.stringify(requestPath(request))}` +
-      `,"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime)}${this.#message}`
+      `,"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime)},"addr":${JSON.stringify(request.ip)}` +
+      `,"ua":${JSON.stringify((request.headers['user-agent'] ?? '').slice(0, USER_AGENT_CHARS))}${this.#message}`
     logger[pino.symbols.streamSym].write(line)
   }
 }

@@ -1,0 +1,126 @@
+// The headers and bodies of every kind of error answer, as clients and proxies read them, and the
+// log lines behind them (src/http/json-errors.ts, src/http/oauth2-errors.ts).
+import assert from 'node:assert/strict'
+import { after, before, describe, test, type TestContext } from 'node:test'
+import pino from 'pino'
+import { buildApp } from '../../src/app.ts'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { makeApp } from '../helpers/fixtures.ts'
+import { injectedTestServer, openTestDomain, type TestServer } from '../helpers/test-app.ts'
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const FORM = 'application/x-www-form-urlencoded'
+
+describe('error answers', () => {
+  let server: TestServer
+  before(async () => {
+    server = await injectedTestServer({ settings: { rateLimits: { '/2/oauth2/token': 2, '/2/users/me': 1 } } })
+  })
+  after(() => server.close())
+
+  const post = (path: string, body: string, headers: Record<string, string> = {}) => server.send({ method: 'POST', url: `${server.url}${path}`, headers: { 'content-type': FORM, ...headers }, body })
+
+  test('v1.1: a 401 names the OAuth scheme, a 400 or 403 none; each is JSON, never cached, labelled only where the catalogue says', async () => {
+    const unauthorized = await server.send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { authorization: 'OAuth oauth_consumer_key="nobody", oauth_token="x", oauth_nonce="n", oauth_timestamp="1", oauth_signature_method="HMAC-SHA1", oauth_version="1.0", oauth_signature="x"' } })
+    assert.equal(unauthorized.status, 401)
+    assert.equal(unauthorized.headers.get('www-authenticate'), 'OAuth realm="Latchkey"')
+    assert.equal(unauthorized.headers.get('content-type'), JSON_TYPE)
+    assert.equal(unauthorized.headers.get('cache-control'), 'no-store')
+    const malformed = await server.send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { authorization: 'OAuth oauth_consumer_key="' } })
+    assert.equal(malformed.status, 400)
+    assert.equal(malformed.headers.get('www-authenticate'), null)
+    assert.deepEqual(Object.keys(malformed.json.errors[0]), ['code', 'message'], 'no label where the catalogue has none')
+    const labelled = await server.send({ method: 'POST', url: `${server.url}/oauth2/token?client_secret=x`, headers: { 'content-type': FORM }, body: 'grant_type=client_credentials' })
+    assert.equal(labelled.status, 403)
+    assert.equal(labelled.headers.get('www-authenticate'), null)
+    assert.deepEqual(labelled.json, { errors: [{ code: 99, message: 'Unable to verify your credentials', label: 'authenticity_token_error' }] })
+  })
+
+  test('v1.1: a path whose escapes are not UTF-8 is 400 code 1000 in the JSON body, not the framework body', async () => {
+    const answer = await server.send({ method: 'GET', url: `${server.url}/1.1/%E0%A4%A/x` })
+    assert.equal(answer.status, 400)
+    assert.equal(answer.headers.get('content-type'), JSON_TYPE)
+    assert.deepEqual(answer.json, { errors: [{ code: 1000, message: answer.json.errors[0].message }] })
+    assert.doesNotMatch(answer.text, /%E0%A4%A/, 'the path is not echoed')
+  })
+
+  test('/2/oauth2/*: a 401 names the Basic scheme, a 400 none; a limit is too_many_requests; each JSON and never cached', async () => {
+    const app = await makeApp(server.domain)
+    const client = await setOAuth2Client(server.domain, { appId: app.id, setting: 'confidential' })
+    const basic = `Basic ${Buffer.from(`${client.client!.clientId}:wrong`).toString('base64')}`
+    const unauthorized = await post('/2/oauth2/token', 'grant_type=refresh_token&refresh_token=x', { authorization: basic })
+    assert.equal(unauthorized.status, 401)
+    assert.equal(unauthorized.headers.get('www-authenticate'), 'Basic realm="Latchkey"')
+    assert.equal(unauthorized.headers.get('content-type'), JSON_TYPE)
+    assert.equal(unauthorized.headers.get('cache-control'), 'no-store')
+    const right = `Basic ${Buffer.from(`${client.client!.clientId}:${client.newSecret}`).toString('base64')}`
+    const bad = await post('/2/oauth2/token', 'grant_type=password', { authorization: right })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.headers.get('www-authenticate'), null)
+    assert.equal(bad.headers.get('cache-control'), 'no-store')
+    const limited = await post('/2/oauth2/token', 'grant_type=password', { authorization: right })
+    assert.equal(limited.status, 429)
+    assert.deepEqual(limited.json, { error: 'too_many_requests', error_description: 'Rate limit exceeded' })
+  })
+
+  test('/2/users/me: a 401 names the Bearer scheme; a limit is a problem with its own title', async () => {
+    const none = await server.send({ method: 'GET', url: `${server.url}/2/users/me` })
+    assert.equal(none.status, 401)
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="Latchkey"')
+    assert.equal(none.headers.get('cache-control'), 'no-store')
+    assert.equal(none.headers.get('content-type'), JSON_TYPE)
+    // Failed calls count against the address, by the endpoint's limit (1 here): the next is refused.
+    const limited = await server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization: 'Bearer x' } })
+    assert.equal(limited.status, 429)
+    assert.deepEqual(limited.json, { title: 'Rate limit exceeded', type: 'about:blank', status: 429, detail: 'Rate limit exceeded' })
+    assert.equal(limited.headers.get('www-authenticate'), null)
+  })
+
+  test('a failure of ours (the database closed under the app): 500 in the shape of each endpoint, the cause only in the log', async (t) => {
+    const { app, parsed, close } = await appLogging(t)
+    await close()
+    const v11 = await app.inject({ method: 'POST', url: '/oauth2/token', headers: { authorization: 'Basic eDp5', 'content-type': FORM }, payload: 'grant_type=client_credentials' })
+    assert.equal(v11.statusCode, 500)
+    assert.deepEqual(JSON.parse(v11.body), { errors: [{ code: 131, message: 'Internal error' }] })
+    assert.equal(v11.headers['www-authenticate'], undefined)
+    const v2 = await app.inject({ method: 'POST', url: '/2/oauth2/token', headers: { 'content-type': FORM }, payload: 'grant_type=refresh_token&refresh_token=x&client_id=c' })
+    assert.equal(v2.statusCode, 500)
+    assert.deepEqual(JSON.parse(v2.body), { error: 'server_error', error_description: 'Internal error' })
+    const failures = parsed().filter((entry) => entry.msg === 'request failed')
+    assert.equal(failures.length, 2)
+    assert.equal(failures[0]!.level, 50)
+    assert.equal(typeof failures[0]!.reqId, 'string')
+    assert.match(String((failures[0]!.err as { message?: string }).message), /not open/, 'the cause, for the operator')
+    assert.doesNotMatch(v11.body + v2.body, /not open/, 'never for the client')
+  })
+
+  test('a refusal with a reason logs it at info, with its code; one without a reason logs nothing but the access line', async (t) => {
+    const { app, parsed } = await appLogging(t)
+    await app.inject({ method: 'GET', url: '/1.1/account/verify_credentials.json', headers: { authorization: 'OAuth oauth_consumer_key="' } })
+    const refused = parsed().find((entry) => entry.msg === 'request refused')
+    assert.equal(refused?.level, 30)
+    assert.equal(refused?.code, 215)
+    assert.equal(typeof refused?.detail, 'string')
+    const before = parsed().length
+    await app.inject({ method: 'GET', url: '/no/such/path' })
+    assert.deepEqual(parsed().slice(before).map((entry) => entry.msg), ['request'])
+  })
+})
+
+/** The app as `serve` builds it, logging to an array; `close` takes its database away. */
+async function appLogging(t: TestContext) {
+  const domain = await openTestDomain()
+  const lines: string[] = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
+  const app = await buildApp({ domain: domain.domain, logger, http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) } })
+  let closed = false
+  const close = async () => {
+    closed = true
+    await domain.domain.runtime.close()
+  }
+  t.after(async () => {
+    await app.close()
+    if (!closed) await domain.close()
+  })
+  return { app, close, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) }
+}
