@@ -60,10 +60,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     for (const method of [route.method].flat()) methods.add(method)
     routes.set(route.url, methods)
   })
-  installJsonErrors(app, (path) => {
-    const methods = routes.get(path)
-    return methods && [...methods].sort()
-  })
+  const errors = { showReasons: deps.http.dev }
+  installJsonErrors(
+    app,
+    (path) => {
+      const methods = routes.get(path)
+      return methods && [...methods].sort()
+    },
+    errors,
+  )
 
   // Bodies are kept raw: OAuth needs the exact form encoding, and other bodies are only hashed.
   app.removeAllContentTypeParsers()
@@ -95,6 +100,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))
   await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
-  await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl))
+  await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
   return app
 }

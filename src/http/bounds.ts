@@ -19,10 +19,10 @@ export const BOUNDS = {
   keepAliveTimeoutMs: 5_000,
 } as const
 
-function statusLine(status: number): string {
-  const reasons: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }
-  return `HTTP/1.1 ${status} ${reasons[status] ?? 'Bad Request'}`
-}
+/** The reason phrase of each status clientErrorDef gives. */
+const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+
+const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASONS[status]}`
 
 /** What Node's HTTP parser refused, as the catalogue names it. */
 export function clientErrorDef(error: NodeJS.ErrnoException): ErrorDef {
@@ -59,12 +59,12 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
 }
 
 /**
- * An HTTP/1.1 request must carry exactly one Host header (RFC 9112 §3.2). Node's own check answers
+ * An HTTP/1.1 request must carry exactly one Host header (RFC 9112 §3.2); an HTTP/1.0 one at most
+ * one (1.0 had none). Node's own check answers
  * a bare 400 with no body, so it is turned off (requireHostHeader: false) and made here instead,
  * with the JSON error body; the connection is closed, since what else it carries cannot be trusted.
  */
 export function refuseBadHost(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.httpVersion !== '1.1' && request.raw.httpVersion !== '1.0') return
   const raw = request.raw.rawHeaders
   let hosts = 0
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++

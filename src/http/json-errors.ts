@@ -31,16 +31,30 @@ export function toServiceError(error: unknown): ServiceError {
   return new ServiceError(E.internalError, { cause: error })
 }
 
+/** How long a reason may be in its header, and what it may hold: printable ASCII. */
+const REASON_CHARS = 300
+
+/** What the error handlers of a listener are told once. */
+export interface ErrorOptions {
+  /**
+   * Development mode only: a refusal carries the server's reason (what the log says of it) in an
+   * `x-latchkey-reason` header, so that a developer sees why a request failed; the body keeps X's
+   * shape. Never in production, where the reason would help an attacker more than a client.
+   */
+  showReasons: boolean
+}
+
 /**
  * What the client may see of anything thrown, logged as the logs see it (a 5xx with its cause, a
  * refusal with its detail), with the limit's headers when the call was charged before it was refused.
  */
-export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply): ServiceError {
+export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply, options: ErrorOptions): ServiceError {
   const serviceError = toServiceError(error)
   if (serviceError.status >= 500) {
     request.log.error({ err: error, reqId: request.id }, 'request failed')
   } else if (serviceError.detail) {
     request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
+    if (options.showReasons) reply.header('x-latchkey-reason', serviceError.detail.replace(/[^\x20-\x7e]/g, '?').slice(0, REASON_CHARS))
   }
   setLimitHeaders(reply, serviceError.rateLimit)
   return serviceError
@@ -57,8 +71,8 @@ export function sendJsonError(reply: FastifyReply, error: ServiceError): Fastify
  * The JSON context's one error renderer, plus 404 code 34 for an unknown path and 405 with an Allow
  * header for a known path asked with the wrong method.
  */
-export function installJsonErrors(app: FastifyInstance, knownMethods: (path: string) => string[] | undefined): void {
-  app.setErrorHandler((error, request, reply) => sendJsonError(reply, serviceErrorOf(error, request, reply)))
+export function installJsonErrors(app: FastifyInstance, knownMethods: (path: string) => string[] | undefined, options: ErrorOptions): void {
+  app.setErrorHandler((error, request, reply) => sendJsonError(reply, serviceErrorOf(error, request, reply, options)))
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
     const methods = knownMethods(path)

@@ -20,14 +20,24 @@ export interface TestApp extends TestDomain {
 
 /** The whole service, built as `serve` builds it, on fresh storage (see openTestDomain); not listening until you call listen. */
 export async function buildTestApp(
-  options: { clock?: Clock; settings?: TestSettings; http?: Partial<HttpSettings>; metrics?: boolean; stateInMemory?: boolean } = {},
+  options: {
+    clock?: Clock
+    settings?: TestSettings
+    http?: Partial<HttpSettings>
+    metrics?: boolean
+    stateInMemory?: boolean
+    /** Every log line of the app at level info and above is pushed here (otherwise nothing is logged). */
+    logLines?: string[]
+  } = {},
 ): Promise<TestApp> {
   const observability = options.metrics ? testObservability() : undefined
   const testDomain = await openTestDomain({ ...options, ...(observability ? { observed: observability.observed } : {}) })
   const app = await buildApp({
     ...(observability ? { metrics: observability.app } : {}),
     domain: testDomain.domain,
-    logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }),
+    logger: options.logLines
+      ? pino({ level: 'info' }, { write: (line: string) => void options.logLines!.push(line) })
+      : pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }),
     http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'test-cookie-secret-0123456789abcdef', ...options.http },
   })
   return {

@@ -23,14 +23,16 @@ const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\
 
 describe('every input has a bound; past it a 4xx with the JSON error body', () => {
   let server: TestServer
+  const logLines: string[] = []
   before(async () => {
-    server = await startTestServer()
+    server = await startTestServer({ logLines })
   })
   after(() => server.close())
 
   test('headers over 16 KiB: 431 code 1005 and the connection closed', async () => {
     const answer = await raw(server.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, { waitForClose: true })
-    assert.match(answer, /^HTTP\/1.1 431 /)
+    assert.match(answer, /^HTTP\/1.1 431 Request Header Fields Too Large\r\n/)
+    assert.match(answer, /\r\nContent-Type: application\/json; charset=utf-8\r\n/)
     assert.deepEqual(jsonOf(answer), { errors: [{ code: 1005, message: 'Request headers too large.' }] })
   })
 
@@ -48,7 +50,7 @@ describe('every input has a bound; past it a 4xx with the JSON error body', () =
 
   test('something that is not HTTP: 400 code 1000', async () => {
     const answer = await raw(server.url, 'HELLO THERE\r\n\r\n', { waitForClose: true })
-    assert.match(answer, /^HTTP\/1.1 400 /)
+    assert.match(answer, /^HTTP\/1.1 400 Bad Request\r\n/)
     assert.equal(jsonOf(answer).errors[0].code, 1000)
   })
 
@@ -61,7 +63,7 @@ describe('every input has a bound; past it a 4xx with the JSON error body', () =
 
   test('headers that never finish: the connection is answered 408 and closed within seconds', async () => {
     const answer = await raw(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', { waitForClose: true })
-    assert.match(answer, /^HTTP\/1.1 408 /)
+    assert.match(answer, /^HTTP\/1.1 408 Request Timeout\r\n/)
     assert.equal(jsonOf(answer).errors[0].code, 1007)
   })
 
@@ -86,5 +88,22 @@ describe('every input has a bound; past it a 4xx with the JSON error body', () =
     assert.match(await raw(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { waitForClose: true }), /^HTTP\/1.1 200 /)
     // HTTP/1.0 had no Host header: still served.
     assert.match(await raw(server.url, 'GET /healthz HTTP/1.0\r\n\r\n', { waitForClose: true }), /^HTTP\/1.1 200 /)
+  })
+
+  test('a Host header is counted by its name alone: other four-letter headers are not Hosts; HTTP/1.0 may have one, not two', async () => {
+    const served = await raw(server.url, 'GET /healthz HTTP/1.1\r\nDate: Sat, 28 Nov 2026 10:00:00 GMT\r\nFrom: ops@example.org\r\nHOST: x\r\nConnection: close\r\n\r\n', { waitForClose: true })
+    assert.match(served, /^HTTP\/1.1 200 /)
+    assert.match(await raw(server.url, 'GET /healthz HTTP/1.0\r\nHost: x\r\n\r\n', { waitForClose: true }), /^HTTP\/1.1 200 /)
+    const twice = await raw(server.url, 'GET /healthz HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n', { waitForClose: true })
+    assert.match(twice, /^HTTP\/1.1 400 /)
+    assert.equal(jsonOf(twice).errors[0].code, 1000)
+  })
+
+  test('the log says which Host rule a refusal broke', async () => {
+    logLines.length = 0
+    await raw(server.url, 'GET /healthz HTTP/1.1\r\n\r\n', { waitForClose: true })
+    await raw(server.url, 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', { waitForClose: true })
+    const details = logLines.map((line) => JSON.parse(line) as { msg: string; detail?: string }).filter((entry) => entry.msg === 'request refused').map((entry) => entry.detail)
+    assert.deepEqual(details, ['no Host header', 'more than one Host header'])
   })
 })

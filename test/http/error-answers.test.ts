@@ -94,6 +94,30 @@ describe('error answers', () => {
     assert.doesNotMatch(v11.body + v2.body, /not open/, 'never for the client')
   })
 
+  test('in development a refusal says its reason in x-latchkey-reason (printable ASCII, bounded); the body keeps its shape', async () => {
+    const missing = await server.send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { authorization: 'OAuth oauth_nonce="n"' } })
+    assert.equal(missing.status, 400)
+    assert.match(String(missing.headers.get('x-latchkey-reason')), /oauth_consumer_key/)
+    assert.deepEqual(Object.keys(missing.json), ['errors'])
+    const inUrl = await server.send({ method: 'POST', url: `${server.url}/oauth2/token?client_s%C3%A9cret=1&client_secret=x`, headers: { 'content-type': FORM }, body: 'grant_type=client_credentials' })
+    assert.equal(inUrl.headers.get('x-latchkey-reason'), 'client_secret in the URL')
+    const odd = await server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization: 'OAuth oauth_consumer_key="caf\u00e9"' } })
+    assert.match(String(odd.headers.get('x-latchkey-reason')), /^[\x20-\x7e]{1,300}$/)
+    const fine = await server.send({ method: 'GET', url: `${server.url}/healthz` })
+    assert.equal(fine.headers.get('x-latchkey-reason'), null, 'an answer that is no refusal has none')
+  })
+
+  test('in production no refusal says its reason', async () => {
+    const production = await injectedTestServer({ http: { dev: false, trustProxy: ['127.0.0.1'] } })
+    try {
+      const missing = await production.send({ method: 'GET', url: `${production.url}/1.1/account/verify_credentials.json`, headers: { authorization: 'OAuth oauth_nonce="n"', 'x-forwarded-proto': 'https' } })
+      assert.equal(missing.status, 400)
+      assert.equal(missing.headers.get('x-latchkey-reason'), null)
+    } finally {
+      await production.close()
+    }
+  })
+
   test('a refusal with a reason logs it at info, with its code; one without a reason logs nothing but the access line', async (t) => {
     const { app, parsed } = await appLogging(t)
     await app.inject({ method: 'GET', url: '/1.1/account/verify_credentials.json', headers: { authorization: 'OAuth oauth_consumer_key="' } })

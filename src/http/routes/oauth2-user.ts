@@ -9,7 +9,7 @@ import { chargeCall } from '../../domain/rate-limits.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { serviceErrorOf } from '../json-errors.ts'
+import { serviceErrorOf, type ErrorOptions } from '../json-errors.ts'
 import { sendOAuth2Error, sendProblem } from '../oauth2-errors.ts'
 import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
@@ -25,10 +25,10 @@ function asV2Refusal(error: unknown): never {
   throw error
 }
 
-export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
+export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined, errors: ErrorOptions) {
   return async (app: FastifyInstance) => {
     app.setErrorHandler((error, request, reply) => {
-      const serviceError = serviceErrorOf(error, request, reply)
+      const serviceError = serviceErrorOf(error, request, reply, errors)
       return request.routeOptions.url?.startsWith('/2/oauth2/') ? sendOAuth2Error(reply, serviceError) : sendProblem(reply, serviceError)
     })
 
