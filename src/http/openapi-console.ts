@@ -60,6 +60,10 @@ export function consolePaths(): Record<string, object> {
     '/console/apps/{app_id}/oauth2': form('consoleOAuth2Settings', 'User authentication settings: OAuth 2.0 off, confidential or public (oauth2=…); a new client secret is shown on the answer', true),
     '/console/apps/{app_id}/oauth2/secret': form('consoleRegenerateClientSecret', 'A new OAuth 2.0 client secret, shown on the answer; every grant ends', true),
     '/console/apps/{app_id}/failures': page('signatureFailures', "The app's signature failures of the last 24 hours", true),
+    '/console/apps/{app_id}/oauth-tool': {
+      ...page('oauthToolPage', 'The OAuth tool: a form to sign a request with the app (and the developer\'s token)', true),
+      ...form('oauthTool', 'Sign a request (method, url, parameters, with_token): its base string, Authorization header and curl command', true),
+    },
     '/settings/connected_apps': page('connectedApps', 'The apps the person has authorized'),
     '/settings/connected_apps/revoke': form('revokeConnectedApp', 'Revoke an app (revoke=<app id>)'),
     '/settings/sessions': page('browserSessions', "The person's browser sessions: browser, address, signed in, last seen"),

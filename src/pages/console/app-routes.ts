@@ -15,6 +15,9 @@ import { sendPage, sendRedirect } from '../reply.ts'
 import { appPage, deleteAppPage, type AppFormValues, type Revealed } from '../views/console-apps.ts'
 import { minute } from '../views/frame.ts'
 import { signatureFailuresPage } from '../views/signature-failures.ts'
+import { oauthToolPage } from '../views/oauth-tool.ts'
+import { signWithTool, type ToolRequest } from '../../domain/console/oauth-tool.ts'
+import { publicOrigin } from '../../http/request-url.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
 import { personOrSignIn, personPosting, type PageContext } from './context.ts'
 import { hasFreshPassword, hasFreshPasswordToShow } from './sudo.ts'
@@ -109,6 +112,34 @@ export function consoleAppRoutes(context: PageContext) {
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
     const failures = (await domain.signatureFailures?.recent(app.id, domain.clock.nowMs())) ?? []
     return sendPage(reply, 200, signatureFailuresPage({ csrfToken: person.session.csrf, user: person.user, app, failures }), { kind: 'self' })
+  }
+
+  /** The OAuth tool's form as first shown: a GET of verify_credentials on this service, with the developer's token. */
+  function defaultToolRequest(request: FastifyRequest): ToolRequest {
+    const origin = publicOrigin(request, context.publicUrl)
+    return { method: 'GET', url: `${origin.scheme}://${origin.host}/1.1/account/verify_credentials.json`, parameters: '', withToken: true }
+  }
+
+  async function getOAuthTool(request: AppRequest, reply: FastifyReply) {
+    const person = await personOrSignIn(context, request, reply, `/console/apps/${request.params.app_id}/oauth-tool`)
+    if (!person) return reply
+    const app = await ownedApp(domain, person.user.id, request.params.app_id)
+    return sendPage(reply, 200, oauthToolPage({ csrfToken: person.session.csrf, user: person.user, app, request: defaultToolRequest(request) }), { kind: 'self' })
+  }
+
+  async function postOAuthTool(request: AppRequest, reply: FastifyReply) {
+    const posted = await appPosting(request, reply)
+    if (!posted) return reply
+    const method = posted.fields.get('method') === 'POST' ? 'POST' : 'GET'
+    const typed: ToolRequest = { method, url: posted.fields.get('url') ?? '', parameters: posted.fields.get('parameters') ?? '', withToken: posted.fields.get('with_token') === 'on' }
+    const view = { csrfToken: posted.session.csrf, user: posted.user, app: posted.app, request: typed }
+    try {
+      const signed = await signWithTool(posted.acting, { app: posted.app, user: posted.user, ...typed })
+      return sendPage(reply, 200, oauthToolPage({ ...view, signed }), { kind: 'self' })
+    } catch (error) {
+      if (!isFormMistake(error)) throw error
+      return sendPage(reply, error.status, oauthToolPage({ ...view, message: error.publicMessage }), { kind: 'self' })
+    }
   }
 
   async function postDelete(request: AppRequest, reply: FastifyReply) {
@@ -246,6 +277,8 @@ export function consoleAppRoutes(context: PageContext) {
     app.post('/console/apps/:app_id/unsuspend', setSuspended(false))
     app.get('/console/apps/:app_id/delete', getDelete)
     app.get('/console/apps/:app_id/failures', getFailures)
+    app.get('/console/apps/:app_id/oauth-tool', getOAuthTool)
+    app.post('/console/apps/:app_id/oauth-tool', postOAuthTool)
     app.post('/console/apps/:app_id/delete', postDelete)
     app.post('/console/apps/:app_id/keys', postKeys)
     app.post('/console/apps/:app_id/owner-token', postOwnerToken)

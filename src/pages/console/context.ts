@@ -20,16 +20,19 @@ export interface PageContext {
   domain: DomainDeps
   throttle: SignInThrottle
   allowSignup: boolean
+  /** `--public-url`: the scheme and host pages name this service by (else the request's own). */
+  publicUrl: URL | undefined
   limits: { pages: Limiter; changes: Limiter; signUps: Limiter }
 }
 
-export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean): PageContext {
+export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean, publicUrl: URL | undefined): PageContext {
   const window = domain.settings.rateLimitWindowSeconds
   const limiters = domain.runtime.limiters
   return {
     domain,
     throttle,
     allowSignup,
+    publicUrl,
     limits: {
       pages: limiters.create('console-pages', PAGE_REQUESTS_PER_ADDRESS, window),
       changes: limiters.create('console-changes', CHANGES_PER_ACCOUNT, window),

@@ -211,7 +211,7 @@ export function appPage(view: AppPageView): string {
 ${alert(view.message)}
 ${view.revealed && revealed(view.revealed)}
 ${details(app)}
-<p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a></p>
+<p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a> · <a href="/console/apps/${app.id}/oauth-tool" id="oauth_tool">OAuth tool: sign a request</a></p>
 <section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
 <form method="post" action="/console/apps/${app.id}/keys">
 ${csrf(csrfToken)}
