@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { HomeDemo } from './pages/views/home.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import type { RequestTracing } from './observability/tracing.ts'
 
@@ -20,6 +21,15 @@ export interface HttpSettings {
   allowSignup?: boolean
   /** One log line per request (AccessLog, src/http/access-log.ts); false is `--access-log off`. Default on. */
   accessLog?: boolean
+  /** The front door at / and the docs at /docs/ (`--home`, default on); undefined: off. */
+  home?: HomeSettings | undefined
+}
+
+export interface HomeSettings {
+  /** Development only: the demo the first start made (src/cli/dev-demo.ts), shown again; undefined if none. */
+  demo(): HomeDemo | undefined
+  /** The admin API's base URL once its listener listens (undefined when it has none). */
+  adminUrl(): string | undefined
 }
 
 /** The metrics the app records and, with --metrics-public, serves on GET /metrics. */

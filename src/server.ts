@@ -15,6 +15,7 @@ import { startProcessStats } from './process-stats.ts'
 import { pruneAuditTrail, retentionCutoffMs } from './domain/audit-retention.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
+import { demoFilePath, readDemoFile } from './cli/dev-demo.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -65,6 +66,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       hsts: config.hsts,
       allowSignup: config.allowSignup,
       accessLog: config.accessLog,
+      home: config.home ? { demo: () => (config.dev ? readDemoFile(demoFilePath(config.database)) : undefined), adminUrl: () => adminUrl } : undefined,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       ...(https ? { https } : {}),
     },
@@ -80,10 +82,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
   }
   let admin: FastifyInstance | undefined
+  let adminUrl: string | undefined
   if (config.adminPort !== undefined) {
     try {
       admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}) })
       await admin.listen({ host: config.adminHost, port: config.adminPort })
+      adminUrl = baseUrl(admin, config.adminHost, !!https)
     } catch (error) {
       await admin?.close()
       await app.close()
@@ -102,7 +106,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     domain,
     observability,
     url: baseUrl(app, config.host, !!https),
-    adminUrl: admin && baseUrl(admin, config.adminHost, !!https),
+    adminUrl,
     async close() {
       clearInterval(sweeper)
       stopStats()

@@ -1,13 +1,16 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomAlphanumeric } from '../protocol/secrets.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import { createAdminToken } from '../domain/admin/admin-tokens.ts'
 import { createApp } from '../domain/registry/apps.ts'
 import { issueOwnerToken } from '../domain/registry/owner-token.ts'
 import { createUser } from '../domain/registry/users.ts'
+import { isPostgresUrl, sqlitePathOf } from '../storage/index.ts'
 
 export interface DemoCredentials {
   screenName: string
   password: string
+  appId: string
   consumerKey: string
   consumerSecret: string
   accessToken: string
@@ -39,10 +42,35 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
   return {
     screenName: user.screenName,
     password,
+    appId: app.id,
     consumerKey: app.consumerKey,
     consumerSecret: app.consumerSecret,
     accessToken: token.token,
     accessTokenSecret: token.secret,
     adminToken: admin.token,
+  }
+}
+
+/**
+ * Where the development server keeps the demo credentials it made, beside the embedded database
+ * (readable by its owner only): the front door and `latchkey demo` show them again. Undefined on
+ * PostgreSQL, which is never a development database.
+ */
+export function demoFilePath(database: string): string | undefined {
+  return isPostgresUrl(database) ? undefined : `${sqlitePathOf(database)}.demo.json`
+}
+
+export function writeDemoFile(path: string, demo: DemoCredentials): void {
+  writeFileSync(path, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 })
+  chmodSync(path, 0o600)
+}
+
+/** The demo credentials of a development database, or undefined when it has none. */
+export function readDemoFile(path: string | undefined): DemoCredentials | undefined {
+  if (!path) return undefined
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials
+  } catch {
+    return undefined
   }
 }

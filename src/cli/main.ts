@@ -8,6 +8,7 @@ import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
 import { backupCommand, copyCommand, restoreCommand } from './commands/data.ts'
+import { demoCommand } from './commands/demo.ts'
 import { keysCommand } from './commands/keys.ts'
 import { migrateCommand, serveCommand } from './commands/serve.ts'
 import { userCommand } from './commands/users.ts'
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
-  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand()]) {
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand(), demoCommand()]) {
     program.addCommand(command)
   }
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())

@@ -5,7 +5,7 @@ import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
 import { composeDomain } from '../compose.ts'
 import { checkServeRules } from '../config/serve-rules.ts'
 import type { Config } from '../config/settings.ts'
-import { seedDemo } from './dev-demo.ts'
+import { demoFilePath, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
 import { startServer, type RunningServer } from '../server.ts'
 
 /** Runs the service by the config: one process, the primary of --workers, or one of its workers. */
@@ -16,12 +16,32 @@ export async function runServe(config: Config): Promise<void> {
   // Before the banner: whoever reads it may signal at once, and until a handler exists the
   // kernel's default for SIGTERM kills the process outright.
   stopOnSignal(() => server.close())
-  if (config.dev) {
-    const demo = await seedDemo(server.domain, server.url)
-    if (demo) printDemo(server.url, demo, server.adminUrl)
-  }
-  if (server.adminUrl) process.stdout.write(`Admin API is listening on ${server.adminUrl}\n`)
+  if (config.dev) await seedAndShowDemo(config, server.domain, server.url, server.adminUrl)
+  printBanner(config, server.url, server.adminUrl)
   process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
+}
+
+/** The development server's first start: the demo, made, kept for `latchkey demo` and the front door, and shown. */
+async function seedAndShowDemo(config: Config, domain: RunningServer['domain'], url: string, adminUrl: string | undefined): Promise<void> {
+  const demo = await seedDemo(domain, url)
+  if (!demo) return
+  const file = demoFilePath(config.database)
+  if (file) writeDemoFile(file, demo)
+  printDemo(url, demo, adminUrl)
+}
+
+/** Where to go, on every start: the front door, the console, the admin API, the demo again. */
+function printBanner(config: Config, url: string, adminUrl: string | undefined): void {
+  process.stdout.write(
+    [
+      ...(config.home ? [`  front door          ${url}/`] : []),
+      `  developer console   ${url}/console`,
+      ...(adminUrl ? [`  admin API           ${adminUrl}/admin/v1 (its OpenAPI document: ${adminUrl}/admin/v1/openapi.json)`] : []),
+      ...(adminUrl ? [`Admin API is listening on ${adminUrl}`] : []),
+      ...(config.dev && readDemoFile(demoFilePath(config.database)) ? ['  demo credentials    npm run -s latchkey -- demo (or the front door)'] : []),
+      '',
+    ].join('\n'),
+  )
 }
 
 /** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0. */
@@ -59,15 +79,12 @@ async function servePrimary(config: Config): Promise<never> {
     log: (line) => process.stderr.write(`${line}\n`),
     async onListening(url, adminUrl) {
       try {
-        if (config.dev) {
-          const demo = await seedDemo(domain, url)
-          if (demo) printDemo(url, demo, adminUrl)
-        }
+        if (config.dev) await seedAndShowDemo(config, domain, url, adminUrl)
       } finally {
         await closeDomain()
       }
       // As one process prints it: every worker listens on the same admin address too.
-      if (adminUrl) process.stdout.write(`Admin API is listening on ${adminUrl}\n`)
+      printBanner(config, url, adminUrl)
       process.stdout.write(`Latchkey is listening on ${url}${config.dev ? ' (development mode)' : ''} with ${config.workers} workers\n`)
     },
   })
@@ -90,14 +107,14 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof seedDemo>> & obj
   process.stdout.write(
     [
       '',
-      'First start: made a demo user and a demo app (shown once; `npm run -s latchkey -- app show <key>` shows the app again).',
+      'First start: made a demo user and a demo app (`npm run -s latchkey -- demo` shows them again).',
       `  sign in as          ${demo.screenName} / ${demo.password}`,
       `  consumer key        ${demo.consumerKey}`,
       `  consumer secret     ${demo.consumerSecret}`,
       `  owner access token  ${demo.accessToken}`,
       `  owner token secret  ${demo.accessTokenSecret}`,
-      `  callbacks           http://127.0.0.1:3000/callback, http://localhost:3000/callback, or oob (PIN)`,
-      `  try it              POST ${url}/oauth/request_token signed with the consumer key and secret`,
+      `  callbacks           http://127.0.0.1:3000/callback, http://localhost:3000/callback; any app may ask for the PIN flow (oauth_callback=oob)`,
+      `  try the PIN flow    node examples/pin-flow.mjs ${url} ${demo.consumerKey} ${demo.consumerSecret}`,
       `  admin token         ${demo.adminToken}`,
       ...(adminUrl ? [`  admin API           curl -H 'Authorization: Bearer ${demo.adminToken}' ${adminUrl}/admin/v1/apps`] : []),
       '',

@@ -201,6 +201,14 @@ export const SETTINGS = {
     default: 'info',
     description: 'Log level (logs are JSON in production, pretty in development).',
   }),
+  home: setting({
+    flag: '--home <on|off>',
+    env: 'LATCHKEY_HOME',
+    schema: z.enum(['on', 'off']).transform((v) => v === 'on'),
+    default: 'on',
+    description:
+      'The front door at / (what this service is, links to the console, the docs and the OpenAPI documents; in development the demo credentials too) and the docs at /docs/. off: / answers 404.',
+  }),
   accessLog: setting({
     flag: '--access-log <on|off>',
     env: 'LATCHKEY_ACCESS_LOG',

@@ -27,7 +27,7 @@ function message(error: ServiceError): string {
 
 /** The paths the pages answer (every other path is the JSON API's): /oauth/authorize, /oauth/authenticate, /console…, /settings…. */
 export function isPagePath(url: string): boolean {
-  return /^\/(oauth\/(authorize|authenticate)|i\/oauth2\/authorize|console|settings)(\/|\?|$)/.test(url)
+  return /^\/((oauth\/(authorize|authenticate)|i\/oauth2\/authorize|console|settings|docs)(\/|\?|$)|(\?|$))/.test(url)
 }
 
 /**

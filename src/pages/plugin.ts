@@ -6,6 +6,7 @@ import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
 import { addressKey, createPageContext, spend } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
+import { homeRoutes } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
 import { sudoRoutes } from './console/sudo.ts'
@@ -22,6 +23,7 @@ export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle 
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: deps.http.cookieSecret })
     installPageErrors(app)
+    if (deps.http.home) await app.register(homeRoutes(deps.http.home, { dev: deps.http.dev, publicUrl: deps.http.publicUrl }))
     await app.register(consentRoutes(deps.domain, throttle))
     await app.register(oauth2ConsentRoutes(deps.domain, throttle))
     // The developer console and the settings pages: every request counts against its address.

@@ -12,6 +12,8 @@ export { KeyringError, newKeyring, resolveKeyringSource, serializeKeyring, write
 export { DatabaseFileError, StorageUnavailableError } from './errors.ts'
 export { POSTGRES_BACKUP_ADVICE, backupSqlite, inspectDatabaseFile, restoreSqlite, type BackupProgress, type DatabaseFileReport } from './sqlite/backup.ts'
 export { takeServeLock, type ServeLock } from './sqlite/serve-lock.ts'
+export { sqlitePath as sqlitePathOf } from './sqlite/open.ts'
+export { isPostgresUrl } from './urls.ts'
 export type { Storage, StorageRuntime, Stores } from './types.ts'
 export type { AppRecord, UserRecord } from './records.ts'
 export type { AdminTokenRecord } from './admin-types.ts'

@@ -552,7 +552,8 @@ const APP_BREAKS = (f: Fixture, isNew: boolean) =>
       ? [
           fc.constantFrom('42', '0', '99999999999999999999', f.deletedAppId, 'abc', '', '1e3', ' 1').map((v) => ({ how: 'owner unknown or not an id', entries: setField('owner', v) })),
           wrongType('string').map((v) => ({ how: 'owner not a string', entries: setField('owner', v) })),
-          fc.constantFrom('name', 'owner', 'callbacks', 'type', 'sign_in', 'access_level').map((k) => ({ how: `${k} missing`, entries: dropField(k) })),
+          // Only these two are required: the rest have the defaults of APP_DEFAULTS.
+          fc.constantFrom('name', 'owner').map((k) => ({ how: `${k} missing`, entries: dropField(k) })),
           // The same name as an app of the owner (any case): 409.
           fc.constant({ how: 'name taken', entries: setField('name', 'FUZZ WEB') }),
         ]
@@ -579,6 +580,14 @@ const BODY_PLANS: Record<string, BodyPlan> = {
         fc.tuple(fc.constantFrom('grace', 'revoke', 'keys', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
       ),
   },
+  rotateClientSecret: {
+    valid: () => [['grace_seconds', 60]],
+    breaks: () =>
+      fc.oneof(
+        fc.constantFrom(0, -1, 604801, 1.5, 1e20, '60', null, true, [60]).map((v) => ({ how: 'grace_seconds refused', entries: setField('grace_seconds', v) })),
+        fc.tuple(fc.constantFrom('grace', 'revoke_tokens', 'client_secret', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
+      ),
+  },
 }
 
 /** The operations of the OpenAPI document this fuzzer knows; a new one fails the test until it is added here. */
@@ -595,6 +604,7 @@ const KNOWN_OPERATIONS = new Set([
   'updateApp',
   'deleteApp',
   'rotateKeys',
+  'rotateClientSecret',
   'issueOwnerToken',
   'revokeBearerToken',
   'listAuditEvents',

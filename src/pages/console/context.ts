@@ -50,7 +50,7 @@ export async function spend(limiter: Limiter, key: string): Promise<void> {
 export const addressKey = (request: FastifyRequest) => `addr:${budgetAddress(request.ip)}`
 
 /** Where a sign-in may lead: only our own pages, so the form cannot be used as an open redirect. */
-const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures)?)?|settings\/(connected_apps|sessions|password))$/
+const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures|\/oauth-tool)?)?|settings\/(connected_apps|sessions|password))$/
 export const safeNext = (next: string | undefined): string => (next && NEXT.test(next) ? next : '/console')
 
 const SIGN_IN_HEADINGS: Record<string, string> = {

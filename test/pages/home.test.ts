@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import type { HttpSettings, HomeSettings } from '../../src/app-deps.ts'
+import { buildTestApp } from '../helpers/test-app.ts'
+import { textOfElement } from '../helpers/browser-less.ts'
+
+const DEMO = { screenName: 'demo', password: 'pw <&> "quoted"', appId: '1234', consumerKey: 'ck_demo', consumerSecret: 'cs_demo' }
+const home = (demo = DEMO): HomeSettings => ({ demo: () => demo, adminUrl: () => 'http://127.0.0.1:9091' })
+const DOCS = readdirSync(new URL('../../docs/', import.meta.url)).filter((name) => name.endsWith('.md'))
+
+const app = (http: Partial<HttpSettings>) => buildTestApp({ http })
+
+describe('the front door', () => {
+  test('GET / names the service and links to the console, connected apps, both OpenAPI documents and the docs', async (ctx) => {
+    // Production: HTTPS, here as a trusted proxy reports it.
+    const t = await app({ home: home(), dev: false, trustProxy: ['127.0.0.1'] })
+    ctx.after(() => t.close())
+    const https = { 'x-forwarded-proto': 'https' }
+    const page = await t.app.inject({ method: 'GET', url: '/', headers: https })
+    assert.equal(page.statusCode, 200)
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
+    assert.match(page.body, /<h1>Latchkey<\/h1>/)
+    for (const [id, href] of [
+      ['console', '/console'],
+      ['connected_apps', '/settings/connected_apps'],
+      ['public_openapi', '/openapi.json'],
+      ['admin_openapi', 'http://127.0.0.1:9091/admin/v1/openapi.json'],
+      ['docs', '/docs/'],
+    ]) {
+      assert.match(page.body, new RegExp(`<a href="${href}" id="${id}">`), id)
+    }
+    // Outside development, never the demo, whatever the database holds.
+    assert.doesNotMatch(page.body, /ck_demo|try_it|pin_command/)
+    // Every link of the page answers (the admin one is another listener's).
+    for (const path of ['/console', '/settings/connected_apps', '/openapi.json', '/docs/']) {
+      const linked = await t.app.inject({ method: 'GET', url: path, headers: https })
+      assert.ok(linked.statusCode < 400, `${path}: ${linked.statusCode}`)
+    }
+  })
+
+  test('in development it shows the demo sign-in and paste-ready commands for this origin, escaped', async (ctx) => {
+    const t = await app({ home: home(), dev: true, publicUrl: new URL('https://auth.example:8443') })
+    ctx.after(() => t.close())
+    const page = await t.app.inject({ method: 'GET', url: '/' })
+    assert.equal(page.statusCode, 200)
+    assert.equal(textOfElement(page.body, 'demo_screen_name'), 'demo')
+    assert.equal(textOfElement(page.body, 'demo_password'), DEMO.password)
+    assert.doesNotMatch(page.body, /pw <&>/, 'the password is HTML-escaped')
+    assert.equal(textOfElement(page.body, 'pin_command'), 'node examples/pin-flow.mjs https://auth.example:8443 ck_demo cs_demo')
+    assert.match(textOfElement(page.body, 'bearer_command')!, /^TOKEN=\$\(curl -s -u 'ck_demo:cs_demo' --data grant_type=client_credentials https:\/\/auth\.example:8443\/oauth2\/token /)
+    assert.match(page.body, /<a href="\/console\/apps\/1234\/oauth-tool" id="oauth_tool">/)
+  })
+
+  test('in development without a demo (not the first start on this database) there is no demo section', async (ctx) => {
+    const t = await app({ home: { demo: () => undefined, adminUrl: () => undefined }, dev: true })
+    ctx.after(() => t.close())
+    const page = await t.app.inject({ method: 'GET', url: '/' })
+    assert.equal(page.statusCode, 200)
+    assert.doesNotMatch(page.body, /try_it|pin_command/)
+    assert.doesNotMatch(page.body, /id="admin_openapi"/, 'no admin listener, no link to it')
+  })
+
+  test('--home off: / and /docs/ are unknown paths of the API (404, code 34)', async (ctx) => {
+    const t = await app({ home: undefined })
+    ctx.after(() => t.close())
+    for (const url of ['/', '/docs/', '/docs/testing.md']) {
+      const answer = await t.app.inject({ method: 'GET', url })
+      assert.equal(answer.statusCode, 404, url)
+      assert.deepEqual(answer.json(), { errors: [{ code: 34, message: 'Sorry, that page does not exist' }] }, url)
+    }
+  })
+
+  test('/docs/ lists every document, each served as the plain text of docs/; nothing else is', async (ctx) => {
+    const t = await app({ home: home() })
+    ctx.after(() => t.close())
+    const index = await t.app.inject({ method: 'GET', url: '/docs/' })
+    assert.equal(index.statusCode, 200)
+    assert.ok(DOCS.length > 3)
+    for (const name of DOCS) assert.match(index.body, new RegExp(`<a href="/docs/${name.replace('.', '\\.')}">`), name)
+    const doc = await t.app.inject({ method: 'GET', url: '/docs/testing.md' })
+    assert.equal(doc.statusCode, 200)
+    assert.equal(doc.headers['content-type'], 'text/plain; charset=utf-8')
+    assert.equal(doc.body, readFileSync(new URL('../../docs/testing.md', import.meta.url), 'utf8'))
+    for (const url of ['/docs/missing.md', '/docs/..%2Fpackage.json', '/docs/%2E%2E%2FREADME.md', '/docs/screenshots', '/docs/testing.md%00']) {
+      const refused = await t.app.inject({ method: 'GET', url })
+      assert.equal(refused.statusCode, 404, url)
+      assert.doesNotMatch(refused.body, /"name": "latchkey"|# Latchkey/, url)
+    }
+  })
+})
