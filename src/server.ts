@@ -51,7 +51,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
   const domain = await composeDomain(config, systemClock, { observed: observability.observed }).catch(async (error: unknown) => {
     await tracing?.shutdown()
-    serveLock?.release()
+    serveLock?.abandon()
     throw error
   })
   const app = await buildApp({

@@ -62,7 +62,7 @@ function fromServiceError(error: ServiceError): Problem {
     const type = error.status === 503 ? PROBLEM_TYPES.unavailable : PROBLEM_TYPES.internal
     return new ProblemError(error.status, type, error.status === 503 ? 'Over capacity; try again shortly.' : 'Internal error.').problem
   }
-  const errors = error.field === undefined ? undefined : [{ in: 'body' as const, field: wireName(error.field), detail: error.publicMessage }]
+  const errors = error.fields.length === 0 ? undefined : error.fields.map((bad) => ({ in: 'body' as const, field: wireName(bad.field), detail: bad.message }))
   return new ProblemError(error.status, TYPE_BY_STATUS[error.status] ?? PROBLEM_TYPES.badRequest, error.publicMessage, errors).problem
 }
 

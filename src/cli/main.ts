@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { DatabaseFileError, StorageUnavailableError } from '../storage/index.ts'
+import { DatabaseRefusedError, StorageUnavailableError } from '../storage/index.ts'
 import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
-    if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError || error instanceof DatabaseFileError) {
+    if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError || error instanceof DatabaseRefusedError) {
       process.stderr.write(`latchkey: ${oneLine(error.message)}\n`)
     } else {
       process.stderr.write(`latchkey: unexpected error: ${oneLine((error as Error)?.message ?? String(error))}\n`)

@@ -15,7 +15,7 @@ export async function runServe(config: Config): Promise<void> {
   const server = await startServer(config)
   // Before the banner: whoever reads it may signal at once, and until a handler exists the
   // kernel's default for SIGTERM kills the process outright.
-  stopOnSignal(() => server.close())
+  stopOnSignal(() => server.close(), { announce: true })
   if (config.dev) await seedAndShowDemo(config, server.domain, server.url, server.adminUrl)
   printBanner(config, server.url, server.adminUrl)
   process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
@@ -44,14 +44,19 @@ function printBanner(config: Config, url: string, adminUrl: string | undefined):
   )
 }
 
-/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0. */
-function stopOnSignal(close: () => Promise<void>): void {
+/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0; `announce`: saying so (not a worker). */
+function stopOnSignal(close: () => Promise<void>, options: { announce?: boolean } = {}): void {
   let closing = false
-  const stop = () => {
+  const say = (line: string) => options.announce && process.stdout.write(`${line}\n`)
+  const stop = (signal: NodeJS.Signals) => {
     if (closing) return
     closing = true
+    say(`${signal}: stopping, after the requests in flight`)
     close().then(
-      () => process.exit(0),
+      () => {
+        say('Latchkey stopped')
+        process.exit(0)
+      },
       () => process.exit(1),
     )
   }
@@ -89,6 +94,7 @@ async function servePrimary(config: Config): Promise<never> {
     },
   })
   await closeDomain().catch(() => {})
+  if (code === 0) process.stdout.write('Latchkey stopped\n')
   process.exit(code)
 }
 

@@ -96,6 +96,7 @@ export const E = {
     code: 1108,
     message: 'Too many attempts to sign in. Please wait a few minutes and try again.',
   },
+  signUpClosed: { status: 404, code: 1109, message: 'Sign-up is closed on this service. Ask the operator of this service for an account.' },
   // OAuth 2.0 user context (1200 and up): `/2/oauth2/*` answer `{"error","error_description"}`
   // with the RFC 6749 §5.2 code and this message (X's wording where known, twitter-behaviour §9).
   oauth2InvalidRequest: { status: 400, code: 1200, message: 'Value passed for the authorization code was invalid.', oauth2: 'invalid_request' },

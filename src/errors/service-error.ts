@@ -23,6 +23,8 @@ export class ServiceError extends Error {
   readonly detail: string | undefined
   /** The input field the error is about (a domain name such as `screenName`), when it is about one. */
   readonly field: string | undefined
+  /** Every bad field of the input with its own reason, when several were refused at once (the first is `field`). */
+  readonly fields: ReadonlyArray<{ readonly field: string; readonly message: string }>
   /**
    * The text a client may see: the message for a 4xx (the client's own mistake, worded for it);
    * for a 5xx always the catalogue's generic text, whatever message was given where it was thrown.
@@ -35,7 +37,10 @@ export class ServiceError extends Error {
    */
   rateLimit: RateLimitState | undefined
 
-  constructor(def: ErrorDef, options: { message?: string; detail?: string; field?: string; cause?: unknown; rateLimit?: RateLimitState } = {}) {
+  constructor(
+    def: ErrorDef,
+    options: { message?: string; detail?: string; field?: string; fields?: ServiceError['fields']; cause?: unknown; rateLimit?: RateLimitState } = {},
+  ) {
     super(options.message ?? def.message, { cause: options.cause })
     this.name = 'ServiceError'
     this.status = def.status
@@ -45,6 +50,7 @@ export class ServiceError extends Error {
     this.problem = def.problem
     this.detail = options.detail
     this.field = options.field
+    this.fields = options.fields ?? (options.field === undefined ? [] : [{ field: options.field, message: this.message }])
     this.publicMessage = def.status < 500 ? this.message : def.message
     this.rateLimit = options.rateLimit
   }

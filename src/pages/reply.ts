@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { STYLE_HASH } from './views/layout.ts'
+import { SCRIPT_HASH, STYLE_HASH } from './views/layout.ts'
 
 /**
  * Where a page's form may lead. Chromium applies CSP form-action to the redirects that follow a
@@ -38,6 +38,7 @@ export function contentSecurityPolicy(target: FormTarget): string {
   const directives = [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
+    `script-src ${SCRIPT_HASH}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
     formAction(target),

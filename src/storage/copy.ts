@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { DatabaseFileError } from './errors.ts'
+import { DatabaseRefusedError } from './errors.ts'
 import { openDatabase } from './open-stores.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { isPostgresUrl, redactUrl } from './urls.ts'
@@ -45,7 +45,7 @@ type AnyDb = Kysely<Record<string, Record<string, unknown>>>
  * copied per table, checked against the target's own counts.
  */
 export async function copyDatabase(from: string, to: string, onProgress?: CopyProgress): Promise<Record<string, number>> {
-  if (from === to) throw new DatabaseFileError('the target is the configured database itself')
+  if (from === to) throw new DatabaseRefusedError('the target is the configured database itself')
   const source = (await openDatabase(from)) as unknown as AnyDb
   const target = (await openDatabase(to)) as unknown as AnyDb
   try {
@@ -79,7 +79,7 @@ async function countRows(db: AnyDb, table: string): Promise<number> {
 async function assertEmpty(db: AnyDb, url: string): Promise<void> {
   for (const { table } of COPIED_TABLES) {
     const rows = await countRows(db, table)
-    if (rows > 0) throw new DatabaseFileError(`the target ${isPostgresUrl(url) ? redactUrl(url) : url} is not empty (${table} holds ${rows} rows): copy only into an empty database`)
+    if (rows > 0) throw new DatabaseRefusedError(`the target ${isPostgresUrl(url) ? redactUrl(url) : url} is not empty (${table} holds ${rows} rows): copy only into an empty database`)
   }
 }
 

@@ -23,11 +23,12 @@ export class OwnerAppLimitError extends Error {
 }
 
 /**
- * A backup, restore or copy refused before anything changed (the file exists, is not a Latchkey
- * database, a server holds the database, the target is not empty): one line the CLI prints.
+ * A database Latchkey refuses to use or change, before anything changed: a backup, restore or copy
+ * refused (the file exists, is not a Latchkey database, a server holds the database, the target is
+ * not empty), or a PostgreSQL search_path naming no schema that exists. One line the CLI prints.
  */
-export class DatabaseFileError extends Error {
-  override name = 'DatabaseFileError'
+export class DatabaseRefusedError extends Error {
+  override name = 'DatabaseRefusedError'
 }
 
 /** Whether `error` is the database refusing a row that breaks the unique index `index` (PostgreSQL) on `columns` (SQLite). */

@@ -177,6 +177,14 @@ describe('developer console', () => {
     assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
   })
 
+  test('every bad field of the form is reported at once, not only the first; nothing is created', async () => {
+    const { browser: b, user } = await signedIn()
+    const answer = await createThroughForm(b, { name: '', website: 'ftp://files.example', callbacks: 'not a url' })
+    assert.equal(answer.statusCode, 400)
+    for (const reason of [/app name must be 1 to 64 characters/, /website must be an http:\/\/ or https:\/\/ URL/, /callback/i]) assert.match(answer.body, reason)
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
+  })
+
   test('an app name the developer already uses, in any case, is refused with 409 on the form, on create and on edit', async () => {
     const { browser: b, user } = await signedIn()
     assert.equal((await createThroughForm(b, { name: 'Weather' })).statusCode, 302)
@@ -345,7 +353,10 @@ describe('developer console', () => {
     const off = await injectedTestServer()
     try {
       const b = new CookieBrowser(off.app)
-      assert.equal((await b.get('/console/signup')).statusCode, 404)
+      const closed = await b.get('/console/signup')
+      assert.equal(closed.statusCode, 404)
+      assert.match(closed.body, /Sign-up is closed/)
+      assert.match(closed.body, /Ask the operator of this service for an account/)
       const csrf = csrfOf((await b.get('/console')).body)
       assert.equal((await b.post('/console/signup', { csrf_token: csrf, screen_name: 'nobody_new', name: 'N', password: 'a good password' })).statusCode, 404)
       assert.equal(await off.domain.stores.users.findByScreenName('nobody_new'), undefined)

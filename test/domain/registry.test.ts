@@ -348,6 +348,36 @@ describe('createUser: each field\'s rule, and what is written', () => {
   })
 })
 
+describe('every bad field at once', () => {
+  test('createApp names each bad setting, in the order of the form, and creates nothing', async () => {
+    const owner = await makeUser(t.domain)
+    const error = await assertRefusedAs(createApp(t.domain, { name: '  ', owner: owner.user.id, website: 'ftp://files.example', callbackUrls: ['/relative'], accessLevel: 'admin' }), {
+      message: 'app name must be 1 to 64 characters; website must be an http:// or https:// URL; ' +
+        'callback URL "/relative" must be an absolute URL without a fragment (http, https or an app\'s own scheme); access level must be one of read, read-write, read-write-directmessages',
+      field: 'name',
+    })
+    assert.deepEqual(error.fields.map((f) => f.field), ['name', 'website', 'callbackUrls', 'accessLevel'])
+    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.user.id, limit: 10 })).length, 0)
+  })
+
+  test('one bad setting is refused as it was: its own message and field', async () => {
+    const owner = await makeUser(t.domain)
+    const error = await assertRefusedAs(createApp(t.domain, { name: 'Fine', owner: owner.user.id, website: 'ftp://files.example' }), {
+      message: 'website must be an http:// or https:// URL',
+      field: 'website',
+    })
+    assert.deepEqual(error.fields, [{ field: 'website', message: 'website must be an http:// or https:// URL' }])
+  })
+
+  test('createUser names a bad screen name, name and password together, and registers nobody', async () => {
+    const error = await assertRefusedAs(createUser(t.domain, { screenName: 'two words', name: '', password: 'short' }), {
+      message: 'screen name must be 1 to 15 letters, digits or underscores; name must be 1 to 50 characters; password must be 8 to 1024 characters',
+      field: 'screenName',
+    })
+    assert.deepEqual(error.fields.map((f) => f.field), ['screenName', 'name', 'password'])
+  })
+})
+
 describe('createApp: each setting\'s rule, and what is stored', () => {
   test('the name is trimmed; 1 and 64 characters are accepted, blank and 65 refused', async () => {
     const { user: owner } = await makeUser(t.domain)

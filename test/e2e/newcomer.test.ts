@@ -2,14 +2,14 @@
 // demo person, open the OAuth tool, run the PIN flow and the bearer call the front door shows,
 // restart, and get the demo back with `latchkey demo`.
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
-import { BrowserLess, consentInBrowser, textOfElement } from '../helpers/browser-less.ts'
+import { BrowserLess, textOfElement } from '../helpers/browser-less.ts'
 import { REPO_ROOT, runCli } from '../helpers/cli.ts'
+import { runPinCommand } from '../helpers/pin-command.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-newcomer-'))
@@ -25,26 +25,6 @@ async function serve(): Promise<ServeProcess> {
   const server = await startServe(['--dev', '--port', '0'], env)
   servers.push(server)
   return server
-}
-
-/** Runs the front door's PIN command as written, answering its prompt with the PIN a person gets on the consent page. */
-async function runPinCommand(command: string, person: { username: string; password: string }): Promise<string> {
-  const [program, ...args] = command.split(' ')
-  assert.equal(program, 'node')
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
-  let output = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  for await (const line of createInterface({ input: child.stdout })) {
-    output += `${line}\n`
-    const link = /^Open (\S+) in a browser/.exec(line)
-    if (!link) continue
-    const outcome = await consentInBrowser(link[1]!, person)
-    assert.equal(outcome.kind, 'pin', output)
-    child.stdin.end(`${outcome.kind === 'pin' ? outcome.pin : ''}\n`)
-  }
-  assert.equal(await exited, 0, output)
-  return output
 }
 
 describe('a newcomer, from the front door', () => {
@@ -84,6 +64,7 @@ describe('a newcomer, from the front door', () => {
 
     // A restart: the banner no longer prints the demo, but says where it is; `latchkey demo` shows it.
     assert.equal(await first.stop(), 0)
+    assert.match(first.output(), /\nSIGTERM: stopping, after the requests in flight\nLatchkey stopped\n/)
     const second = await serve()
     assert.doesNotMatch(second.output(), /sign in as/)
     assert.match(second.output(), /demo credentials\s+npm run -s latchkey -- demo/)

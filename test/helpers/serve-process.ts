@@ -43,7 +43,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
     output: () => text,
     async stop(stopTimeoutMs = 30_000) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
-      const exited = once(child, 'exit') as Promise<[number | null, string | null]>
+      // 'close', not 'exit': by then everything it printed has been read.
+      const exited = once(child, 'close') as Promise<[number | null, string | null]>
       child.kill('SIGTERM')
       const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs)
       const [code] = await exited

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { callbackSource, contentSecurityPolicy } from '../../src/pages/reply.ts'
+import { createHash } from 'node:crypto'
+import { SCRIPT, SCRIPT_HASH, STYLE_HASH } from '../../src/pages/views/layout.ts'
 
 describe('the pages Content-Security-Policy', () => {
   test("lets a consent form lead to its own origin and to the callback's, which the redirect goes to", () => {
@@ -18,9 +20,10 @@ describe('the pages Content-Security-Policy', () => {
     assert.doesNotMatch(contentSecurityPolicy({ kind: 'consent', callback: 'not a url' }), /form-action/)
   })
 
-  test('always forbids framing, scripts and other origins', () => {
+  test('always forbids framing, other origins and every script but the one Copy script, by its hash', () => {
     const csp = contentSecurityPolicy({ kind: 'none' })
-    assert.match(csp, /^default-src 'none'; style-src 'sha256-[^']+'; base-uri 'none'; frame-ancestors 'none'/)
-    assert.doesNotMatch(csp, /unsafe-inline|script-src/)
+    assert.equal(SCRIPT_HASH, `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`)
+    assert.ok(csp.startsWith(`default-src 'none'; style-src ${STYLE_HASH}; script-src ${SCRIPT_HASH}; base-uri 'none'; frame-ancestors 'none'`), csp)
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:|\*/)
   })
 })

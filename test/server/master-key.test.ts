@@ -41,12 +41,14 @@ describe('the master key at start-up', () => {
     assert.equal(String(SETTINGS.database.default).startsWith('./data/'), true)
   })
 
-  test('production refuses to start without a key, in one line, and makes none', async () => {
+  test('production refuses to start without a key, in one line, and makes none, nor a data folder', async () => {
     const keyFile = join(dir, 'absent', 'master-key.json')
+    const dataFolder = join(dir, 'refused-start', 'data')
     const result = await runCli(
       ['serve', '--port', '0', '--trust-proxy', '127.0.0.1'],
-      { LATCHKEY_MASTER_KEY: '', LATCHKEY_MASTER_KEY_FILE: keyFile, LATCHKEY_DATABASE_URL: join(dir, 'prod.sqlite') },
+      { LATCHKEY_MASTER_KEY: '', LATCHKEY_MASTER_KEY_FILE: keyFile, LATCHKEY_DATABASE_URL: join(dataFolder, 'prod.sqlite') },
     )
+    assert.equal(existsSync(join(dir, 'refused-start')), false, 'a refused start leaves no folder behind')
     assert.equal(result.code, 1)
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
     assert.match(result.stderr, /no master key/)

@@ -7,7 +7,7 @@ import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
-import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, type TestSchema } from '../helpers/backends.ts'
+import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { transactionContract } from './transaction-contract.ts'
 import { oauth2Contract } from './oauth2-contract.ts'
@@ -72,6 +72,19 @@ if (SHARED_BACKENDS_SKIP) {
       const mine = tables.filter((row) => row.table_schema === schema.schema).map((row) => row.table_name).sort()
       assert.deepEqual(mine, ['latchkey_migrations', 'users'])
       assert.ok(!tables.some((row) => row.table_schema === 'public'), 'nothing in public')
+    })
+
+    test('a search_path naming no schema that exists is refused in one line that names it and says how to fix it; nothing is created', async () => {
+      const missing = `latchkey_absent_${process.pid}`
+      await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, missing) }), (error: Error) => {
+        assert.equal(error.name, 'DatabaseRefusedError')
+        assert.ok(error.message.includes(`search_path is "${missing}"`), error.message)
+        assert.ok(error.message.includes(`CREATE SCHEMA "${missing}"`), error.message)
+        assert.doesNotMatch(error.message, /\n/)
+        return true
+      })
+      const schemas = await runSql(TEST_DATABASE_URL!, `select 1 from information_schema.schemata where schema_name = '${missing}'`)
+      assert.equal(schemas.length, 0)
     })
 
     test('a second schema in the same database gets its own tables (the migrator does not see the first)', async () => {

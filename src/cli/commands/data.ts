@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import {
-  DatabaseFileError,
+  DatabaseRefusedError,
   POSTGRES_BACKUP_ADVICE,
   backupSqlite,
   copyDatabase,
@@ -25,7 +25,7 @@ const rowsLine = (rows: Record<string, number>) =>
 
 function embeddedDatabase(command: Command): string {
   const { database } = configFrom(command)
-  if (isPostgresUrl(database)) throw new DatabaseFileError(POSTGRES_BACKUP_ADVICE)
+  if (isPostgresUrl(database)) throw new DatabaseRefusedError(POSTGRES_BACKUP_ADVICE)
   return database
 }
 

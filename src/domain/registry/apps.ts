@@ -1,5 +1,6 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { everyField } from '../every-field.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import {
   ACCESS_LEVELS,
@@ -38,44 +39,54 @@ export interface AppSettings {
 
 export const newConsumerKeys = () => ({ consumerKey: randomAlphanumeric(25), consumerSecret: randomAlphanumeric(50) })
 
-/** Checks every given field of an app's settings and returns them as a store patch. */
+/**
+ * Checks every given field of an app's settings and returns them as a store patch. Each field is
+ * checked even after another failed, so that a refusal names every bad field (everyField).
+ */
 function validateSettings(input: AppSettings): AppPatch {
   const patch: AppPatch = {}
-  if (input.name !== undefined) {
-    const name = input.name.trim()
+  const checks = everyField()
+  const { name: rawName, description, website, callbackUrls, accessLevel, type, signatureMethods } = input
+  if (rawName !== undefined) checks.run(() => {
+    const name = rawName.trim()
     assertThat(name.length >= 1 && name.length <= 64, E.invalidParameter, { message: 'app name must be 1 to 64 characters', field: 'name' })
     assertOneLine(name, 'name', 'app name')
     patch.name = name
-  }
-  if (input.description !== undefined) {
-    assertThat(input.description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters', field: 'description' })
-    assertMultiLine(input.description, 'description', 'description')
-    patch.description = input.description
-  }
-  if (input.website !== undefined) {
-    assertOneLine(input.website, 'website', 'website')
-    assertThat(input.website === '' || /^https?:\/\/[^\s]+$/i.test(input.website), E.invalidParameter, {
+  })
+  if (description !== undefined) checks.run(() => {
+    assertThat(description.length <= 500, E.invalidParameter, { message: 'description must be at most 500 characters', field: 'description' })
+    assertMultiLine(description, 'description', 'description')
+    patch.description = description
+  })
+  if (website !== undefined) checks.run(() => {
+    assertOneLine(website, 'website', 'website')
+    assertThat(website === '' || /^https?:\/\/[^\s]+$/i.test(website), E.invalidParameter, {
       message: 'website must be an http:// or https:// URL',
       field: 'website',
     })
-    patch.website = input.website
-  }
-  if (input.callbackUrls !== undefined) {
-    assertThat(input.callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs', field: 'callbackUrls' })
-    for (const url of input.callbackUrls) assertOneLine(url, 'callbackUrls', 'a callback URL')
-    patch.callbackUrls = input.callbackUrls.map((url) => asField('callbackUrls', () => validateRegisteredCallback(url)))
-  }
-  if (input.accessLevel !== undefined) patch.accessLevel = oneOf(input.accessLevel, ACCESS_LEVELS, 'access level', 'accessLevel') as AccessLevel
-  if (input.type !== undefined) patch.type = oneOf(input.type, APP_TYPES, 'app type', 'type') as AppType
-  if (input.signatureMethods !== undefined) {
-    assertThat(input.signatureMethods.length > 0, E.invalidParameter, { message: 'at least one signature method', field: 'signatureMethods' })
+    patch.website = website
+  })
+  if (callbackUrls !== undefined) checks.run(() => {
+    assertThat(callbackUrls.length <= 10, E.invalidParameter, { message: 'at most 10 callback URLs', field: 'callbackUrls' })
+    for (const url of callbackUrls) assertOneLine(url, 'callbackUrls', 'a callback URL')
+    patch.callbackUrls = callbackUrls.map((url) => asField('callbackUrls', () => validateRegisteredCallback(url)))
+  })
+  if (accessLevel !== undefined) checks.run(() => {
+    patch.accessLevel = oneOf(accessLevel, ACCESS_LEVELS, 'access level', 'accessLevel') as AccessLevel
+  })
+  if (type !== undefined) checks.run(() => {
+    patch.type = oneOf(type, APP_TYPES, 'app type', 'type') as AppType
+  })
+  if (signatureMethods !== undefined) checks.run(() => {
+    assertThat(signatureMethods.length > 0, E.invalidParameter, { message: 'at least one signature method', field: 'signatureMethods' })
     patch.signatureMethods = [
-      ...new Set(input.signatureMethods.map((m) => oneOf(m.toUpperCase(), SIGNATURE_METHOD_NAMES, 'signature method', 'signatureMethods'))),
+      ...new Set(signatureMethods.map((m) => oneOf(m.toUpperCase(), SIGNATURE_METHOD_NAMES, 'signature method', 'signatureMethods'))),
     ] as SignatureMethodName[]
-  }
+  })
   if (input.isSignInEnabled !== undefined) patch.isSignInEnabled = input.isSignInEnabled
   if (input.isSuspended !== undefined) patch.isSuspended = input.isSuspended
   if (input.isResourceServer !== undefined) patch.isResourceServer = input.isResourceServer
+  checks.done()
   return patch
 }
 

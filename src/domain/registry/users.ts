@@ -1,5 +1,6 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
+import { everyField } from '../every-field.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -24,15 +25,20 @@ export interface NewUser {
 
 /** Registers a person. Screen names are unique without regard to case. */
 export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'newId'>, input: NewUser): Promise<UserRecord> {
-  assertThat(SCREEN_NAME.test(input.screenName), E.invalidParameter, {
-    message: 'screen name must be 1 to 15 letters, digits or underscores',
-    field: 'screenName',
-  })
-  const name = validName(input.name ?? input.screenName)
-  const passwordHash = await hashPassword(validPassword(input.password))
+  const checks = everyField()
+  checks.run(() =>
+    assertThat(SCREEN_NAME.test(input.screenName), E.invalidParameter, {
+      message: 'screen name must be 1 to 15 letters, digits or underscores',
+      field: 'screenName',
+    }),
+  )
+  const name = checks.run(() => validName(input.name ?? input.screenName))
+  const password = checks.run(() => validPassword(input.password))
+  checks.done()
+  const passwordHash = await hashPassword(password!)
   // A false from create is a taken screen name, or (rarely) an id another process just took.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name, passwordHash, createdAtMs: deps.clock.nowMs() }
+    const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name: name!, passwordHash, createdAtMs: deps.clock.nowMs() }
     const created = await changeWithAudit(deps, async (tx, audit) => {
       if (!(await tx.users.create(user))) return false
       await audit({ event: 'user.created', userId: user.id, detail: { screen_name: user.screenName } })

@@ -42,14 +42,14 @@ export function consoleAccountRoutes(context: PageContext) {
   }
 
   async function getSignUp(request: FastifyRequest, reply: FastifyReply) {
-    assertThat(context.allowSignup, E.notFound)
+    assertThat(context.allowSignup, E.signUpClosed)
     const visitor = await visitorOf(domain, request, reply)
     if (visitor.user) return sendRedirect(reply, '/console')
     return sendPage(reply, 200, signUpPage({ csrfToken: visitor.session.csrf, screenName: '', name: '' }), { kind: 'self' })
   }
 
   async function postSignUp(request: FastifyRequest, reply: FastifyReply) {
-    assertThat(context.allowSignup, E.notFound)
+    assertThat(context.allowSignup, E.signUpClosed)
     const form = await postedForm(domain, request)
     await spend(context.limits.signUps, addressKey(request))
     const screenName = (form.fields.get('screen_name') ?? '').trim()

@@ -1,5 +1,6 @@
 import type { BrowserSessionRecord, UserRecord } from '../../storage/records.ts'
 import { alert, framedPage, minute } from './frame.ts'
+import { browserName } from './browser-name.ts'
 import { html } from './html.ts'
 
 export interface ConfirmPasswordView {
@@ -37,10 +38,17 @@ export interface SessionsView {
   message?: string | undefined
 }
 
+/** The browser's name, its whole user agent on hover. */
+function browserCell(userAgent: string) {
+  const name = browserName(userAgent)
+  if (name === undefined) return html`<span class="muted" title="${userAgent}">Unknown browser</span>`
+  return html`<span title="${userAgent}">${name}</span>`
+}
+
 function sessionEntry(session: BrowserSessionRecord, view: SessionsView) {
   const isCurrent = session.id === view.currentId
   return html`<tr data-session-id="${session.id}">
-<td>${session.userAgent === '' ? html`<span class="muted">Unknown browser</span>` : session.userAgent}${isCurrent && html` <strong>(this browser)</strong>`}</td>
+<td>${browserCell(session.userAgent)}${isCurrent && html` <strong>(this browser)</strong>`}</td>
 <td>${session.address}</td>
 <td>${minute(session.createdAtMs)}</td>
 <td>${minute(session.lastSeenAtMs)}</td>

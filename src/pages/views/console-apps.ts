@@ -116,9 +116,9 @@ export interface Revealed {
 }
 
 function revealed(view: Revealed): SafeHtml {
-  return html`<section aria-labelledby="revealed" class="alert" role="status">
+  return html`<section aria-labelledby="revealed" class="revealed" role="status">
 <h2 id="revealed">${view.heading}</h2>
-${view.values.map((v) => html`<p><strong>${v.label}</strong><code class="secret" id="${v.id}">${v.value}</code></p>`)}
+${view.values.map((v) => html`<p><strong>${v.label}</strong><code class="secret" id="${v.id}">${v.value}</code><button type="button" class="copy" data-copy="${v.id}">Copy</button></p>`)}
 <p>${view.note}</p>
 </section>`
 }

@@ -40,7 +40,7 @@ function nav(view: FrameView): SafeHtml {
 
 /** A console or settings page: the account links above the page's own content. */
 export function framedPage(view: FrameView, body: SafeHtml): string {
-  return layout(view.title, html`${nav(view)}${body}`, { wide: true })
+  return layout(view.title, html`${nav(view)}${body}`, { wide: true, script: true })
 }
 
 export function alert(message: string | undefined): SafeHtml {

@@ -37,10 +37,10 @@ function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
 <dt>and consumer secret</dt><dd><code id="demo_consumer_secret">${demo.consumerSecret}</code></dd>
 </dl>
 <h3>An app-only bearer token, then a call with it</h3>
-<code class="secret" id="bearer_command">${bearer}</code>
+<code class="secret" id="bearer_command">${bearer}</code><button type="button" class="copy" data-copy="bearer_command">Copy</button>
 <h3>The PIN flow (OAuth 1.0a, three-legged), in this repository</h3>
 <p>It prints a link: open it, sign in as the demo person, allow, and type the PIN it shows.</p>
-<code class="secret" id="pin_command">${pin}</code>
+<code class="secret" id="pin_command">${pin}</code><button type="button" class="copy" data-copy="pin_command">Copy</button>
 <p><a href="/console/apps/${demo.appId}/oauth-tool" id="oauth_tool">The OAuth tool</a> signs any request of the demo app for you, as a curl command.</p>
 </section>`
 }
@@ -61,7 +61,7 @@ export function homePage(view: HomeView): string {
 <li><a href="/docs/" id="docs">The documentation</a>.</li>
 </ul>
 ${view.dev && view.demo && demoSection(view, view.demo)}`,
-    { wide: true },
+    { wide: true, script: true },
   )
 }
 

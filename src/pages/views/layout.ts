@@ -15,6 +15,9 @@ h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 a{color:#0b4a8f}
 .muted{color:#4a4f57}
 .alert{padding:.75rem 1rem;border:2px solid #a4111d;border-radius:6px;color:#7d0d16;background:#fff5f5}
+.revealed{padding:.75rem 1rem;border:2px solid #0b4a8f;border-radius:6px;background:#f0f6fc}
+.copy{font-size:.9rem;padding:.2rem .7rem;margin-top:.25rem;background:#fff;color:#0b4a8f}
+.brand{max-width:48rem;margin:1rem auto 0;padding:0 2rem;font-weight:700;letter-spacing:.02em;color:#0b4a8f}
 label{display:block;font-weight:600;margin-top:1rem}
 input[type=text],input[type=password],input[type=url],textarea,select{display:block;width:100%;margin-top:.25rem;padding:.5rem;font:inherit;border:1px solid #5f6670;border-radius:4px}
 textarea{min-height:5rem}
@@ -42,8 +45,17 @@ button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS, 'utf8').digest('base64')}'`
 
+/**
+ * The one script: a "Copy" button (data-copy naming the element whose text it copies) puts that
+ * text on the clipboard. Allowed by its hash like the stylesheet; without it the page still works.
+ */
+export const SCRIPT = `for(const b of document.querySelectorAll('button[data-copy]'))b.addEventListener('click',()=>navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(()=>{b.textContent='Copied'}))`
+
+export const SCRIPT_HASH = `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`
+
 /** A whole document: language, viewport, title and one <main> holding the page's heading. */
-export function layout(title: string, body: SafeHtml, options: { wide?: boolean } = {}): string {
+/** `script`: the page has Copy buttons (SCRIPT); the consent pages never do. */
+export function layout(title: string, body: SafeHtml, options: { wide?: boolean; script?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -53,9 +65,11 @@ export function layout(title: string, body: SafeHtml, options: { wide?: boolean 
 <style>${raw(CSS)}</style>
 </head>
 <body>
+<p class="brand">Latchkey</p>
 ${options.wide ? html`<main class="wide">` : html`<main>`}
 ${body}
 </main>
+${options.script && html`<script>${raw(SCRIPT)}</script>`}
 </body>
 </html>
 `.value

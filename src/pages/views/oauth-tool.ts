@@ -36,11 +36,11 @@ ${alert(view.message)}
 </form>
 ${signed && html`<section aria-labelledby="signed"><h2 id="signed">The signed request</h2>
 <h3>Signature base string</h3>
-<code class="secret" id="base_string">${signed.baseString}</code>
+<code class="secret" id="base_string">${signed.baseString}</code><button type="button" class="copy" data-copy="base_string">Copy</button>
 <h3>Authorization header</h3>
-<code class="secret" id="authorization_header">${signed.authorization}</code>
+<code class="secret" id="authorization_header">${signed.authorization}</code><button type="button" class="copy" data-copy="authorization_header">Copy</button>
 <h3>curl</h3>
-<code class="secret" id="curl_command">${signed.curl}</code>
+<code class="secret" id="curl_command">${signed.curl}</code><button type="button" class="copy" data-copy="curl_command">Copy</button>
 </section>`}`,
   )
 }

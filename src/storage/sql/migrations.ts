@@ -1,4 +1,5 @@
 import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { DatabaseRefusedError } from '../errors.ts'
 
 /**
  * Versioned, forward-only migrations, written once with Kysely's schema builder so that SQLite and
@@ -355,6 +356,13 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute()
     },
   },
+  // A refresh rotation ends the grant's live access tokens: found through the live ones only, so
+  // its cost stays flat however long the grant's chain of spent tokens grows.
+  '016-oauth2-live-tokens': {
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('oauth2_tokens_live_by_grant').on('oauth2_tokens').columns(['grant_id', 'kind']).where(sql.ref('spent_at_ms'), 'is', null).execute()
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
@@ -369,9 +377,15 @@ export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort()
  */
 async function postgresSchema(db: Kysely<any>): Promise<string | undefined> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined
-  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)
+  const { rows } = await sql<{ schema: string | null; path: string }>`select current_schema() as schema, current_setting('search_path') as path`.execute(db)
   const schema = rows[0]?.schema
-  if (!schema) throw new Error('migration failed: no schema of the search_path exists in this database')
+  if (!schema) {
+    const path = rows[0]?.path ?? ''
+    const first = path.split(',')[0]!.trim().replace(/^"|"$/g, '')
+    throw new DatabaseRefusedError(
+      `no schema of the search_path exists in this database (its search_path is "${path}"): create it (CREATE SCHEMA "${first}") or name another in the URL's options=-c search_path=… (docs/deployment.md)`,
+    )
+  }
   return schema
 }
 

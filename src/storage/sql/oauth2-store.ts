@@ -5,6 +5,10 @@ import type { NewOAuth2Token, OAuth2Store } from '../types.ts'
 import type { Database, OAuth2ClientsTable, OAuth2GrantsTable, OAuth2TokensTable } from './schema.ts'
 import { atomicallyOn } from './transactions.ts'
 
+/** Ends a grant's live access tokens (a refresh rotation), found through the live ones only (migration 016). */
+export const endLiveAccessTokens = (db: Kysely<Database>, grantId: string, nowMs: number) =>
+  db.updateTable('oauth2_tokens').set({ spent_at_ms: nowMs }).where('grant_id', '=', grantId).where('kind', '=', 'access').where('spent_at_ms', 'is', null)
+
 const splitScopes = (scopes: string): string[] => (scopes === '' ? [] : scopes.split(' '))
 
 function toClient(row: Selectable<OAuth2ClientsTable>, sealer: Sealer): OAuth2ClientRecord {
@@ -191,13 +195,7 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
           .returning('grant_id')
           .executeTakeFirst()
         if (!spent) return false
-        await tx
-          .updateTable('oauth2_tokens')
-          .set({ spent_at_ms: nowMs })
-          .where('grant_id', '=', spent.grant_id)
-          .where('kind', '=', 'access')
-          .where('spent_at_ms', 'is', null)
-          .execute()
+        await endLiveAccessTokens(tx, spent.grant_id, nowMs).execute()
         await tx.insertInto('oauth2_tokens').values(tokenRows(successors)).execute()
         return true
       })

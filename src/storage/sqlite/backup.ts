@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import Sqlite from 'better-sqlite3'
-import { DatabaseFileError } from '../errors.ts'
+import { DatabaseRefusedError } from '../errors.ts'
 import { MIGRATION_NAMES } from '../sql/migrations.ts'
 import { sqlitePath } from './open.ts'
 import { takeServeLock } from './serve-lock.ts'
@@ -30,8 +30,8 @@ const PAGES_PER_STEP = 1000
  */
 export async function backupSqlite(databaseUrl: string, file: string, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
   const path = sqlitePath(databaseUrl)
-  if (!existsSync(path)) throw new DatabaseFileError(`there is no database at ${path}`)
-  if (existsSync(file)) throw new DatabaseFileError(`${file} exists: name a new file (a backup never overwrites one)`)
+  if (!existsSync(path)) throw new DatabaseRefusedError(`there is no database at ${path}`)
+  if (existsSync(file)) throw new DatabaseRefusedError(`${file} exists: name a new file (a backup never overwrites one)`)
   const source = new Sqlite(path, { fileMustExist: true, timeout: 5000 })
   try {
     let remainingBefore = Infinity
@@ -58,21 +58,21 @@ export async function backupSqlite(databaseUrl: string, file: string, onProgress
  * passes, it has Latchkey's migrations table, and it ran no migration this version does not know.
  */
 export function inspectDatabaseFile(file: string): DatabaseFileReport {
-  if (!existsSync(file)) throw new DatabaseFileError(`there is no file ${file}`)
+  if (!existsSync(file)) throw new DatabaseRefusedError(`there is no file ${file}`)
   let db: Sqlite.Database
   try {
     db = new Sqlite(file, { readonly: true, fileMustExist: true })
   } catch (error) {
-    throw new DatabaseFileError(`${file} is not a SQLite database (${(error as Error).message})`)
+    throw new DatabaseRefusedError(`${file} is not a SQLite database (${(error as Error).message})`)
   }
   try {
     const integrity = readOrFail(db, file, () => db.pragma('integrity_check', { simple: true }))
-    if (integrity !== 'ok') throw new DatabaseFileError(`${file} fails SQLite's integrity check: ${String(integrity)}`)
+    if (integrity !== 'ok') throw new DatabaseRefusedError(`${file} fails SQLite's integrity check: ${String(integrity)}`)
     const tables = (db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>).map((t) => t.name)
-    if (!tables.includes('latchkey_migrations')) throw new DatabaseFileError(`${file} is not a Latchkey database (it has no latchkey_migrations table)`)
+    if (!tables.includes('latchkey_migrations')) throw new DatabaseRefusedError(`${file} is not a Latchkey database (it has no latchkey_migrations table)`)
     const ran = (db.prepare('select name from latchkey_migrations order by name').all() as Array<{ name: string }>).map((m) => m.name)
     const unknown = ran.filter((name) => !MIGRATION_NAMES.includes(name))
-    if (unknown.length > 0) throw new DatabaseFileError(`${file} was made by a newer Latchkey (migration ${unknown.join(', ')} is unknown to this version): upgrade first`)
+    if (unknown.length > 0) throw new DatabaseRefusedError(`${file} was made by a newer Latchkey (migration ${unknown.join(', ')} is unknown to this version): upgrade first`)
     const rows: Record<string, number> = {}
     for (const table of tables.filter((t) => !t.startsWith('latchkey_migration'))) {
       rows[table] = (db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n
@@ -87,7 +87,7 @@ function readOrFail<T>(db: Sqlite.Database, file: string, read: () => T): T {
   try {
     return read()
   } catch (error) {
-    throw new DatabaseFileError(`${file} cannot be read as a SQLite database (${(error as Error).message})`)
+    throw new DatabaseRefusedError(`${file} cannot be read as a SQLite database (${(error as Error).message})`)
   }
 }
 
@@ -101,7 +101,7 @@ export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileRe
   const report = inspectDatabaseFile(file)
   const path = sqlitePath(databaseUrl)
   const lock = takeServeLock(databaseUrl)
-  if (!lock) throw new DatabaseFileError(`a latchkey server is running on ${path}: stop it first`)
+  if (!lock) throw new DatabaseRefusedError(`a latchkey server is running on ${path}: stop it first`)
   try {
     const incoming = `${path}.restoring-${process.pid}`
     copyFileSync(file, incoming)

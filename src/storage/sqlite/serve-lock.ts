@@ -1,11 +1,13 @@
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { mkdirSync, rmSync, rmdirSync } from 'node:fs'
+import { dirname, relative } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { sqlitePath } from './open.ts'
 
 /** What `serve` holds while it runs; closing it lets the next server start. */
 export interface ServeLock {
   release(): void
+  /** A start refused after the lock was taken: release it and remove what taking it made (the lock file, folders still empty). */
+  abandon(): void
 }
 
 /**
@@ -19,8 +21,8 @@ export interface ServeLock {
  */
 export function takeServeLock(databaseUrl: string): ServeLock | undefined {
   const path = sqlitePath(databaseUrl)
-  if (path === ':memory:' || path === '') return { release() {} }
-  mkdirSync(dirname(path), { recursive: true })
+  if (path === ':memory:' || path === '') return { release() {}, abandon() {} }
+  const firstMade = mkdirSync(dirname(path), { recursive: true })
   const lockFile = new Sqlite(`${path}.serve-lock`, { timeout: 0 })
   try {
     lockFile.exec('begin exclusive')
@@ -30,9 +32,26 @@ export function takeServeLock(databaseUrl: string): ServeLock | undefined {
     throw error
   }
   return {
+    abandon() {
+      this.release()
+      rmSync(`${path}.serve-lock`, { force: true })
+      if (firstMade !== undefined) removeEmptyFolders(dirname(path), firstMade)
+    },
     release() {
       if (lockFile.inTransaction) lockFile.exec('rollback')
       lockFile.close()
     },
+  }
+}
+
+/** Removes `folder` and its parents up to `top`, each only while it is empty. */
+function removeEmptyFolders(folder: string, top: string): void {
+  for (let current = folder; !relative(top, current).startsWith('..'); current = dirname(current)) {
+    try {
+      rmdirSync(current)
+    } catch {
+      return
+    }
+    if (current === top) return
   }
 }

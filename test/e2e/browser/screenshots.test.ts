@@ -37,7 +37,7 @@ describe('the README screenshots', { skip: skipReason }, () => {
   })
   after(() => closeBrowserEnvironment({ browser, server, site }))
 
-  test(`the consent page signed out and signed in, the PIN page, Connected apps and the console's app page${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
+  test(`the consent page signed out and signed in, the PIN page, Connected apps, sessions, the console's app page and OAuth tool${isUpdating ? ' (written to docs/screenshots)' : ''}`, async () => {
     const owner = await makeUser(server.domain, { screenName: 'ada', name: 'Ada Lovelace' })
     const app = await makeApp(server.domain, {
       owner: owner.user,
@@ -94,6 +94,12 @@ describe('the README screenshots', { skip: skipReason }, () => {
     await assertAccessible(page, 'connected apps')
     await screenshot(page, 'connected-apps.png')
 
+    // Where she is signed in: this browser, named as a person reads it.
+    await open(page, `${server.url}/settings/sessions`)
+    assert.match(await page.locator('tbody').innerText(), /Chrom\w*( Headless)? on Linux \(this browser\)/)
+    await assertAccessible(page, 'the sessions page')
+    await screenshot(page, 'sessions.png')
+
     // Ada, Birdwatch's developer, on its page in the console.
     const developer = await newPerson(browser)
     await open(developer, `${server.url}/console/apps/${app.id}`)
@@ -103,5 +109,17 @@ describe('the README screenshots', { skip: skipReason }, () => {
     assert.equal(new URL(developer.url()).pathname, `/console/apps/${app.id}`)
     await assertAccessible(developer, "the console's app page")
     await screenshot(developer, 'console-app.png')
+
+    // The OAuth tool signs a request of Birdwatch; Copy puts the curl command on the clipboard.
+    await open(developer, `${server.url}/console/apps/${app.id}/oauth-tool`)
+    await submitWith(developer, '#sign_request')
+    const curl = await developer.locator('#curl_command').innerText()
+    assert.match(curl, /^curl /)
+    await developer.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+    await developer.click('button[data-copy="curl_command"]')
+    await developer.locator('button[data-copy="curl_command"]', { hasText: 'Copied' }).waitFor()
+    assert.equal(await developer.evaluate(() => navigator.clipboard.readText()), curl)
+    await assertAccessible(developer, 'the OAuth tool')
+    await screenshot(developer, 'oauth-tool.png')
   })
 })
