@@ -311,7 +311,8 @@ function oauth2Mutations(f: OAuth2Fixture): fc.Arbitrary<Attempt> {
       path: '/2/users/me',
       headers: { ...https, ...(authorization ? { authorization } : {}) },
     })),
-    fc.nat({ max: 300 }).map((cut) => ({ ...f.signedMe, headers: { ...f.signedMe.headers, authorization: f.signedMe.headers.authorization!.slice(0, cut) } })),
+    // Cut short, never whole: the whole header is the valid request.
+    fc.nat({ max: f.signedMe.headers.authorization!.length - 1 }).map((cut) => ({ ...f.signedMe, headers: { ...f.signedMe.headers, authorization: f.signedMe.headers.authorization!.slice(0, cut) } })),
     // The authorize page: every parameter missing or wrong in turn, bad escapes, unknown clients and redirect URIs.
     fc.constantFrom(...Object.keys(good)).map((name) => authorize(Object.fromEntries(Object.entries(good).filter(([key]) => key !== name)))),
     fc.tuple(fc.constantFrom(...Object.keys(good)), fc.string({ maxLength: 30 })).map(([name, value]) => authorize({ ...good, [name]: value })),

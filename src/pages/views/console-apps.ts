@@ -212,6 +212,7 @@ ${alert(view.message)}
 ${view.revealed && revealed(view.revealed)}
 ${details(app)}
 <p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a> · <a href="/console/apps/${app.id}/oauth-tool" id="oauth_tool">OAuth tool: sign a request</a></p>
+<div class="columns"><div>
 <section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
 <form method="post" action="/console/apps/${app.id}/keys">
 ${csrf(csrfToken)}
@@ -224,19 +225,22 @@ ${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access t
 ${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer_token')}
 ${actionForm(app, csrfToken, 'bearer-token/invalidate', 'Invalidate the bearer token', 'invalidate_bearer_token')}
 </div></section>
-${usageTable(view.usage)}
 ${userAuthenticationSettings(app, view.oauth2Client, csrfToken)}
+<section aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
+<div class="actions">
+${suspensionAction(app, csrfToken)}
+<a href="/console/apps/${app.id}/delete">Delete this app…</a>
+</div></section>
+</div><div>
 <section aria-labelledby="settings"><h2 id="settings">Settings</h2>
 <form method="post" action="/console/apps/${app.id}">
 ${csrf(csrfToken)}
 ${appFields(view.values ?? appFormValues(app))}
 <div class="actions"><button type="submit" id="save_app" class="primary">Save changes</button></div>
 </form></section>
-<section aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
-<div class="actions">
-${suspensionAction(app, csrfToken)}
-<a href="/console/apps/${app.id}/delete">Delete this app…</a>
-</div></section>`,
+${usageTable(view.usage)}
+</div></div>`,
+    { width: 'widest' },
   )
 }
 

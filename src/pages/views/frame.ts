@@ -39,8 +39,8 @@ function nav(view: FrameView): SafeHtml {
 }
 
 /** A console or settings page: the account links above the page's own content. */
-export function framedPage(view: FrameView, body: SafeHtml): string {
-  return layout(view.title, html`${nav(view)}${body}`, { wide: true, script: true })
+export function framedPage(view: FrameView, body: SafeHtml, options: { width?: 'wide' | 'widest' } = {}): string {
+  return layout(view.title, html`${nav(view)}${body}`, { width: options.width ?? 'wide', script: true })
 }
 
 export function alert(message: string | undefined): SafeHtml {

@@ -61,7 +61,7 @@ export function homePage(view: HomeView): string {
 <li><a href="/docs/" id="docs">The documentation</a>.</li>
 </ul>
 ${view.dev && view.demo && demoSection(view, view.demo)}`,
-    { wide: true, script: true },
+    { width: 'wide', script: true },
   )
 }
 

@@ -32,6 +32,9 @@ code,.secret{overflow-wrap:anywhere}
 .secondary{background:#fff;color:#0b4a8f}
 .danger{background:#fff;color:#a4111d;border-color:#a4111d}
 main.wide{max-width:48rem}
+main.widest{max-width:72rem}
+.columns{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 2.5rem}
+@media (max-width:56rem){.columns{display:block}}
 ul.plain{list-style:none;padding:0}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4a8f;cursor:pointer}
@@ -54,8 +57,8 @@ export const SCRIPT = `for(const b of document.querySelectorAll('button[data-cop
 export const SCRIPT_HASH = `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`
 
 /** A whole document: language, viewport, title and one <main> holding the page's heading. */
-/** `script`: the page has Copy buttons (SCRIPT); the consent pages never do. */
-export function layout(title: string, body: SafeHtml, options: { wide?: boolean; script?: boolean } = {}): string {
+/** `width`: wide for the console's pages, widest for one in two columns; `script`: the page has Copy buttons (SCRIPT), which the consent pages never do. */
+export function layout(title: string, body: SafeHtml, options: { width?: 'wide' | 'widest'; script?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -66,7 +69,7 @@ export function layout(title: string, body: SafeHtml, options: { wide?: boolean;
 </head>
 <body>
 <p class="brand">Latchkey</p>
-${options.wide ? html`<main class="wide">` : html`<main>`}
+${options.width ? html`<main class="${options.width}">` : html`<main>`}
 ${body}
 </main>
 ${options.script && html`<script>${raw(SCRIPT)}</script>`}
