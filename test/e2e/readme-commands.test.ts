@@ -1,5 +1,7 @@
-// Every command the README shows in its `sh` blocks, and every `$ curl` of its console transcripts,
-// run as written against a development server, in the README's order. Only what a reader would
+// Every command the README shows in its `sh` blocks, and every `$ curl` of its and docs/metrics.md's
+// console transcripts, run as written against a development server, in their order. (The other
+// docs' commands are the project's own tools, npm run bench and npm run mutate, minutes each: the
+// bench's smoke test and the mutation runs themselves exercise them.) Only what a reader would
 // fill in is replaced: `<app>` (the app the README's own `app create` made), `<consumer key>` and
 // `<consumer secret>` (the demo's), $ADMIN_TOKEN (the development admin token) and the ports of
 // 127.0.0.1:8080 and :8081 (this server's). `npm run -s latchkey --` runs as the installed command,
@@ -15,6 +17,7 @@ import { runPinCommand } from '../helpers/pin-command.ts'
 import { startServe } from '../helpers/serve-process.ts'
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+const METRICS_DOC = readFileSync(join(REPO_ROOT, 'docs', 'metrics.md'), 'utf8')
 /** The set-up block's commands: what CI itself runs. */
 const SET_UP = new Set(['npm install && npm start', 'npm test'])
 
@@ -35,7 +38,7 @@ const dir = mkdtempSync(join(tmpdir(), 'latchkey-readme-'))
 const env = { LATCHKEY_DATABASE_URL: join(dir, 'readme.sqlite') }
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-describe('the README', () => {
+describe('the README and the docs', () => {
   test('its commands are found: the tour, the PIN flow, the admin API and the metrics', () => {
     const commands = readmeCommands(README)
     assert.ok(commands.some((c) => c.startsWith('npm run -s latchkey -- user create')))
@@ -43,10 +46,12 @@ describe('the README', () => {
     assert.ok(commands.some((c) => c.startsWith('curl -s -X POST http://127.0.0.1:8081/admin/v1/apps')))
     assert.ok(commands.some((c) => c.includes('/readyz')))
     assert.ok(commands.every((c) => !c.includes('\\')), 'continuation lines joined')
+    assert.deepEqual(readmeCommands(METRICS_DOC), ['curl -s http://127.0.0.1:8080/metrics | grep latchkey_oauth1_verifications_total'])
   })
 
   test('every command it shows works as written, in its order, against a development server', async (ctx) => {
-    const server = await startServe(['--dev', '--port', '0'], env)
+    // --metrics-public for docs/metrics.md's example; the README's commands do not mind it.
+    const server = await startServe(['--dev', '--port', '0', '--metrics-public'], env)
     ctx.after(() => server.stop())
     const banner = server.output()
     const adminUrl = /Admin API is listening on (\S+)/.exec(banner)![1]!
@@ -59,7 +64,7 @@ describe('the README', () => {
     let app: string | undefined
     const shellEnv = { ...cliEnv(env), ADMIN_TOKEN: demo.adminToken }
 
-    for (const written of readmeCommands(README)) {
+    for (const written of [...readmeCommands(README), ...readmeCommands(METRICS_DOC)]) {
       if (written.includes('<app>')) assert.ok(app, `the README makes an app before: ${written}`)
       const command = written
         .replaceAll('npm run -s latchkey --', `${process.execPath} ${join(REPO_ROOT, 'bin/latchkey.js')}`)

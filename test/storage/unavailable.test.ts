@@ -147,6 +147,8 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
         errors: [{ code: 130, message: 'Over capacity' }],
       })
       await redis.start()
+      // The client reconnects on its own, within its retry delay: ready again before the next outage.
+      await eventually(async () => assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200))
       await postgres.stop()
       const databaseDown = await app.inject({ method: 'GET', url: '/readyz' })
       assert.equal(databaseDown.statusCode, 503)

@@ -199,22 +199,27 @@ describe('ended browser sessions stay ended, in Chromium', { skip: skipReason, t
     assert.equal(await isSignedIn(copy, one, handle), false, 'enabling the account brings no old session back')
   })
 
-  test('the session list shows two browsers; signing one out ends only that one', async () => {
+  const FIREFOX_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
+  const SAFARI_ON_IOS = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'
+
+  test('the session list shows two browsers by name; signing one out ends only that one', async () => {
     const [one, two] = env.urls
-    const { page: first, handle } = await signUp(env, one, 'Latchkey-Test-Browser/1 (first)')
-    const second = await signIn(env, two, handle, 'Latchkey-Test-Browser/2 (second)')
+    const { page: first, handle } = await signUp(env, one, FIREFOX_ON_LINUX)
+    const second = await signIn(env, two, handle, SAFARI_ON_IOS)
     await open(second, `${one}/settings/sessions`)
     await assertAccessible(second, 'the session list')
     const rows = second.locator('tbody tr')
     assert.equal(await rows.count(), 2)
     const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '))
-    const mine = texts.find((t) => t.includes('(second)'))
-    const theirs = texts.find((t) => t.includes('(first)'))
-    assert.match(mine ?? '', /Latchkey-Test-Browser\/2 \(second\) \(this browser\) 127\.0\.0\.1 \d{4}-\d\d-\d\d \d\d:\d\d UTC \d{4}-\d\d-\d\d \d\d:\d\d UTC Sign out/)
-    assert.match(theirs ?? '', /Latchkey-Test-Browser\/1 \(first\) 127\.0\.0\.1 \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
+    // Each browser by the name a person reads, its whole user agent on hover.
+    const mine = texts.find((t) => t.includes('Safari'))
+    const theirs = texts.find((t) => t.includes('Firefox'))
+    assert.match(mine ?? '', /^Safari on iOS \(this browser\) 127\.0\.0\.1 \d{4}-\d\d-\d\d \d\d:\d\d UTC \d{4}-\d\d-\d\d \d\d:\d\d UTC Sign out/)
+    assert.match(theirs ?? '', /^Firefox on Linux 127\.0\.0\.1 \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
     assert.doesNotMatch(theirs ?? '', /this browser/)
+    assert.equal(await second.locator('tbody tr:has-text("Firefox") td span').first().getAttribute('title'), FIREFOX_ON_LINUX)
 
-    await submitWith(second, 'tbody tr:has-text("(first)") button')
+    await submitWith(second, 'tbody tr:has-text("Firefox") button')
     assert.match(await mainText(second), /That session is signed out\./)
     assert.equal(await second.locator('tbody tr').count(), 1)
     assert.equal(await isSignedIn(first, two, handle), false, 'the first browser asks to sign in')
