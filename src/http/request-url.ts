@@ -41,14 +41,14 @@ export function connectionOf(request: FastifyRequest): Connection {
 
 /** The path of the request as sent on the wire, without its query. */
 export function requestPath(request: FastifyRequest): string {
-  const url = request.raw.url ?? '/'
+  const url = request.url
   const q = url.indexOf('?')
   return q === -1 ? url : url.slice(0, q)
 }
 
 /** The raw query string (without `?`), or ''. */
 export function rawQuery(request: FastifyRequest): string {
-  const url = request.raw.url ?? '/'
+  const url = request.url
   const q = url.indexOf('?')
   return q === -1 ? '' : url.slice(q + 1)
 }

@@ -11,13 +11,17 @@ const REMEMBERED_ADDRESSES = 1024
  * is bounded: when full it starts afresh.
  */
 export function trustedProxies(list: readonly string[]): (address: string, hop: number) => boolean {
-  const isTrusted = proxyAddr.compile([...list])
+  return rememberedPerAddress(proxyAddr.compile([...list]))
+}
+
+/** `check`, asked once per address while at most `capacity` answers are kept; when full, it starts afresh. */
+export function rememberedPerAddress(check: (address: string, hop: number) => boolean, capacity = REMEMBERED_ADDRESSES): (address: string, hop: number) => boolean {
   const answers = new Map<string, boolean>()
   return (address, hop) => {
     let answer = answers.get(address)
     if (answer === undefined) {
-      answer = isTrusted(address, hop)
-      if (answers.size >= REMEMBERED_ADDRESSES) answers.clear()
+      answer = check(address, hop)
+      if (answers.size >= capacity) answers.clear()
       answers.set(address, answer)
     }
     return answer
