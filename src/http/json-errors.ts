@@ -85,11 +85,11 @@ export function installJsonErrors(app: FastifyInstance, knownMethods: (path: str
 }
 
 /**
- * Fastify's `frameworkErrors` for the public listener: what its router refuses before any hook runs
- * (a path whose percent-escapes are not UTF-8: FST_ERR_BAD_URL; a path parameter over its length
- * bound: FST_ERR_MAX_PARAM_LENGTH) gets our JSON error body (400 code 1000, 414 code 1006), not
- * Fastify's own, which has another shape and echoes the path.
+ * Fastify's `frameworkErrors` for the public listener's API paths: what its router refuses before
+ * any hook runs (a path whose percent-escapes are not UTF-8, FST_ERR_BAD_URL) gets our JSON error
+ * body, 400 code 1000, not Fastify's own, which has another shape and echoes the path. (The API has
+ * no path parameters, so no FST_ERR_MAX_PARAM_LENGTH: that is the pages', error-page.ts.)
  */
-export function jsonFrameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void sendJsonError(reply, new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code }))
+export function jsonFrameworkErrors(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendJsonError(reply, new ServiceError(E.badRequest))
 }

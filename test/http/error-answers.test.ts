@@ -4,6 +4,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
+import { E, type ErrorDef } from '../../src/errors/catalogue.ts'
+import { ServiceError } from '../../src/errors/service-error.ts'
+import { errorBody, toServiceError } from '../../src/http/json-errors.ts'
+import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { injectedTestServer, openTestDomain, type TestServer } from '../helpers/test-app.ts'
@@ -61,6 +65,10 @@ describe('error answers', () => {
     const limited = await post('/2/oauth2/token', 'grant_type=password', { authorization: right })
     assert.equal(limited.status, 429)
     assert.deepEqual(limited.json, { error: 'too_many_requests', error_description: 'Rate limit exceeded' })
+    // A refusal the rest of the API shares, with no RFC 6749 code of its own: invalid_request.
+    const inUrl = await post('/2/oauth2/revoke?client_secret=x', 'token=x', { authorization: right })
+    assert.equal(inUrl.status, 403)
+    assert.deepEqual(inUrl.json, { error: 'invalid_request', error_description: E.unableToVerifyCredentials.message })
   })
 
   test('/2/users/me: a 401 names the Bearer scheme; a limit is a problem with its own title', async () => {
@@ -107,6 +115,13 @@ describe('error answers', () => {
     assert.equal(fine.headers.get('x-latchkey-reason'), null, 'an answer that is no refusal has none')
   })
 
+  test('a reason is cut to 300 characters, each one outside printable ASCII shown as ?', async () => {
+    const host = `h\u00e9${'a'.repeat(400)}.example`
+    const refused = await server.send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, headers: { host, authorization: 'OAuth oauth_consumer_key="k", oauth_nonce="n", oauth_signature="s", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1", oauth_version="1.0"' } })
+    assert.equal(refused.status, 400)
+    assert.equal(refused.headers.get('x-latchkey-reason'), `bad host for the base string URI: h?${'a'.repeat(400)}`.slice(0, 300))
+  })
+
   test('in production no refusal says its reason', async () => {
     const production = await injectedTestServer({ http: { dev: false, trustProxy: ['127.0.0.1'] } })
     try {
@@ -148,3 +163,39 @@ async function appLogging(t: TestContext) {
   })
   return { app, close, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) }
 }
+
+describe('what a client may see of anything thrown (toServiceError) and the body it gets (errorBody)', () => {
+  const cause = (statusCode: unknown, code?: string) => Object.assign(new Error('framework'), { statusCode, code })
+
+  test('the framework\'s 413 is ours, 413 code 1001; any other 4xx of it 400 code 1000 naming its code; each keeps it as the cause', () => {
+    const tooLarge = cause(413, 'FST_ERR_CTP_BODY_TOO_LARGE')
+    const large = toServiceError(tooLarge)
+    assert.deepEqual([large.status, large.code, large.detail, large.cause], [413, E.requestTooLarge.code, undefined, tooLarge])
+    for (const status of [400, 404, 415, 499]) {
+      const error = cause(status, `FST_${status}`)
+      const refused = toServiceError(error)
+      assert.deepEqual([refused.status, refused.code, refused.detail, refused.cause], [400, E.badRequest.code, `FST_${status}`, error], String(status))
+    }
+  })
+
+  test('what is no client error is a bare 500 code 131 with the cause for the log: a 5xx, a 3xx, a status that is no number, a plain error', () => {
+    for (const error of [cause(500), cause(503), cause(399), cause('400'), new Error('boom'), 'a string']) {
+      const failed = toServiceError(error)
+      assert.deepEqual([failed.status, failed.code, failed.publicMessage, failed.cause], [500, E.internalError.code, E.internalError.message, error])
+    }
+  })
+
+  test('a storage outage is 503 code 130 with the outage as the cause; our own errors pass as they are', () => {
+    const outage = new StorageUnavailableError('database unreachable')
+    const unavailable = toServiceError(outage)
+    assert.deepEqual([unavailable.status, unavailable.code, unavailable.cause], [503, E.overCapacity.code, outage])
+    const ours = new ServiceError(E.pageNotFound)
+    assert.equal(toServiceError(ours), ours)
+  })
+
+  test('the body holds code and message, and a label only where the catalogue gives one', () => {
+    assert.deepStrictEqual(errorBody(new ServiceError(E.pageNotFound)), { errors: [{ code: 34, message: 'Sorry, that page does not exist' }] })
+    const labelled = (Object.values(E) as ErrorDef[]).find((def) => def.label !== undefined)!
+    assert.deepStrictEqual(errorBody(new ServiceError(labelled)), { errors: [{ code: labelled.code, message: labelled.message, label: labelled.label }] })
+  })
+})
