@@ -88,6 +88,10 @@ describe('rate limits', () => {
     for (let i = 0; i < 4; i++) strangerAnswers.push(await verify(forged, '10.9.9.9'))
     assert.deepEqual(strangerAnswers.map((a) => a.status), [401, 401, 401, 429])
     assert.deepEqual(strangerAnswers.slice(0, 3).map((a) => limits(a).remaining), [2, 1, 0])
+    // The refusal is the address's: its own headers, and (in development) its reason.
+    const refused = strangerAnswers[3]!
+    assert.deepEqual([refused.headers.get('x-rate-limit-limit'), refused.headers.get('x-rate-limit-remaining')], ['3', '0'])
+    assert.equal(refused.headers.get('x-latchkey-reason'), 'address limit of /account/verify_credentials')
     const legit = await verify(credentials, '10.0.0.3')
     assert.equal(legit.status, 200)
     assert.equal(limits(legit).remaining, 2, "the app's own budget is untouched")
