@@ -41,6 +41,7 @@ describe('GET /metrics (--metrics-public)', () => {
     const owner = { key: token.token, secret: token.secret }
     const rt = await makeRequestToken(server.domain, app)
     const before = await scrape(server)
+    const startedAt = performance.now()
 
     // OAuth 1.0a: a good request, a bad signature, the good one replayed, a stale timestamp.
     const good = signRequest({ consumer, token: owner, method: 'GET', url: `${server.url}${VERIFY}` })
@@ -102,6 +103,9 @@ describe('GET /metrics (--metrics-public)', () => {
 
     const duration = (text: string) => histogram(text, 'latchkey_http_request_duration_seconds', { route: VERIFY, method: 'GET' })
     assert.equal(duration(afterwards.text).count - duration(before.text).count, 4)
+    // In seconds: the four requests together took no longer than the test's own wall time around them.
+    const durationSum = duration(afterwards.text).sum - duration(before.text).sum
+    assert.ok(durationSum > 0 && durationSum <= (performance.now() - startedAt) / 1000, `${durationSum} s`)
     const skewBefore = histogram(before.text, 'latchkey_clock_skew_seconds')
     const skewAfter = histogram(afterwards.text, 'latchkey_clock_skew_seconds')
     assert.equal(skewAfter.count - skewBefore.count, 5, 'every signed request with a timestamp, refused or not')
