@@ -629,8 +629,9 @@ function jsonText(f: Fixture, plan: BodyPlan): fc.Arbitrary<{ how: string; body:
     {
       weight: 1,
       arbitrary: fc.tuple(broken, fc.nat()).map(([b, at]) => {
+        // A strict prefix, never empty: an empty body is no body, which rotate-keys and rotate-client-secret accept.
         const text = serialize(b.entries)
-        return { how: 'truncated JSON', body: Buffer.from(text.slice(0, at % text.length)) }
+        return { how: 'truncated JSON', body: Buffer.from(text.slice(0, 1 + (at % (text.length - 1)))) }
       }),
     },
     {
@@ -680,7 +681,8 @@ function jsonText(f: Fixture, plan: BodyPlan): fc.Arbitrary<{ how: string; body:
         .map((text) => ({ how: `hostile JSON text ${text}`, body: Buffer.from(text) })),
     },
     { weight: 1, arbitrary: fc.constantFrom(65 * 1024, 70_000, 200_000).map((n) => ({ how: `${n}-byte body`, body: Buffer.from(`{"name":"${'x'.repeat(n)}"}`) })) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ how: 'random bytes', body: Buffer.from(bytes) })) },
+    // At least a byte: an empty body is no body (see truncated JSON).
+    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => ({ how: 'random bytes', body: Buffer.from(bytes) })) },
   )
 }
 
