@@ -61,7 +61,8 @@ function parsedUrl(text: string): URL {
 }
 
 /** A word for a POSIX shell, in single quotes. */
-const shellQuoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
+/** `text` as one word of a POSIX shell command line. */
+export const shellQuoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
 
 /**
  * X's OAuth tool, in the developer console: a request of one of the developer's apps (and, if

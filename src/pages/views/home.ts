@@ -1,3 +1,4 @@
+import { shellQuoted } from '../../domain/console/oauth-tool.ts'
 import { html, type SafeHtml } from './html.ts'
 import { layout } from './layout.ts'
 
@@ -19,8 +20,6 @@ export interface HomeView {
   demo: HomeDemo | undefined
   docs: readonly string[]
 }
-
-const shellQuoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
 
 function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
   const { origin } = view
