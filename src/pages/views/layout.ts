@@ -27,7 +27,7 @@ nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0 0 1rem;padd
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{text-align:left;border-bottom:1px solid #c9ccd1;padding:.4rem .5rem;vertical-align:top}
 code,.secret{overflow-wrap:anywhere}
-.secret{display:block;font:1rem/1.4 ui-monospace,monospace;padding:.5rem;background:#f4f5f7;border:1px solid #5f6670;border-radius:4px}
+.secret{display:block;white-space:pre-wrap;font:1rem/1.4 ui-monospace,monospace;padding:.5rem;background:#f4f5f7;border:1px solid #5f6670;border-radius:4px}
 .primary{background:#0b4a8f;color:#fff}
 .secondary{background:#fff;color:#0b4a8f}
 .danger{background:#fff;color:#a4111d;border-color:#a4111d}
