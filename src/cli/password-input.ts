@@ -20,11 +20,14 @@ async function firstLineOfStdin(): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-/** Asks on the terminal without echoing what is typed; Ctrl-C gives up. */
+/**
+ * Asks on the terminal without echoing what is typed; Ctrl-C gives up. Echo goes off before the
+ * question shows, so what is typed (or pasted) the moment it appears is never echoed.
+ */
 function promptHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    stdout.write(question)
     stdin.setRawMode(true)
+    stdout.write(question)
     stdin.resume()
     stdin.setEncoding('utf8')
     let typed = ''
