@@ -24,7 +24,8 @@ export const SUITES = {
   },
   'src/domain': { tests: ['test/domain'] },
   'src/admin': {
-    tests: ['test/admin'],
+    // With the admin listener's /metrics, which the observability test scrapes.
+    tests: ['test/admin', 'test/observability/admin-metrics.test.ts'],
     // Sends five characters to every field of the OpenAPI document: its rule is the domain's
     // (test/domain/control-characters.test.ts), and it takes half a minute per mutant.
     skip: ['test/admin/text-fields.test.ts'],

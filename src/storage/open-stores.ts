@@ -24,6 +24,9 @@ import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
 import { createSealer, type Sealer } from './sealing/sealer.ts'
 import { resealAll } from './sql/reseal.ts'
 import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
+import { directConnection } from './sql/prepared.ts'
+import { sqliteGeneration } from './sqlite/generation.ts'
+import { createValidityCache, withValidityCache, type ValidityCache } from './validity-cache.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -116,6 +119,15 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
   return units.isGrouped ? { ...store, record: (event) => units.runOwnWrite((tx) => tx.audit.record(event)) } : store
 }
 
+/**
+ * The validity cache of an embedded database (its generation: sqlite/generation.ts). PostgreSQL has
+ * none yet: its instances would need a generation shared through Redis, read with the nonce.
+ */
+function validityCacheOf(db: Kysely<Database>): ValidityCache | undefined {
+  const connection = directConnection(db)
+  return connection && createValidityCache(sqliteGeneration(connection))
+}
+
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
 export function createSqlStorage(
   db: Kysely<Database>,
@@ -141,18 +153,22 @@ export function createSqlStorage(
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
+  const cache = validityCacheOf(db)
+  // The lookups a verified request makes, through the validity cache where the database has one.
+  const cached = <T extends object>(store: T, name: string, methods: ReadonlyArray<keyof T & string>) =>
+    outer(cache ? withValidityCache(store, name, methods, cache) : store, name)
   const stores: Storage['stores'] = {
-    users: outer(createUserStore(db), 'stores.users'),
-    apps: outer(createAppStore(db, sealer), 'stores.apps'),
+    users: cached(createUserStore(db), 'stores.users', ['findById']),
+    apps: cached(createAppStore(db, sealer), 'stores.apps', ['findById', 'findByConsumerKey']),
     requestTokens: outer(createRequestTokenStore(db, sealer), 'stores.requestTokens'),
     accessTokens: outer(createAccessTokenStore(db, sealer), 'stores.accessTokens'),
     bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
     audit: outer(auditStore(db, units), 'stores.audit'),
-    credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
-    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
+    credentials: cached(createCredentialLookup(db, sealer), 'stores.credentials', ['findConsumerWithAccessToken', 'findBearerTokenWithApp']),
+    admin: cached(createAdminStore(db, sealer), 'stores.admin', ['findPreviousKey']),
     sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
     signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
-    oauth2: outer(createOAuth2Store(db, sealer), 'stores.oauth2'),
+    oauth2: cached(createOAuth2Store(db, sealer), 'stores.oauth2', ['findToken']),
     async transaction(work) {
       try {
         return await units.run(work)

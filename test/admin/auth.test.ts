@@ -36,6 +36,20 @@ describe('admin API authentication', () => {
     }
   })
 
+  test("the 401 says what is wrong: no token at all, or one that is unknown or revoked", async () => {
+    assert.equal((await server.admin('GET', '/admin/v1/users', undefined, { auth: null })).json.detail, 'Give an admin token: Authorization: Bearer <token>.')
+    assert.equal((await server.admin('GET', '/admin/v1/users', undefined, { auth: `Bearer ${wrongToken()}` })).json.detail, 'The admin token is unknown or revoked.')
+  })
+
+  test('the header is exactly `Bearer`, one or more spaces, the token, nothing after it but spaces', async () => {
+    for (const auth of [`Bearer  ${server.token}`, `bearer ${server.token}  `, `BEARER ${server.token}`]) {
+      assert.equal((await server.admin('GET', '/admin/v1/users', undefined, { auth })).status, 200, auth)
+    }
+    for (const auth of [`XBearer ${server.token}`, `Bearer ${server.token} extra`, `Bearer${server.token}`, `Token Bearer ${server.token}`]) {
+      assertUnauthorized(await server.admin('GET', '/admin/v1/users', undefined, { auth }))
+    }
+  })
+
   test('a token made and revoked with the CLI works until it is revoked, then fails at once', async () => {
     const env = { LATCHKEY_DATABASE_URL: server.dbPath }
     const created = await runCli(['admin-token', 'create', '--name', 'portal', '--json'], env)
@@ -104,6 +118,7 @@ describe('admin API rate limit', () => {
     assert.equal(refused.status, 429)
     assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8')
     assert.deepEqual([(refused.json as { type: string }).type, (refused.json as { status: number }).status], ['urn:latchkey:problem:rate-limited', 429])
+    assert.equal((refused.json as { detail: string }).detail, 'This admin token has made too many calls; see x-rate-limit-reset.')
     assert.equal(refused.headers.get('x-rate-limit-remaining'), '0')
     assert.ok(Number(refused.headers.get('x-rate-limit-reset')) > Date.now() / 1000)
     // Another token has a budget of its own.

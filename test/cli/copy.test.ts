@@ -6,15 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { createDomainDeps } from '../../src/compose.ts'
-import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
-import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
-import { newUserTokenValue } from '../../src/domain/oauth2-user/token-values.ts'
-import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { COPIED_TABLES } from '../../src/storage/copy.ts'
 import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql, type TestRedisPrefix, type TestSchema } from '../helpers/backends.ts'
 import { runCli } from '../helpers/cli.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { issueEveryCredential } from '../helpers/fixtures.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { send, signedFetch } from '../helpers/oauth1-client.ts'
 import { startServe } from '../helpers/serve-process.ts'
@@ -34,16 +30,8 @@ async function issueOn(path: string): Promise<Issued> {
   const storage = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
   const domain = createDomainDeps(storage, testDomainSettings())
   try {
-    const { user } = await makeUser(domain)
-    const app = await makeApp(domain, { owner: user })
-    const { token } = await issueOwnerToken(domain, app.id)
-    const bearer = await handOutBearerToken(domain, app.id, null)
-    await setOAuth2Client(domain, { appId: app.id, setting: 'public' })
-    const nowMs = Date.now()
-    const grant = { id: domain.newId(), appId: app.id, userId: user.id, scopes: ['users.read'], createdAtMs: nowMs, revokedAtMs: null }
-    const userAccessToken = newUserTokenValue()
-    await domain.stores.oauth2.createGrant(grant, [{ token: userAccessToken, record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 3_600_000, spentAtMs: null } }], `code-${grant.id}`)
-    return { consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, screenName: user.screenName, bearer: bearer.token, userAccessToken }
+    const { user, consumer, token, bearer, userAccessToken } = await issueEveryCredential(domain)
+    return { consumer, token, screenName: user.screenName, bearer, userAccessToken }
   } finally {
     await storage.runtime.close()
   }

@@ -64,6 +64,11 @@ export function lookUpDirectly<DB>(db: Kysely<DB>, connection: SqliteDatabase): 
   sqliteConnections.set(db, connection)
 }
 
+/** The better-sqlite3 connection under `db`, when it is an embedded database opened by sqlite/open.ts. */
+export function directConnection<DB>(db: Kysely<DB>): SqliteDatabase | undefined {
+  return sqliteConnections.get(db)
+}
+
 const CONSTANT = -1
 
 /** Texts of the prepared lookups and their statement names; a name stands for one text in this process. */

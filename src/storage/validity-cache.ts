@@ -1,0 +1,77 @@
+import { LRUCache } from 'lru-cache'
+
+/**
+ * How many lookups the validity cache keeps: the credentials of the apps and people calling now.
+ * A flood of unknown keys only evicts entries (each costs one statement again), never memory.
+ */
+export const VALIDITY_CACHE_ENTRIES = 10_000
+
+/**
+ * What the database's credentials looked like at one moment: a number that changes whenever a write
+ * may have committed (by this process, the CLI, another instance), or undefined while that cannot be
+ * told (a transaction of this process is open) and the database must be asked.
+ */
+export type Generation = () => number | undefined
+
+/**
+ * Answers of lookups (known or not: an unknown key is remembered as unknown) kept in process, each
+ * used only after a check, on every call, that the generation is the one it was filled at: any
+ * write since empties the cache, so no credential outlives its invalidation, rotation, suspension,
+ * deletion or revocation by a single request. What depends on time (expiry, a key's grace) is
+ * decided by the caller on every request from the cached record. Answers are frozen: every request
+ * shares them.
+ */
+export interface ValidityCache {
+  get<T>(key: string, load: () => Promise<T>): Promise<T>
+}
+
+export function createValidityCache(generation: Generation, entries = VALIDITY_CACHE_ENTRIES): ValidityCache {
+  const answers = new LRUCache<string, { value: unknown }>({ max: entries })
+  let filledAt: number | undefined
+  /** The generation now, the cache emptied first when it moved; undefined: bypass the cache. */
+  const current = (): number | undefined => {
+    const now = generation()
+    if (now !== undefined && now !== filledAt) {
+      answers.clear()
+      filledAt = now
+    }
+    return now
+  }
+  return {
+    async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+      const before = current()
+      if (before === undefined) return load()
+      const hit = answers.get(key)
+      if (hit) return hit.value as T
+      const value = await load()
+      // Kept only when nothing was written while it was read.
+      if (current() === before) answers.set(key, { value: deepFreeze(value) })
+      return value
+    },
+  }
+}
+
+/**
+ * The store with the named lookups answered through the cache, keyed by the store's name, the
+ * method and its arguments (each prefixed by its length, so that no two argument lists share a key).
+ */
+export function withValidityCache<T extends object>(store: T, name: string, methods: ReadonlyArray<keyof T & string>, cache: ValidityCache): T {
+  const cached: Record<string, unknown> = { ...(store as Record<string, unknown>) }
+  for (const method of methods) {
+    const lookup = store[method] as (...args: string[]) => Promise<unknown>
+    cached[method] = (...args: string[]) => cache.get(keyOf(name, method, args), () => lookup.apply(store, args))
+  }
+  return cached as T
+}
+
+function keyOf(name: string, method: string, args: readonly string[]): string {
+  let key = `${name}.${method}`
+  for (const arg of args) key += `\u0000${arg.length}:${arg}`
+  return key
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  for (const inner of Object.values(value)) deepFreeze(inner)
+  return Object.freeze(value)
+}

@@ -1,0 +1,139 @@
+// The validity cache (src/storage/validity-cache.ts) and the embedded database's generation
+// (src/storage/sqlite/generation.ts): an answer is reused only while nothing may have been written.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import Sqlite from 'better-sqlite3'
+import { sqliteGeneration } from '../../src/storage/sqlite/generation.ts'
+import { createValidityCache, withValidityCache } from '../../src/storage/validity-cache.ts'
+
+/** A lookup that answers what `rows` holds now and counts how often it was asked. */
+function countingLookup(rows: Map<string, { name: string } | undefined>) {
+  const store = {
+    asked: 0,
+    async find(key: string) {
+      store.asked++
+      return rows.get(key)
+    },
+  }
+  return store
+}
+
+describe('validity cache', () => {
+  test('answers from the cache while the generation stays, unknown keys too; asks again once it moves', async () => {
+    let generation = 1
+    const rows = new Map([['a', { name: 'first' }]])
+    const lookup = countingLookup(rows)
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => generation))
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.equal(await store.find('b'), undefined)
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.equal(await store.find('b'), undefined)
+    assert.equal(lookup.asked, 2, 'one question per key')
+    rows.set('a', { name: 'second' })
+    rows.set('b', { name: 'new' })
+    generation = 2
+    assert.deepEqual(await store.find('a'), { name: 'second' })
+    assert.deepEqual(await store.find('b'), { name: 'new' })
+    assert.equal(lookup.asked, 4)
+  })
+
+  test('asks the store every time while the generation cannot be told (a transaction is open)', async () => {
+    let generation: number | undefined = undefined
+    const lookup = countingLookup(new Map([['a', { name: 'first' }]]))
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => generation))
+    await store.find('a')
+    await store.find('a')
+    assert.equal(lookup.asked, 2)
+    generation = 7
+    await store.find('a')
+    await store.find('a')
+    assert.equal(lookup.asked, 3)
+  })
+
+  test('an answer read while a write happened is not kept', async () => {
+    let generation = 1
+    const rows = new Map([['a', { name: 'before' }]])
+    const store = {
+      async find(key: string) {
+        const found = rows.get(key)
+        // A write commits while the lookup is on its way.
+        rows.set('a', { name: 'after' })
+        generation++
+        return found
+      },
+    }
+    const cached = withValidityCache(store, 'things', ['find'], createValidityCache(() => generation))
+    assert.deepEqual(await cached.find('a'), { name: 'before' })
+    assert.deepEqual(await cached.find('a'), { name: 'after' }, 'not the answer read across the write')
+  })
+
+  test('keys of different arguments never meet, nor those of different stores or methods', async () => {
+    const cache = createValidityCache(() => 1)
+    const pairs = withValidityCache({ find: async (a: string, b: string) => `${a}|${b}` }, 'pairs', ['find'], cache)
+    const other = withValidityCache({ find: async (a: string, b: string) => `other ${a}|${b}` }, 'other', ['find'], cache)
+    // Equal when joined with the separator alone, or with the length before each.
+    assert.equal(await pairs.find('a\u0000b', 'c'), 'a\u0000b|c')
+    assert.equal(await pairs.find('a', 'b\u0000c'), 'a|b\u0000c')
+    assert.equal(await pairs.find('a\u00001:b', 'c'), 'a\u00001:b|c')
+    assert.equal(await pairs.find('a', 'b\u00001:c'), 'a|b\u00001:c')
+    assert.equal(await pairs.find('a', 'b'), 'a|b')
+    assert.equal(await other.find('a', 'b'), 'other a|b')
+  })
+
+  test('holds at most its number of entries, the least recently used leaving first', async () => {
+    const lookup = countingLookup(new Map())
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => 1, 2))
+    await store.find('a')
+    await store.find('b')
+    await store.find('a')
+    await store.find('c')
+    assert.equal(lookup.asked, 3)
+    await store.find('a')
+    assert.equal(lookup.asked, 3, 'a was used last: kept')
+    await store.find('b')
+    assert.equal(lookup.asked, 4, 'b left for c')
+  })
+
+  test('answers are frozen: no request can change what the next one reads', async () => {
+    const store = withValidityCache({ find: async () => ({ app: { urls: ['https://a.example'] } }) }, 'things', ['find'], createValidityCache(() => 1))
+    const found = await store.find()
+    assert.throws(() => {
+      found.app.urls.push('https://b.example')
+    }, TypeError)
+    assert.deepEqual(await store.find(), { app: { urls: ['https://a.example'] } })
+  })
+})
+
+describe('the embedded database generation', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-generation-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test("moves on this connection's writes and on every other connection's commits, and not otherwise", () => {
+    const path = join(dir, 'moves.sqlite')
+    const server = new Sqlite(path)
+    server.pragma('journal_mode = WAL')
+    server.exec('create table t (x)')
+    const cli = new Sqlite(path)
+    const generation = sqliteGeneration(server)
+    const start = generation()
+    assert.equal(generation(), start, 'nothing written: the same')
+    server.prepare('insert into t values (1)').run()
+    const afterOwn = generation()
+    assert.notEqual(afterOwn, start, "this connection's write")
+    server.prepare('select * from t').all()
+    assert.equal(generation(), afterOwn, 'a read changes nothing')
+    cli.prepare('insert into t values (2)').run()
+    const afterOther = generation()
+    assert.notEqual(afterOther, afterOwn, "another connection's commit")
+    server.exec('begin')
+    server.prepare('update t set x = 3').run()
+    assert.equal(generation(), undefined, 'a transaction of its own is open')
+    server.exec('rollback')
+    assert.notEqual(generation(), undefined)
+    cli.close()
+    server.close()
+  })
+})
