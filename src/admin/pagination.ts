@@ -7,6 +7,9 @@ import { PROBLEM_TYPES, ProblemError } from './problem.ts'
 export const MAX_PAGE = 200
 export const DEFAULT_PAGE = 50
 
+/** The key form of the lists paged by id (users, apps): a snowflake id. */
+export const ID_KEY = /^\d{1,20}$/
+
 export const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url')
 
 /** The key in a cursor, checked against the form this list's keys have; a 400 problem otherwise. */

@@ -15,7 +15,16 @@ interface BadRequest {
   status: number
   /** The field the problem's `errors` must name. */
   field?: string
+  /** What `errors` says of that field, where the test pins it. */
+  fieldDetail?: string
+  /** The problem's type, where it is not the one of its status (TYPE_BY_STATUS). */
+  type?: string
 }
+
+/** The problem type (after `urn:latchkey:problem:`) of each status in the table. */
+const TYPE_BY_STATUS: Record<number, string> = { 400: 'validation', 404: 'not-found', 413: 'too-large', 415: 'unsupported-media-type' }
+
+const NOT_A_FIELD = 'is not a field of this request'
 
 const user = (fields: Record<string, unknown>) => ({ screen_name: 'newperson', password: 'long enough', ...fields })
 const app = (fields: Record<string, unknown>) => ({
@@ -35,18 +44,18 @@ const CASES: BadRequest[] = [
   { name: 'user: screen_name a number', method: 'POST', path: '/admin/v1/users', body: user({ screen_name: 12345 }), status: 400, field: 'screen_name' },
   { name: 'user: screen_name too long', method: 'POST', path: '/admin/v1/users', body: user({ screen_name: 'a'.repeat(16) }), status: 400, field: 'screen_name' },
   { name: 'user: screen_name with a space', method: 'POST', path: '/admin/v1/users', body: user({ screen_name: 'two words' }), status: 400, field: 'screen_name' },
-  { name: 'user: password too short', method: 'POST', path: '/admin/v1/users', body: user({ password: 'short' }), status: 400, field: 'password' },
+  { name: 'user: password too short', method: 'POST', path: '/admin/v1/users', body: user({ password: 'short' }), status: 400, field: 'password', fieldDetail: 'must NOT have fewer than 8 characters' },
   { name: 'user: password oversized', method: 'POST', path: '/admin/v1/users', body: user({ password: 'x'.repeat(1025) }), status: 400, field: 'password' },
   { name: 'user: name empty', method: 'POST', path: '/admin/v1/users', body: user({ name: '' }), status: 400, field: 'name' },
   { name: 'user: name only spaces', method: 'POST', path: '/admin/v1/users', body: user({ name: '   ' }), status: 400, field: 'name' },
-  { name: 'user: unknown field', method: 'POST', path: '/admin/v1/users', body: user({ admin: true }), status: 400, field: 'admin' },
-  { name: 'user: body an array', method: 'POST', path: '/admin/v1/users', body: [user({})], status: 400 },
-  { name: 'user: bad JSON', method: 'POST', path: '/admin/v1/users', raw: '{"screen_name": "x",', status: 400 },
-  { name: 'user: empty JSON body', method: 'POST', path: '/admin/v1/users', raw: '', status: 400 },
+  { name: 'user: unknown field', method: 'POST', path: '/admin/v1/users', body: user({ admin: true }), status: 400, field: 'admin', fieldDetail: NOT_A_FIELD },
+  { name: 'user: body an array', method: 'POST', path: '/admin/v1/users', body: [user({})], status: 400, field: '(body)' },
+  { name: 'user: bad JSON', method: 'POST', path: '/admin/v1/users', raw: '{"screen_name": "x",', status: 400, type: 'bad-request' },
+  { name: 'user: empty JSON body', method: 'POST', path: '/admin/v1/users', raw: '', status: 400, field: '(body)' },
   { name: 'user: form-encoded body', method: 'POST', path: '/admin/v1/users', raw: 'screen_name=x&password=yyyyyyyy', contentType: 'application/x-www-form-urlencoded', status: 415 },
   { name: 'user: body over 64 KiB', method: 'POST', path: '/admin/v1/users', raw: JSON.stringify(user({ name: 'x'.repeat(70_000) })), status: 413 },
   { name: 'user patch: empty object', method: 'PATCH', path: '/admin/v1/users/:user', body: {}, status: 400 },
-  { name: 'user patch: screen_name cannot change', method: 'PATCH', path: '/admin/v1/users/:user', body: { screen_name: 'renamed' }, status: 400, field: 'screen_name' },
+  { name: 'user patch: screen_name cannot change', method: 'PATCH', path: '/admin/v1/users/:user', body: { screen_name: 'renamed' }, status: 400, field: 'screen_name', fieldDetail: NOT_A_FIELD },
   { name: 'user patch: name a boolean', method: 'PATCH', path: '/admin/v1/users/:user', body: { name: false }, status: 400, field: 'name' },
   { name: 'user: id not numeric', method: 'GET', path: '/admin/v1/users/abc', status: 400, field: 'user_id' },
   { name: 'app: name missing', method: 'POST', path: '/admin/v1/apps', body: without(app({}), 'name'), status: 400, field: 'name' },
@@ -65,8 +74,8 @@ const CASES: BadRequest[] = [
   { name: 'app: description oversized', method: 'POST', path: '/admin/v1/apps', body: app({ description: 'd'.repeat(501) }), status: 400, field: 'description' },
   { name: 'app: no signature method', method: 'POST', path: '/admin/v1/apps', body: app({ signature_methods: [] }), status: 400, field: 'signature_methods' },
   { name: 'app: unknown signature method', method: 'POST', path: '/admin/v1/apps', body: app({ signature_methods: ['RSA-SHA1'] }), status: 400, field: 'signature_methods/0' },
-  { name: 'app: unknown field', method: 'POST', path: '/admin/v1/apps', body: app({ consumer_secret: 'mine' }), status: 400, field: 'consumer_secret' },
-  { name: 'app patch: owner cannot change', method: 'PATCH', path: '/admin/v1/apps/:app', body: { owner: ':user' }, status: 400, field: 'owner' },
+  { name: 'app: unknown field', method: 'POST', path: '/admin/v1/apps', body: app({ consumer_secret: 'mine' }), status: 400, field: 'consumer_secret', fieldDetail: NOT_A_FIELD },
+  { name: 'app patch: owner cannot change', method: 'PATCH', path: '/admin/v1/apps/:app', body: { owner: ':user' }, status: 400, field: 'owner', fieldDetail: NOT_A_FIELD },
   { name: 'app patch: suspended a number', method: 'PATCH', path: '/admin/v1/apps/:app', body: { suspended: 1 }, status: 400, field: 'suspended' },
   { name: 'app patch: null name', method: 'PATCH', path: '/admin/v1/apps/:app', body: { name: null }, status: 400, field: 'name' },
   { name: 'list: limit over 200', method: 'GET', path: '/admin/v1/users?limit=201', status: 400, field: 'limit' },
@@ -74,7 +83,7 @@ const CASES: BadRequest[] = [
   { name: 'list: limit not a number', method: 'GET', path: '/admin/v1/apps?limit=ten', status: 400, field: 'limit' },
   { name: 'list: cursor not ours', method: 'GET', path: '/admin/v1/users?cursor=bm9wZQ', status: 400, field: 'cursor' },
   { name: 'list: cursor not base64url', method: 'GET', path: '/admin/v1/apps?cursor=%25%25%25', status: 400, field: 'cursor' },
-  { name: 'list: unknown query parameter', method: 'GET', path: '/admin/v1/users?page=2', status: 400, field: 'page' },
+  { name: 'list: unknown query parameter', method: 'GET', path: '/admin/v1/users?page=2', status: 400, field: 'page', fieldDetail: NOT_A_FIELD },
   { name: 'audit: since not a date', method: 'GET', path: '/admin/v1/audit?since=yesterday', status: 400, field: 'since' },
   { name: 'audit: unknown event', method: 'GET', path: '/admin/v1/audit?event=everything', status: 400, field: 'event' },
   { name: 'audit: a users cursor', method: 'GET', path: '/admin/v1/audit?cursor=MTIz', status: 400, field: 'cursor' },
@@ -120,9 +129,13 @@ describe('malformed admin requests', () => {
       assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8')
       assert.equal(answer.json.status, bad.status)
       for (const key of ['type', 'title', 'detail']) assert.equal(typeof answer.json[key], 'string', key)
+      assert.equal(answer.json.type, `urn:latchkey:problem:${bad.type ?? TYPE_BY_STATUS[bad.status]}`, answer.text)
       if (bad.field) {
-        const fields = (answer.json.errors ?? []).map((e: { field: string }) => e.field)
-        assert.ok(fields.includes(bad.field), `errors name ${bad.field}: ${answer.text}`)
+        const named = (answer.json.errors ?? []).find((e: { field: string }) => e.field === bad.field)
+        assert.ok(named, `errors name ${bad.field}: ${answer.text}`)
+        // Where the field is: the query string, the path, or the body.
+        assert.equal(named.in, bad.path.includes('?') ? 'query' : bad.method === 'GET' ? 'path' : 'body', answer.text)
+        if (bad.fieldDetail) assert.equal(named.detail, bad.fieldDetail)
       }
       assert.deepEqual(await Promise.all(tables.map((t) => countRows(server.dbPath, t))), before)
     })

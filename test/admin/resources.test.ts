@@ -175,8 +175,22 @@ describe('admin API resources', () => {
       assert.equal(new Set(seen).size, seen.length, 'no row twice')
       assert.equal(seen.length, await countRows(server.dbPath, resource), 'every row once, the one inserted meanwhile too')
       assert.deepEqual([...seen].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)), seen, 'in id order')
+      // A page that ends with the last row has no next page.
+      const whole = await server.admin('GET', `/admin/v1/${resource}?limit=${seen.length}`)
+      assert.deepEqual([whole.json.data.length, whole.json.next_cursor], [seen.length, null])
+      const short = await server.admin('GET', `/admin/v1/${resource}?limit=${seen.length - 1}`)
+      assert.equal(typeof short.json.next_cursor, 'string')
     })
   }
+
+  test('a cursor is accepted only in the form a list writes it: the canonical base64url of a key', async () => {
+    // "MTI" is "12" written as this list writes it; "MTJ" decodes to "12" too, with stray bits.
+    assert.equal((await server.admin('GET', '/admin/v1/users?cursor=MTI')).status, 200)
+    const stray = await server.admin('GET', '/admin/v1/users?cursor=MTJ')
+    assert.equal(stray.status, 400)
+    assert.equal(stray.json.detail, 'The cursor is not one this list gave.')
+    assert.deepEqual(stray.json.errors, [{ in: 'query', field: 'cursor', detail: 'must be a next_cursor from this list' }])
+  })
 
   test('audit: the admin API\'s changes are in the trail with the admin token as actor, newest first, filtered and paged', async () => {
     const owner = await newUser('lamport')

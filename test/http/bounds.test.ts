@@ -1,25 +1,7 @@
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { jsonOf, raw } from '../helpers/raw-http.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
-
-/** Sends raw bytes and reads the whole answer until the server closes or answers. */
-function raw(url: string, bytes: string, options: { waitForClose?: boolean } = {}): Promise<string> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname)
-    let answer = ''
-    socket.on('data', (chunk) => {
-      answer += String(chunk)
-      if (!options.waitForClose && /\r\n\r\n[\s\S]*\}$/.test(answer)) socket.end()
-    })
-    socket.on('close', () => resolve(answer))
-    socket.on('error', reject)
-    socket.write(bytes)
-  })
-}
-
-const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
 
 describe('every input has a bound; past it a 4xx with the JSON error body', () => {
   let server: TestServer

@@ -8,7 +8,7 @@ import { findUserByIdOrScreenName } from '../../domain/registry/users.ts'
 import type { AppRecord } from '../../storage/records.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { decodeCursor, page } from '../pagination.ts'
+import { decodeCursor, page, ID_KEY } from '../pagination.ts'
 import { APP, APP_PATCH, APP_WITH_SECRET, CLIENT_SECRET_ROTATED, CLIENT_SECRET_ROTATION, NEW_APP, OWNER, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
 import { appJson } from '../../domain/vocabulary.ts'
 
@@ -66,7 +66,6 @@ async function answerOf(deps: DomainDeps, app: AppRecord, body: AppBody, options
   return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
 }
 
-const ID_KEY = /^\d{1,20}$/
 const appParams = params('app_id')
 
 export async function appRoutes(app: FastifyInstance): Promise<void> {

@@ -2,11 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { findUser, revokeAuthorization, updateUser } from '../../domain/admin/people.ts'
 import { connectedApps } from '../../domain/console/connected-apps.ts'
 import { createUser } from '../../domain/registry/users.ts'
-import { decodeCursor, page } from '../pagination.ts'
+import { decodeCursor, page, ID_KEY } from '../pagination.ts'
 import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
 import { userJson } from '../../domain/vocabulary.ts'
-
-const ID_KEY = /^\d{1,20}$/
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { screen_name: string; password: string; name?: string } }>(
