@@ -1,4 +1,4 @@
-import { E } from '../../errors/catalogue.ts'
+import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
@@ -50,11 +50,8 @@ const NONCE_CLOCK_MARGIN_SECONDS = 30
 const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
 /**
- * Authenticates an OAuth 1.0a request, in the order of RFC 5849 §3.2 and Twitter's verifier:
- * parse (215), timestamp window (135), consumer known and not suspended (416), token known, of the
- * right kind, this consumer's, live and (an access token) its owner still there (89), signature,
- * method and body hash (32), nonce unused (32). Every check runs; the answer is the first failure
- * in that order.
+ * Authenticates an OAuth 1.0a request: it parses (215), then passes every check of CHECKS (each
+ * runs; the first that fails is the answer), then its nonce is unused (32).
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe' | 'signatureFailures'>,
@@ -74,25 +71,16 @@ export async function verifySignedRequest<K extends TokenKind>(
 
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
-  const isSignatureValid = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret, input.isSecure))
+  const signatureMatches = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret))
+  const checked: Checked = { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches }
 
-  // The first failure in the order of the checks (the function's comment).
-  const failure = !isTimely
-    ? E.timestampOutOfBounds
-    : app?.isSuspended === true
-      ? E.suspendedApplication
-      : !token.isValid
-        ? E.invalidOrExpiredToken
-        : !app || !isSignatureValid
-          ? E.couldNotAuthenticate
-          : undefined
-  if (failure) {
-    const cause = refusalCause(isTimely, app, token.isValid, request, input.isSecure)
-    observed(OBSERVED_AS[cause])
-    // For the operator's log only: which checks failed (the client sees just the code).
-    const failed = [!isTimely && 'timestamp', !app && 'unknown consumer key', app?.isSuspended && 'suspended app', !token.isValid && 'token', app && !isSignatureValid && 'signature, method or body hash']
-    noteSignatureFailure(deps, { input, request, app, reason: SHOWN_AS[cause] })
-    throw new ServiceError(failure, { detail: `signed request refused: ${failed.filter(Boolean).join(', ')}` })
+  const refusal = CHECKS.find((check) => !check.passes(checked))
+  if (refusal) {
+    observed(refusal.observedAs)
+    noteSignatureFailure(deps, { input, request, app, reason: refusal.shownAs })
+    // For the operator's log only: every check that failed (the client sees just the code).
+    const failed = CHECKS.filter((check) => !check.passes(checked)).map((check) => check.step)
+    throw new ServiceError(typeof refusal.error === 'function' ? refusal.error(checked) : refusal.error, { detail: `signed request refused: ${failed.join(', ')}` })
   }
 
   // The call is counted before its nonce is spent, so a request refused by a limit (429) leaves its
@@ -140,42 +128,50 @@ function parseOrObserve(input: RequestInput, required: readonly string[] | undef
   }
 }
 
-/** Why a signed request was refused, at its root: an unknown consumer first (its token cannot be its own). */
-type RefusalCause = 'timestamp' | 'unknown_consumer' | 'suspended' | 'token' | 'method' | 'body_hash' | 'signature'
-
-function refusalCause(isTimely: boolean, app: AppRecord | undefined, isTokenValid: boolean, request: ParsedOAuthRequest, isSecure: boolean): RefusalCause {
-  if (!isTimely) return 'timestamp'
-  if (!app) return 'unknown_consumer'
-  if (app.isSuspended) return 'suspended'
-  if (!isTokenValid) return 'token'
-  if (!isMethodAllowed(request, app, isSecure)) return 'method'
-  return request.bodyHashMatches === false ? 'body_hash' : 'signature'
+/** What the checks read, each computed in full whatever the others found (nothing to time). */
+interface Checked {
+  isTimely: boolean
+  app: AppRecord | undefined
+  token: TokenLookup
+  request: ParsedOAuthRequest
+  isSecure: boolean
+  /** The signature, with a dummy secret for an unknown consumer or token. */
+  signatureMatches: boolean
 }
 
-/** The cause as the metrics name it (src/domain/observe.ts). */
-const OBSERVED_AS: Record<RefusalCause, OAuth1VerificationResult> = {
-  timestamp: 'timestamp_out_of_bounds',
-  unknown_consumer: 'unknown_consumer',
-  suspended: 'suspended',
-  token: 'invalid_token',
-  method: 'method_not_allowed',
-  body_hash: 'bad_signature',
-  signature: 'bad_signature',
+interface Check {
+  /** How the operator's log names it. */
+  step: string
+  passes(checked: Checked): boolean
+  /** What the client gets when this is the first check to fail. */
+  error: ErrorDef | ((checked: Checked) => ErrorDef)
+  /** How the metrics name the refusal (src/domain/observe.ts). */
+  observedAs: OAuth1VerificationResult
+  /** How the developer console names it (a refusal of an unknown consumer is never kept). */
+  shownAs: SignatureFailureReason
 }
 
 /**
- * The cause as the developer console names it (the client only ever sees the code). A refusal of an
- * unknown consumer belongs to no app and is never kept (noteSignatureFailure).
+ * The checks of a signed request in the order of RFC 5849 §3.2 and Twitter's verifier; the first
+ * that fails is the answer. An unknown consumer is the root of whatever else fails (its token cannot
+ * be its own), but the client hears about a token it named first: 89, as Twitter answers. The
+ * method, body hash and signature are a stranger's to get wrong only once the consumer is known.
  */
-const SHOWN_AS: Record<RefusalCause, SignatureFailureReason> = {
-  timestamp: 'timestamp_out_of_bounds',
-  unknown_consumer: 'bad_signature',
-  suspended: 'app_suspended',
-  token: 'token_invalid',
-  method: 'method_not_allowed',
-  body_hash: 'body_hash_mismatch',
-  signature: 'bad_signature',
-}
+const CHECKS: readonly Check[] = [
+  { step: 'timestamp', passes: (c) => c.isTimely, error: E.timestampOutOfBounds, observedAs: 'timestamp_out_of_bounds', shownAs: 'timestamp_out_of_bounds' },
+  {
+    step: 'unknown consumer key',
+    passes: (c) => c.app !== undefined,
+    error: (c) => (c.token.isValid ? E.couldNotAuthenticate : E.invalidOrExpiredToken),
+    observedAs: 'unknown_consumer',
+    shownAs: 'bad_signature',
+  },
+  { step: 'suspended app', passes: (c) => c.app?.isSuspended !== true, error: E.suspendedApplication, observedAs: 'suspended', shownAs: 'app_suspended' },
+  { step: 'token', passes: (c) => c.token.isValid, error: E.invalidOrExpiredToken, observedAs: 'invalid_token', shownAs: 'token_invalid' },
+  { step: 'method', passes: (c) => !c.app || isMethodAllowed(c.request, c.app, c.isSecure), error: E.couldNotAuthenticate, observedAs: 'method_not_allowed', shownAs: 'method_not_allowed' },
+  { step: 'body hash', passes: (c) => !c.app || c.request.bodyHashMatches !== false, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'body_hash_mismatch' },
+  { step: 'signature', passes: (c) => !c.app || c.signatureMatches, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'bad_signature' },
+]
 
 /**
  * The consumer and the token the request names. An access token comes with the consumer and its
@@ -218,20 +214,17 @@ async function lookUpToken(
 
 /**
  * The signature with the consumer secret (a dummy's when the consumer is unknown) and the token
- * secret; false as well when the app does not allow the method, when PLAINTEXT arrives without
- * TLS, or when oauth_body_hash does not match the body.
+ * secret, by the method the request names (HMAC-SHA1 for one that is none, which the method check refuses).
  */
-function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string, isSecure: boolean): boolean {
+function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
-  const matches = verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
-  return matches && isMethodAllowed(request, app, isSecure) && request.bodyHashMatches !== false
+  return verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
 }
 
 /** The app allows the method, and PLAINTEXT only over TLS. */
-function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord | undefined, isSecure: boolean): boolean {
+function isMethodAllowed(request: ParsedOAuthRequest, app: AppRecord, isSecure: boolean): boolean {
   return (
     isSignatureMethod(request.signatureMethod) &&
-    app !== undefined &&
     app.signatureMethods.includes(request.signatureMethod) &&
     (request.signatureMethod !== 'PLAINTEXT' || isSecure)
   )

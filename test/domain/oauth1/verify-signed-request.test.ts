@@ -207,7 +207,7 @@ describe('verifySignedRequest: which tokens are live (domain tier)', () => {
     // An unknown token's secret is a stand-in, so its signature fails too: the operator sees both.
     assert.deepEqual(await refusal(verify('access-or-none', { token: { key: '1-unknown', secret: 'x' } })), {
       code: 89,
-      detail: 'signed request refused: token, signature, method or body hash',
+      detail: 'signed request refused: token, signature',
     })
   })
 
@@ -269,7 +269,7 @@ describe('verifySignedRequest: which tokens are live (domain tier)', () => {
     assert.deepEqual(await refusal(verify('request', { token: theirs })), { code: 89, detail: 'signed request refused: token' })
     assert.deepEqual(await refusal(verify('request', { token: { key: 'unknown-request-token', secret: 'x' } })), {
       code: 89,
-      detail: 'signed request refused: token, signature, method or body hash',
+      detail: 'signed request refused: token, signature',
     })
     const mine = await requestToken()
     assert.deepEqual(await refusal(verify('request', { token: mine, consumer: { key: 'unknown-consumer', secret: 'x' } })), {
