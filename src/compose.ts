@@ -7,7 +7,7 @@ import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { effectiveLimits } from './domain/rate-limit-table.ts'
 import { ConfigError } from './config/load.ts'
-import { KeyringError, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from './storage/index.ts'
+import { KeyringError, createValidityCache, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from './storage/index.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -27,11 +27,24 @@ export function domainSettings(config: Config): DomainSettings {
   }
 }
 
+/**
+ * The stores as the domain uses them, each decorator applied here and only here, innermost first:
+ * (measured, when observed: composeDomain) → the validity cache, where the database has a generation
+ * (src/storage/validity-cache.ts; outside the measure, so that the storage metrics time the database,
+ * not the cache) → previous consumer keys in their grace period (a lookup's second step).
+ */
+function domainStores({ stores, runtime }: Storage, clock: Clock, observe: DomainObserver | undefined): Stores {
+  const cache = runtime.generation && createValidityCache(runtime.generation, { onLookup: observe?.validityCacheLookup })
+  const cached = cache ? withCachedLookups(stores, cache) : stores
+  return withPreviousConsumerKeys(cached, clock)
+}
+
 /** Stores → domain services: the limiters are made once here and shared by every request. */
-export function createDomainDeps({ stores, runtime }: Storage, settings: DomainSettings, clock: Clock = systemClock, observe?: DomainObserver): DomainDeps {
+export function createDomainDeps(storage: Storage, settings: DomainSettings, clock: Clock = systemClock, observe?: DomainObserver): DomainDeps {
+  const { stores, runtime } = storage
   return {
     ...(observe ? { observe } : {}),
-    stores: withPreviousConsumerKeys(stores, clock),
+    stores: domainStores(storage, clock, observe),
     runtime,
     clock,
     newId: createIdGenerator(clock),

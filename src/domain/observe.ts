@@ -3,6 +3,8 @@
  * Every argument is one of a few fixed words or a number; none is a token, key, id or address.
  * The CLI and most tests pass no observer and pay nothing.
  */
+import type { ValidityCacheResult } from '../storage/types.ts'
+
 export type OAuth1VerificationResult =
   | 'ok'
   | 'unknown_consumer'
@@ -47,6 +49,8 @@ export interface DomainObserver {
   signIn(result: SignInResult): void
   /** A signature failure that its app's developer will not see in the console (signature-failures.ts). */
   signatureFailureLost(reason: LostFailureReason): void
+  /** A lookup of a verified request, and who answered it (src/storage/validity-cache.ts). */
+  validityCacheLookup(result: ValidityCacheResult): void
   /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
   step?<T>(name: string, work: () => T): T
 }

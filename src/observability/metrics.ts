@@ -61,6 +61,11 @@ export function createMetrics(): Metrics {
   const invalidated = counter('latchkey_tokens_invalidated_total', 'Tokens invalidated, by kind and reason.', ['kind', 'reason'])
   const rateLimited = counter('latchkey_rate_limited_total', 'Requests refused by a rate limit, by resource and whose budget ran out.', ['resource', 'subject'])
   const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
+  const cacheLookups = countedCounter(
+    'latchkey_validity_cache_lookups_total',
+    'Lookups of verified requests, by who answered: the validity cache (hit), the database (miss), or the database while a transaction was open (bypass).',
+    ['result'],
+  )
   const lostFailures = counter('latchkey_signature_failures_lost_total', "Refused signed requests that did not reach their app's failure log, by reason.", ['reason'])
   const storage = new SeriesHistogram(
     registry,
@@ -75,6 +80,7 @@ export function createMetrics(): Metrics {
   for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
   for (const result of ['ok', 'wrong_password', 'throttled']) signIns.inc({ result }, 0)
   for (const reason of ['dropped', 'write_failed']) lostFailures.inc({ reason }, 0)
+  for (const result of ['hit', 'miss', 'bypass']) cacheLookups.series([result])
 
   const observer: DomainObserver = {
     oauth1Verification: (endpoint, result) => oauth1.series([endpoint, result]).inc(),
@@ -85,6 +91,7 @@ export function createMetrics(): Metrics {
     rateLimited: (resource, subject) => rateLimited.inc({ resource, subject }),
     signIn: (result) => signIns.inc({ result }),
     signatureFailureLost: (reason) => lostFailures.inc({ reason }),
+    validityCacheLookup: (result) => cacheLookups.series([result]).inc(),
   }
 
   return {

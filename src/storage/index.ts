@@ -14,6 +14,7 @@ export { POSTGRES_BACKUP_ADVICE, backupSqlite, inspectDatabaseFile, restoreSqlit
 export { takeServeLock, type ServeLock } from './sqlite/serve-lock.ts'
 export { sqlitePath as sqlitePathOf } from './sqlite/open.ts'
 export { isPostgresUrl } from './urls.ts'
+export { createValidityCache, withCachedLookups } from './validity-cache.ts'
 export type { Storage, StorageRuntime, Stores } from './types.ts'
 export type { AppRecord, UserRecord } from './records.ts'
 export type { AdminTokenRecord } from './admin-types.ts'

@@ -26,7 +26,6 @@ import { resealAll } from './sql/reseal.ts'
 import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
 import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
-import { createValidityCache, withValidityCache, type ValidityCache } from './validity-cache.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -119,15 +118,6 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
   return units.isGrouped ? { ...store, record: (event) => units.runOwnWrite((tx) => tx.audit.record(event)) } : store
 }
 
-/**
- * The validity cache of an embedded database (its generation: sqlite/generation.ts). PostgreSQL has
- * none yet: its instances would need a generation shared through Redis, read with the nonce.
- */
-function validityCacheOf(db: Kysely<Database>): ValidityCache | undefined {
-  const connection = directConnection(db)
-  return connection && createValidityCache(sqliteGeneration(connection))
-}
-
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
 export function createSqlStorage(
   db: Kysely<Database>,
@@ -153,22 +143,18 @@ export function createSqlStorage(
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
-  const cache = validityCacheOf(db)
-  // The lookups a verified request makes, through the validity cache where the database has one.
-  const cached = <T extends object>(store: T, name: string, methods: ReadonlyArray<keyof T & string>) =>
-    outer(cache ? withValidityCache(store, name, methods, cache) : store, name)
   const stores: Storage['stores'] = {
-    users: cached(createUserStore(db), 'stores.users', ['findById']),
-    apps: cached(createAppStore(db, sealer), 'stores.apps', ['findById', 'findByConsumerKey']),
+    users: outer(createUserStore(db), 'stores.users'),
+    apps: outer(createAppStore(db, sealer), 'stores.apps'),
     requestTokens: outer(createRequestTokenStore(db, sealer), 'stores.requestTokens'),
     accessTokens: outer(createAccessTokenStore(db, sealer), 'stores.accessTokens'),
     bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
     audit: outer(auditStore(db, units), 'stores.audit'),
-    credentials: cached(createCredentialLookup(db, sealer), 'stores.credentials', ['findConsumerWithAccessToken', 'findBearerTokenWithApp']),
-    admin: cached(createAdminStore(db, sealer), 'stores.admin', ['findPreviousKey']),
+    credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
+    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
     sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
     signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
-    oauth2: cached(createOAuth2Store(db, sealer), 'stores.oauth2', ['findToken']),
+    oauth2: outer(createOAuth2Store(db, sealer), 'stores.oauth2'),
     async transaction(work) {
       try {
         return await units.run(work)
@@ -178,8 +164,11 @@ export function createSqlStorage(
     },
     nonces,
   }
+  // PostgreSQL has no generation yet: its instances would share one through Redis, read with the nonce.
+  const connection = directConnection(db)
   const runtime: Storage['runtime'] = {
     limiters,
+    generation: connection && sqliteGeneration(connection),
     deriveSecret: (purpose) => sealer.derive(purpose),
     legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {

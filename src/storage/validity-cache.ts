@@ -1,17 +1,11 @@
 import { LRUCache } from 'lru-cache'
+import type { Generation, Stores, ValidityCacheResult } from './types.ts'
 
 /**
  * How many lookups the validity cache keeps: the credentials of the apps and people calling now.
  * A flood of unknown keys only evicts entries (each costs one statement again), never memory.
  */
 export const VALIDITY_CACHE_ENTRIES = 10_000
-
-/**
- * What the database's credentials looked like at one moment: a number that changes whenever a write
- * may have committed (by this process, the CLI, another instance), or undefined while that cannot be
- * told (a transaction of this process is open) and the database must be asked.
- */
-export type Generation = () => number | undefined
 
 /**
  * Answers of lookups (known or not: an unknown key is remembered as unknown) kept in process, each
@@ -25,7 +19,11 @@ export interface ValidityCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>
 }
 
-export function createValidityCache(generation: Generation, entries = VALIDITY_CACHE_ENTRIES): ValidityCache {
+export function createValidityCache(
+  generation: Generation,
+  options: { entries?: number; onLookup?: ((result: ValidityCacheResult) => void) | undefined } = {},
+): ValidityCache {
+  const { entries = VALIDITY_CACHE_ENTRIES, onLookup } = options
   const answers = new LRUCache<string, { value: unknown }>({ max: entries })
   let filledAt: number | undefined
   /** The generation now, the cache emptied first when it moved; undefined: bypass the cache. */
@@ -40,8 +38,12 @@ export function createValidityCache(generation: Generation, entries = VALIDITY_C
   return {
     async get<T>(key: string, load: () => Promise<T>): Promise<T> {
       const before = current()
-      if (before === undefined) return load()
+      if (before === undefined) {
+        onLookup?.('bypass')
+        return load()
+      }
       const hit = answers.get(key)
+      onLookup?.(hit ? 'hit' : 'miss')
       if (hit) return hit.value as T
       const value = await load()
       // Kept only when nothing was written while it was read.
@@ -49,6 +51,24 @@ export function createValidityCache(generation: Generation, entries = VALIDITY_C
       return value
     },
   }
+}
+
+/** The lookups of a verified request (and of the pages' session check), each store's by name. */
+const CACHED_LOOKUPS = {
+  users: ['findById'],
+  apps: ['findById', 'findByConsumerKey'],
+  credentials: ['findConsumerWithAccessToken', 'findBearerTokenWithApp'],
+  admin: ['findPreviousKey'],
+  oauth2: ['findToken'],
+} as const satisfies { [S in keyof Stores]?: ReadonlyArray<keyof Stores[S] & string> }
+
+/** The stores with the lookups of CACHED_LOOKUPS answered through `cache`. */
+export function withCachedLookups(stores: Stores, cache: ValidityCache): Stores {
+  const cached = { ...stores }
+  for (const [name, methods] of Object.entries(CACHED_LOOKUPS) as Array<[keyof typeof CACHED_LOOKUPS, readonly string[]]>) {
+    ;(cached as Record<string, object>)[name] = withValidityCache(stores[name], name, methods as never, cache)
+  }
+  return cached
 }
 
 /**

@@ -17,5 +17,6 @@ export function recordingObserver(): DomainObserver & { told: string[] } {
     rateLimited: () => {},
     signIn: () => {},
     signatureFailureLost: (reason) => void told.push(`lost:${reason}`),
+    validityCacheLookup: () => {},
   }
 }

@@ -40,10 +40,11 @@ describe('validity cache', () => {
     assert.equal(lookup.asked, 4)
   })
 
-  test('asks the store every time while the generation cannot be told (a transaction is open)', async () => {
+  test('asks the store every time while the generation cannot be told (a transaction is open); says who answered each lookup', async () => {
     let generation: number | undefined = undefined
     const lookup = countingLookup(new Map([['a', { name: 'first' }]]))
-    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => generation))
+    const answered: string[] = []
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => generation, { onLookup: (result) => void answered.push(result) }))
     await store.find('a')
     await store.find('a')
     assert.equal(lookup.asked, 2)
@@ -51,6 +52,7 @@ describe('validity cache', () => {
     await store.find('a')
     await store.find('a')
     assert.equal(lookup.asked, 3)
+    assert.deepEqual(answered, ['bypass', 'bypass', 'miss', 'hit'])
   })
 
   test('an answer read while a write happened is not kept', async () => {
@@ -85,7 +87,7 @@ describe('validity cache', () => {
 
   test('holds at most its number of entries, the least recently used leaving first', async () => {
     const lookup = countingLookup(new Map())
-    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => 1, 2))
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => 1, { entries: 2 }))
     await store.find('a')
     await store.find('b')
     await store.find('a')

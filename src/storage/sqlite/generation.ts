@@ -1,5 +1,5 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3'
-import type { Generation } from '../validity-cache.ts'
+import type { Generation } from '../types.ts'
 
 /**
  * The embedded database's generation for the validity cache, from one statement: `data_version`

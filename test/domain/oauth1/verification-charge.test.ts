@@ -123,6 +123,7 @@ describe('a nonce store that started now and holds one nonce (domain tier)', () 
     rateLimited: () => {},
     signIn: () => {},
     signatureFailureLost: () => {},
+    validityCacheLookup: () => {},
   }
   const verify = (options: Partial<SignOptions> = {}) =>
     verifySignedRequest(tier.domain, signedInput(tier, { ...signerOf(app), method: 'GET', path: VERIFY, ...options }), { tokenKind: 'none', charge: PER_CALLER })

@@ -36,6 +36,7 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
     rateLimited: () => {},
     signIn: () => {},
     signatureFailureLost: () => {},
+    validityCacheLookup: () => {},
     step: (name, work) => {
       steps.push(name)
       return work()
