@@ -103,6 +103,10 @@ export interface RunContext {
   commit: string
   at: string
   loadAverage: number
+  /** The share of CPU time a hypervisor stole during the run, in percent (Linux only). */
+  stealPercent?: number | undefined
+  /** Measured although the machine was not quiet (--noisy). */
+  noisy?: boolean
   server: string
   duration: number
   warmup: number
@@ -114,7 +118,8 @@ export interface RunContext {
 /** The results as a Markdown table with a caption naming when, where and how they were measured. */
 export function markdownTable(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined, context: RunContext): string {
   const caption =
-    `Measured ${context.at.slice(0, 16).replace('T', ' ')} UTC at commit ${context.commit}, load average ${context.loadAverage.toFixed(2)} at the start, ` +
+    `Measured ${context.at.slice(0, 16).replace('T', ' ')} UTC at commit ${context.commit}, load average ${context.loadAverage.toFixed(2)} at the start` +
+    `${context.stealPercent === undefined ? '' : `, ${context.stealPercent.toFixed(1)} % of CPU time stolen during the run`}, ` +
     `\`--server ${context.server}\`, ${context.repeat} pairs of ${context.warmup} + ${context.duration} s per shape, ${context.connections} connections, ` +
     `${context.pinned ? 'server and load generator each pinned to a core' : 'not pinned to cores'}.`
   const cells = tableCells(results, timing)

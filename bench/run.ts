@@ -11,6 +11,7 @@ import type { LoadConfig, LoadResult, TimingResult } from './load.ts'
 import { runGenerator, summarize, type ShapeMeasurement } from './measure.ts'
 import { checkJsonLogs, precheck } from './prechecks.ts'
 import { benchLines, markdownTable, replaceDocsTable, table, type RunContext } from './report.ts'
+import { cpuTimes, notQuiet, stealPercent } from './quiet.ts'
 import { seedLarge } from './seed.ts'
 import { CPU, LATCHKEY_LISTENING, REPO_ROOT, buildSources, canPin, clockTicksPerSecond, latchkeyCommand, serverEnv, startCeiling, startServer, type Runtime, type ServerProcess } from './servers.ts'
 import { openDomain, openSharedBackends, registerBench, type Storage } from './setup.ts'
@@ -35,6 +36,7 @@ const { values: opts } = parseArgs({
     'no-pin': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     'write-docs': { type: 'boolean', default: false },
+    noisy: { type: 'boolean', default: false },
   },
 })
 const num = (name: keyof typeof opts, { zeroOk = false } = {}) => {
@@ -58,6 +60,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 // This process stays off the server's core too (it is idle while the generator runs).
 if (pin) spawnSync('taskset', ['-pc', String(CPU.client), String(process.pid)], { stdio: 'ignore' })
 const startLoad = loadavg()[0]!
+const startCpu = cpuTimes()
+// Figures from a busy machine decide nothing: refused unless asked for (--noisy), and never written to the docs.
+const busy = notQuiet(startLoad)
+if (busy && (!opts.noisy || opts['write-docs'])) {
+  process.stderr.write(`bench: ${busy}${opts['write-docs'] ? '' : '; --noisy measures anyway, the figures marked as noisy'}\n`)
+  process.exit(2)
+}
 // The sources measured: the commit, and whether src/ differs from it (taken now, before anything starts).
 const git = (...args: string[]) => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout?.trim() ?? ''
 const commit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'src') ? '+dirty' : ''}`
@@ -153,7 +162,7 @@ async function withLatchkey(
 let failed = false
 try {
   if (runtime === 'dist') buildSources()
-  if (startLoad > 1) log(`note: the load average is ${startLoad.toFixed(2)} before starting; other work on this machine makes figures noisy`)
+  if (busy) log(`note (--noisy): ${busy}; these figures are noisy`)
   ceiling = await startCeiling(cpu('server'), join(dir, 'ceiling.log'))
   log(`ceiling pid ${ceiling.pid} on ${ceiling.url}; ${pin ? `server on CPU ${CPU.server}, load generator on CPU ${CPU.client}` : 'not pinned'}`)
 
@@ -209,7 +218,20 @@ try {
   else rmSync(dir, { recursive: true, force: true })
 }
 
-const context: RunContext = { commit, server: runtime, loadAverage: Number(startLoad.toFixed(2)), duration, warmup, repeat, connections, pinned: pin, at: new Date().toISOString() }
+const steal = stealPercent(startCpu, cpuTimes())
+const context: RunContext = {
+  commit,
+  server: runtime,
+  loadAverage: Number(startLoad.toFixed(2)),
+  stealPercent: steal === undefined ? undefined : Number(steal.toFixed(1)),
+  noisy: busy !== undefined,
+  duration,
+  warmup,
+  repeat,
+  connections,
+  pinned: pin,
+  at: new Date().toISOString(),
+}
 process.stdout.write(`\n${table(results, timing, skipped)}\n\n`)
 for (const line of benchLines(results, timing, { ...context })) process.stdout.write(`${line}\n`)
 if (opts['write-docs']) {

@@ -23,6 +23,8 @@ describe('the docs table of npm run bench -- --write-docs', () => {
     assert.match(lines[4]!, /^\| ceil \| bare node:http .* \| 40000 \| 1\.000 \|/)
     assert.match(lines[5]!, /^\| 1 \| verify_credentials, OAuth 1\.0a, SQLite \| 6000 \| 0\.150 \| 0\.133 \| .* \| 150 \| ≥0\.40, p99≤4× \| NO \|$/)
     assert.equal(lines.length, 6)
+    const withSteal = markdownTable(results, undefined, { ...context, stealPercent: 1.25 }).split('\n')[0]
+    assert.match(withSteal!, /^Measured 2026-11-27 19:20 UTC at commit abc1234, load average 0\.21 at the start, 1\.3 % of CPU time stolen during the run, `--server tsx`/)
   })
 
   test('replaces only what lies between the markers', () => {
