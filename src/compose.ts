@@ -1,11 +1,12 @@
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainSettings } from './domain/deps.ts'
+import type { Limiter } from './storage/types.ts'
 import type { DomainObserver } from './domain/observe.ts'
 import { createFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
-import { effectiveLimits } from './domain/rate-limit-table.ts'
+import { SERVICE_LIMITS, effectiveLimits, type ServiceLimit } from './domain/rate-limit-table.ts'
 import { ConfigError } from './config/load.ts'
 import { KeyringError, createValidityCache, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from './storage/index.ts'
 
@@ -56,6 +57,9 @@ export function createDomainDeps(storage: Storage, settings: DomainSettings, clo
           runtime.limiters.create(`limit${resource}`, limit, settings.rateLimitWindowSeconds),
         ]),
       ),
+      service: Object.fromEntries(
+        Object.entries(SERVICE_LIMITS).map(([limit, { name, limit: count }]) => [limit, runtime.limiters.create(name, count, settings.rateLimitWindowSeconds)]),
+      ) as Record<ServiceLimit, Limiter>,
     },
     signatureFailures: createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) }),
   }

@@ -15,9 +15,6 @@ declare module 'fastify' {
   }
 }
 
-/** Admin calls per token per rate-limit window: generous, since admin tools page through lists. */
-export const ADMIN_CALLS_PER_WINDOW = 6000
-
 const BEARER = /^Bearer +(\S+) *$/i
 
 /**
@@ -25,7 +22,8 @@ const BEARER = /^Bearer +(\S+) *$/i
  * seen at once by every instance) and counts against that token's limit.
  */
 export function installAdminAuth(app: FastifyInstance, domain: DomainDeps): void {
-  const limiter = domain.runtime.limiters.create('admin', ADMIN_CALLS_PER_WINDOW, domain.settings.rateLimitWindowSeconds)
+  // Generous (SERVICE_LIMITS.adminCalls): admin tools page through lists.
+  const limiter = domain.limiters.service.adminCalls
   app.decorateRequest('adminToken', null as unknown as AdminTokenRecord)
   app.decorateRequest('adminDomain', null as unknown as DomainDeps)
   app.addHook('onRequest', async (request, reply) => {

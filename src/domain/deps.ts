@@ -1,6 +1,6 @@
 import type { Limiter, StorageRuntime, Stores } from '../storage/types.ts'
 import type { Clock } from './clock.ts'
-import type { RateLimitedResource } from './rate-limit-table.ts'
+import type { RateLimitedResource, ServiceLimit } from './rate-limit-table.ts'
 import type { DomainObserver } from './observe.ts'
 import type { SignatureFailureLog } from './console/signature-failures.ts'
 
@@ -19,6 +19,17 @@ export interface DomainSettings {
   sessionLifetimeSeconds: number
 }
 
+/** Every limiter, made once by the composition root from the limits of rate-limit-table.ts. */
+export interface DomainLimiters {
+  /** One limiter per rate-limited endpoint, keyed by resource. */
+  endpoints: ReadonlyMap<RateLimitedResource, Limiter>
+  /** One limiter per limit of SERVICE_LIMITS (the admin API's, the console's). */
+  service: Readonly<Record<ServiceLimit, Limiter>>
+}
+
+/** What reads the endpoints' limits only (rate_limit_status, the console's usage). */
+export type EndpointLimits = { limiters: Pick<DomainLimiters, 'endpoints'> }
+
 export interface DomainDeps {
   stores: Stores
   /** The storage's runtime (limiters, derived secrets, health, shutdown): for the edges, never a use case. */
@@ -26,10 +37,7 @@ export interface DomainDeps {
   clock: Clock
   newId: () => string
   settings: DomainSettings
-  limiters: {
-    /** One limiter per rate-limited endpoint, keyed by resource (see rate-limit-table.ts). */
-    endpoints: ReadonlyMap<RateLimitedResource, Limiter>
-  }
+  limiters: DomainLimiters
   /** Told of outcomes (verifications, tokens, limits, sign-ins) for the metrics; none in the CLI. */
   observe?: DomainObserver
   /** Each app's recent refused signed requests, for its developer (the console's diagnostics). */

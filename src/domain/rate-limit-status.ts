@@ -1,4 +1,4 @@
-import type { DomainDeps } from './deps.ts'
+import type { EndpointLimits } from './deps.ts'
 import type { Caller } from './identify-caller.ts'
 import { RATE_LIMITED_ENDPOINTS } from './rate-limit-table.ts'
 import { limitSubject } from './rate-limits.ts'
@@ -15,7 +15,7 @@ export interface EndpointLimit {
  * (its own budget, or its address's for the pages), grouped by family, narrowed by `resources=`.
  */
 export async function rateLimitStatus(
-  deps: Pick<DomainDeps, 'limiters'>,
+  deps: EndpointLimits,
   caller: Caller,
   address: string,
   families: string[] | undefined,

@@ -66,3 +66,18 @@ export function effectiveLimits(options: {
   }
   return limits
 }
+
+/**
+ * The limits that guard no endpoint of the table above, each per rate-limit window and never
+ * multiplied (`rateLimitMultiplier` is for the API's clients): the admin API's calls per admin token,
+ * and the developer console's and settings pages' requests per address, changes per account and
+ * sign-ups per address. The sign-in throttle's are settings (`signInMaxFailures`).
+ */
+export const SERVICE_LIMITS = {
+  adminCalls: { name: 'admin', limit: 6000 },
+  consolePages: { name: 'console-pages', limit: 300 },
+  consoleChanges: { name: 'console-changes', limit: 100 },
+  consoleSignUps: { name: 'console-sign-ups', limit: 10 },
+} as const
+
+export type ServiceLimit = keyof typeof SERVICE_LIMITS

@@ -6,7 +6,7 @@ import { errorCode } from '../helpers/oauth1-client.ts'
 import { MAX_APPS_PER_OWNER, createApp, updateApp } from '../../src/domain/registry/apps.ts'
 import { APPS_PER_PAGE } from '../../src/domain/console/owned-apps.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CHANGES_PER_ACCOUNT, PAGE_REQUESTS_PER_ADDRESS } from '../../src/pages/console/context.ts'
+import { SERVICE_LIMITS } from '../../src/domain/rate-limit-table.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 
@@ -514,7 +514,7 @@ describe('console limits', () => {
 
   test('one address gets a 429 page after its budget of console requests; another address is not affected', async () => {
     const b = new CookieBrowser(t.app, '10.47.0.1')
-    for (let i = 0; i < PAGE_REQUESTS_PER_ADDRESS; i++) assert.equal((await b.get('/console')).statusCode, 200)
+    for (let i = 0; i < SERVICE_LIMITS.consolePages.limit; i++) assert.equal((await b.get('/console')).statusCode, 200)
     const refused = await b.get('/console')
     assert.equal(refused.statusCode, 429)
     assert.match(refused.body, /Too many/)
@@ -526,7 +526,7 @@ describe('console limits', () => {
     const b = new CookieBrowser(t.app, '10.47.1.1')
     await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
     const csrf = csrfOf((await b.get('/console')).body)
-    for (let i = 0; i < CHANGES_PER_ACCOUNT; i++) assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 404)
+    for (let i = 0; i < SERVICE_LIMITS.consoleChanges.limit; i++) assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 404)
     assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 429)
   })
 })

@@ -11,11 +11,6 @@ import { sendPage, sendRedirect } from '../reply.ts'
 import { signInPage } from '../views/frame.ts'
 import { postedForm, visitorOf, type Visitor } from '../visitor.ts'
 
-/** Requests per address per window to the console and settings pages, and changes per account. */
-export const PAGE_REQUESTS_PER_ADDRESS = 300
-export const CHANGES_PER_ACCOUNT = 100
-export const SIGN_UPS_PER_ADDRESS = 10
-
 export interface PageContext {
   domain: DomainDeps
   throttle: SignInThrottle
@@ -25,20 +20,10 @@ export interface PageContext {
   limits: { pages: Limiter; changes: Limiter; signUps: Limiter }
 }
 
+/** The pages' limits are SERVICE_LIMITS' console ones: requests per address, changes per account, sign-ups per address. */
 export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean, publicUrl: URL | undefined): PageContext {
-  const window = domain.settings.rateLimitWindowSeconds
-  const limiters = domain.runtime.limiters
-  return {
-    domain,
-    throttle,
-    allowSignup,
-    publicUrl,
-    limits: {
-      pages: limiters.create('console-pages', PAGE_REQUESTS_PER_ADDRESS, window),
-      changes: limiters.create('console-changes', CHANGES_PER_ACCOUNT, window),
-      signUps: limiters.create('console-sign-ups', SIGN_UPS_PER_ADDRESS, window),
-    },
-  }
+  const { consolePages, consoleChanges, consoleSignUps } = domain.limiters.service
+  return { domain, throttle, allowSignup, publicUrl, limits: { pages: consolePages, changes: consoleChanges, signUps: consoleSignUps } }
 }
 
 /** Counts one hit; past the limit the page is a 429. */
