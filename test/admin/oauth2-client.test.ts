@@ -46,6 +46,24 @@ describe("an app's OAuth 2.0 client over the admin API", () => {
     assert.deepEqual([plain.oauth2_enabled, plain.client_id], [false, null])
   })
 
+  test('oauth2_enabled: true keeps the type of a client the app has; only an app without one gets a confidential client', async () => {
+    const created = (await create('Public already', { oauth2_enabled: true, client_type: 'public' })).json as Record<string, unknown>
+    const path = `/admin/v1/apps/${String(created.app_id)}`
+    const again = (await server.admin('PATCH', path, { oauth2_enabled: true })).json as Record<string, unknown>
+    assert.deepEqual([again.client_type, again.client_id, 'client_secret' in again], ['public', created.client_id, false])
+    const plain = (await create('Without one')).json as Record<string, unknown>
+    const enabled = (await server.admin('PATCH', `/admin/v1/apps/${String(plain.app_id)}`, { oauth2_enabled: true })).json as Record<string, unknown>
+    assert.equal(enabled.client_type, 'confidential')
+    assert.equal(typeof enabled.client_secret, 'string', 'made now: shown this once')
+  })
+
+  test('rotate-client-secret on an app without a confidential client: 400 saying how to get one', async () => {
+    const plain = (await create('No client')).json as Record<string, unknown>
+    const refused = await server.admin('POST', `/admin/v1/apps/${String(plain.app_id)}/rotate-client-secret`)
+    assert.equal(refused.status, 400, refused.text)
+    assert.equal(refused.json.detail, `app ${String(plain.app_id)} has no confidential OAuth 2.0 client (PATCH it with "client_type": "confidential")`)
+  })
+
   test('the apps list shows each app\'s client as the answers about one app do, never its secret', async () => {
     const confidential = (await create('Listed confidential', { oauth2_enabled: true })).json as Record<string, unknown>
     const plain = (await create('Listed plain')).json as Record<string, unknown>

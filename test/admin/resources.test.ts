@@ -183,6 +183,23 @@ describe('admin API resources', () => {
     })
   }
 
+  test('no answer about an app shows its consumer secret but the one that makes it; an owner no one is lists nothing', async () => {
+    const owner = await newUser('secretive')
+    const made = await newApp(owner.user_id, 'Secretive app')
+    assert.equal(typeof made.consumer_secret, 'string')
+    const path = `/admin/v1/apps/${made.app_id}`
+    const answers = [await server.admin('GET', path), await server.admin('PATCH', path, { description: 'changed' }), await server.admin('GET', `/admin/v1/apps?owner=${owner.user_id}`)]
+    for (const answer of answers) {
+      assert.equal(answer.status, 200, answer.text)
+      assert.ok(!answer.text.includes(made.consumer_secret), answer.text)
+      assert.ok(!answer.text.includes('consumer_secret'), answer.text)
+    }
+    assert.deepEqual(answers[2]!.json.data.map((a: { app_id: string }) => a.app_id), [made.app_id])
+    for (const nobody of ['nobody_at_all', '999999999999']) {
+      assert.deepEqual((await server.admin('GET', `/admin/v1/apps?owner=${nobody}`)).json, { data: [], next_cursor: null })
+    }
+  })
+
   test('a cursor is accepted only in the form a list writes it: the canonical base64url of a key', async () => {
     // "MTI" is "12" written as this list writes it; "MTJ" decodes to "12" too, with stray bits.
     assert.equal((await server.admin('GET', '/admin/v1/users?cursor=MTI')).status, 200)
@@ -190,6 +207,10 @@ describe('admin API resources', () => {
     assert.equal(stray.status, 400)
     assert.equal(stray.json.detail, 'The cursor is not one this list gave.')
     assert.deepEqual(stray.json.errors, [{ in: 'query', field: 'cursor', detail: 'must be a next_cursor from this list' }])
+    // Canonical, but of keys that are not ids: letters before or after the digits.
+    for (const key of ['x1', '1x']) {
+      for (const list of ['users', 'apps']) assert.equal((await server.admin('GET', `/admin/v1/${list}?cursor=${Buffer.from(key).toString('base64url')}`)).status, 400, `${list} ${key}`)
+    }
   })
 
   test('audit: the admin API\'s changes are in the trail with the admin token as actor, newest first, filtered and paged', async () => {
