@@ -17,8 +17,11 @@ interface AuditQuery {
 /** `<at_ms>.<id>`: the sort key of an audit row (newest first). */
 const AUDIT_KEY = /^\d{1,16}\.\d{1,16}$/
 
-/** An RFC 3339 leap second (`23:59:60`), which the schema's date-time accepts and Date.parse does not. */
-const LEAP_SECOND = /:60(?=(\.\d+)?(Z|[+-]\d{2}:\d{2})$)/i
+/**
+ * An RFC 3339 leap second (`23:59:60`), which the schema's date-time accepts and Date.parse does
+ * not; its offset with or without the colon, as the schema takes both.
+ */
+const LEAP_SECOND = /:60(?=(\.\d+)?(Z|[+-]\d{2}:?\d{2})$)/i
 
 /**
  * A `since` or `until` as milliseconds: a leap second counts as the second after :59; a time Date
