@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test'
 import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { countRows } from '../helpers/test-app.ts'
 import { MAX_APPS_PER_OWNER } from '../../src/domain/registry/apps.ts'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { newUserTokenValue } from '../../src/domain/oauth2-user/token-values.ts'
 
 describe('admin API resources', () => {
   let server: AdminTestServer
@@ -198,6 +200,20 @@ describe('admin API resources', () => {
     for (const nobody of ['nobody_at_all', '999999999999']) {
       assert.deepEqual((await server.admin('GET', `/admin/v1/apps?owner=${nobody}`)).json, { data: [], next_cursor: null })
     }
+  })
+
+  test("a person's authorizations are listed in app id order, whatever kind and order they were given in", async () => {
+    const person = await newUser('orderly')
+    const first = await newApp(person.user_id, 'Orderly first')
+    const second = await newApp(person.user_id, 'Orderly second')
+    // The first app by an OAuth 2.0 grant (listed after OAuth 1.0a's before they are sorted), the second by a token.
+    await setOAuth2Client(server.domain, { appId: first.app_id, setting: 'public' })
+    const grant = { id: server.domain.newId(), appId: first.app_id, userId: person.user_id, scopes: ['users.read'], createdAtMs: Date.now(), revokedAtMs: null }
+    const access = { kind: 'access' as const, grantId: grant.id, createdAtMs: grant.createdAtMs, expiresAtMs: grant.createdAtMs + 3_600_000, spentAtMs: null }
+    await server.domain.stores.oauth2.createGrant(grant, [{ token: newUserTokenValue(), record: access }], `code-${grant.id}`)
+    assert.equal((await server.admin('POST', `/admin/v1/apps/${second.app_id}/owner-token`)).status, 200)
+    const listed = await server.admin('GET', `/admin/v1/users/${person.user_id}/authorizations`)
+    assert.deepEqual(listed.json.data.map((a: { app_id: string }) => a.app_id), [first.app_id, second.app_id])
   })
 
   test('a cursor is accepted only in the form a list writes it: the canonical base64url of a key', async () => {

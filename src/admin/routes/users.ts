@@ -73,7 +73,8 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       const apps = await connectedApps(request.adminDomain, user.id)
       return {
         data: apps
-          .sort((a, b) => (a.appId < b.appId ? -1 : 1))
+          // By id as a number: ids of different lengths would sort wrongly as text.
+          .sort((a, b) => (BigInt(a.appId) < BigInt(b.appId) ? -1 : 1))
           .map((a) => ({ app_id: a.appId, app_name: a.appName, access_level: a.accessLevel, authorized_at: new Date(a.authorizedAtMs).toISOString(), ...(a.scopes ? { scopes: a.scopes } : {}) })),
       }
     },
