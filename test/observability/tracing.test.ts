@@ -60,7 +60,8 @@ describe('OpenTelemetry traces', () => {
   })
 
   test('a signed request: a server span named after its route, children for storage and the signature, the caller\'s traceparent honoured, no secret in any attribute', async () => {
-    const server = await startOnThisPass({ otelEndpoint: receiver.url })
+    // Behind a trusted proxy on loopback: a request it forwards over TLS is traced as https.
+    const server = await startOnThisPass({ otelEndpoint: receiver.url, trustProxy: '127.0.0.1' })
     const app = await makeApp(server.domain)
     const { token, owner } = await issueOwnerToken(server.domain, app.id)
     const callerTraceId = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -74,9 +75,12 @@ describe('OpenTelemetry traces', () => {
     })
     try {
       assert.equal((await send(signed)).status, 200)
+      assert.equal((await fetch(`${server.url}/healthz`, { headers: { 'x-forwarded-proto': 'https' } })).status, 200)
     } finally {
       await server.close() // flushes the spans still batched
     }
+    const forwarded = receiver.spans.find((s) => s.name === 'GET /healthz')
+    assert.equal(forwarded && attribute(forwarded, 'url.scheme'), 'https')
 
     const requestSpan = receiver.spans.find((s) => s.name === 'GET /1.1/account/verify_credentials.json')
     assert.ok(requestSpan, `a server span named after the route among ${receiver.spans.map((s) => s.name).join(', ')}`)
