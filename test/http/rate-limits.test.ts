@@ -127,12 +127,22 @@ describe('rate limits', () => {
     assert.equal((await verify(forged, '2001:db8:5:7::1')).status, 401, 'the next /64 is another subscriber')
   })
 
+  test("rate_limit_status has an address limit of its own: a stranger's failures from one address stop at its limit", async () => {
+    const forged = { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnotatoken', 'x-forwarded-for': '10.9.9.10' }
+    const answers = []
+    for (let i = 0; i <= 50; i++) answers.push(await send({ method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json`, headers: forged }))
+    assert.deepEqual([...new Set(answers.slice(0, 50).map((a) => a.status))], [401])
+    assert.equal(answers[50]!.status, 429)
+    assert.equal(answers[50]!.headers.get('x-latchkey-reason'), 'address limit of /application/rate_limit_status')
+  })
+
   test('rate_limit_status reports the exact remaining counts of the caller', async () => {
     const credentials = await ownerToken(await makeApp(server.domain))
     await verify(credentials)
     await verify(credentials)
-    const status = await signedFetch({ ...credentials, method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json?resources=account,application`, extraHeaders: { 'x-forwarded-for': '10.0.0.4' } })
+    const status = await signedFetch({ ...credentials, method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json?resources=account,%20application`, extraHeaders: { 'x-forwarded-for': '10.0.0.4' } })
     assert.equal(status.status, 200)
+    assert.deepEqual(status.json.rate_limit_context, { access_token: credentials.token.key }, 'user context: the token, not the app')
     assert.deepEqual(Object.keys(status.json.resources).sort(), ['account', 'application'])
     assert.equal(status.json.resources.account['/account/verify_credentials'].remaining, 1)
     assert.equal(status.json.resources.account['/account/verify_credentials'].limit, 3)
