@@ -25,11 +25,14 @@ describe('the service in development mode', () => {
     const res = await t.app.inject({ method: 'GET', url: '/healthz' })
     assert.equal(res.statusCode, 200)
     assert.equal(res.headers['content-type'], JSON_TYPE)
+    assert.deepEqual(res.json(), { status: 'ok' })
   })
 
-  test('GET /readyz answers 200 while the database answers', async () => {
+  test('GET /readyz answers 200 while the database answers, naming each dependency', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' })
     assert.equal(res.statusCode, 200)
+    const redis = process.env.LATCHKEY_TEST_REDIS_URL ? 'up' : 'not_configured'
+    assert.deepEqual(res.json(), { status: 'ready', dependencies: { database: 'up', redis, master_key: 'loaded' } })
   })
 
   test('an unknown path answers 404 code 34 in JSON', async () => {
