@@ -209,3 +209,50 @@ describe('rate-limit settings', () => {
     }
   })
 })
+
+describe('every API route has an address limit of its own', () => {
+  let server: TestServer
+  // Each resource's limit at 2 (the token endpoint's is its pace setting).
+  const resources = ['/oauth/request_token', '/oauth/access_token', '/oauth/invalidate_token', '/oauth2/invalidate_token', '/oauth2/introspect', '/2/oauth2/token', '/2/oauth2/revoke', '/2/users/me', '/account/verify_credentials', '/application/rate_limit_status']
+  before(async () => {
+    server = await startTestServer({
+      settings: { rateLimits: Object.fromEntries(resources.map((resource) => [resource, 2])), bearerTokenCallsPerWindow: 2 },
+      http: { trustProxy: ['127.0.0.1'] },
+    })
+  })
+  after(() => server.close())
+
+  const form = { 'content-type': 'application/x-www-form-urlencoded' }
+  const wrongBasic = { authorization: `Basic ${Buffer.from('nobody:nothing').toString('base64')}`, ...form }
+  const wrongBearer = { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAnotatoken' }
+  /** A request of each route that fails authentication, and the resource whose budget it spends. */
+  const ROUTES: Array<{ resource: string; method: string; path: string; headers?: Record<string, string>; body?: string }> = [
+    { resource: '/oauth/request_token', method: 'POST', path: '/oauth/request_token' },
+    { resource: '/oauth/access_token', method: 'POST', path: '/oauth/access_token' },
+    { resource: '/oauth/invalidate_token', method: 'POST', path: '/1.1/oauth/invalidate_token' },
+    { resource: '/oauth2/token', method: 'POST', path: '/oauth2/token', headers: wrongBasic, body: 'grant_type=client_credentials' },
+    { resource: '/oauth2/invalidate_token', method: 'POST', path: '/oauth2/invalidate_token', headers: wrongBasic, body: 'access_token=x' },
+    { resource: '/oauth2/introspect', method: 'POST', path: '/oauth2/introspect', headers: wrongBasic, body: 'token=x' },
+    { resource: '/2/oauth2/token', method: 'POST', path: '/2/oauth2/token', headers: wrongBasic, body: 'grant_type=refresh_token&refresh_token=x' },
+    { resource: '/2/oauth2/revoke', method: 'POST', path: '/2/oauth2/revoke', headers: wrongBasic, body: 'token=x' },
+    { resource: '/2/users/me', method: 'GET', path: '/2/users/me', headers: wrongBearer },
+    { resource: '/account/verify_credentials', method: 'GET', path: '/1.1/account/verify_credentials.json' },
+    { resource: '/application/rate_limit_status', method: 'GET', path: '/1.1/application/rate_limit_status.json', headers: wrongBearer },
+  ]
+
+  for (const [i, route] of ROUTES.entries()) {
+    test(`${route.method} ${route.path}: a stranger's third failure from one address is 429, for ${route.resource}`, async () => {
+      const call = () => send({ method: route.method, url: `${server.url}${route.path}`, headers: { ...route.headers, 'x-forwarded-for': `10.7.0.${i + 1}` }, ...(route.body ? { body: route.body } : {}) })
+      const answers = [await call(), await call(), await call()]
+      assert.ok(answers.slice(0, 2).every((a) => a.status >= 400 && a.status < 429), answers.map((a) => a.status).join(' '))
+      assert.equal(answers[2]!.status, 429)
+      assert.equal(answers[2]!.headers.get('x-latchkey-reason'), `address limit of ${route.resource}`)
+    })
+  }
+
+  test('the two paths of invalidate_token share one budget', async () => {
+    const call = (path: string) => send({ method: 'POST', url: `${server.url}${path}`, headers: { 'x-forwarded-for': '10.7.1.1' } })
+    assert.deepEqual([(await call('/1.1/oauth/invalidate_token')).status < 429, (await call('/1.1/oauth/invalidate_token')).status < 429], [true, true])
+    assert.equal((await call('/oauth/invalidate_token')).status, 429)
+  })
+})
