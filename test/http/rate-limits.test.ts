@@ -97,6 +97,17 @@ describe('rate limits', () => {
     assert.equal(limits(legit).remaining, 2, "the app's own budget is untouched")
   })
 
+  test("a replay refused after the app's limit was charged shows the app's budget, not the address's", async () => {
+    const credentials = await ownerToken(await makeApp(server.domain))
+    const request = signRequest({ ...credentials, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, extraHeaders: { 'x-forwarded-for': '10.0.0.9' } })
+    const first = await send(request)
+    assert.deepEqual([first.status, limits(first).remaining], [200, 2])
+    const replay = await send(request)
+    assert.deepEqual([replay.status, errorCode(replay)], [401, 32])
+    // The app's count as the replay was charged (before it was given back); the address's would be 2.
+    assert.equal(limits(replay).remaining, 1)
+  })
+
   test('failures sent all at once from one address pass the address limit by none: each reserves its count before any work', async () => {
     const app = await makeApp(server.domain)
     const credentials = await ownerToken(app)
