@@ -33,5 +33,9 @@ describe('GET /metrics on the admin listener', () => {
     assert.equal(anonymous.status, 401)
     assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer/)
     assert.equal((await fetch(`${server.url}/metrics`)).status, 404)
+    // Not an operation of the admin API: its OpenAPI document does not list it.
+    const document = (await (await fetch(`${server.adminUrl}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).json()) as { paths: Record<string, unknown> }
+    assert.ok(Object.keys(document.paths).length > 5)
+    assert.equal('/metrics' in document.paths, false)
   })
 })
