@@ -37,9 +37,10 @@ export const SUITES = {
   },
   // The OpenAPI documents it builds (openapi-public.ts, openapi-console.ts) are checked whole against
   // docs/ by the admin API's document test.
-  // Its metrics and tracing plugins by the observability tests that scrape and trace through them, the
+  // Its metrics and tracing plugins by the observability tests that scrape and trace through them (the
+  // admin listener's /metrics too), the
   // address brake on pages by the pages' own limit test, its refusals' metric by the label test.
-  'src/http': { tests: ['test/http', 'test/admin/openapi.test.ts', 'test/observability/metrics.test.ts', 'test/observability/tracing.test.ts', 'test/observability/tracing-spans.test.ts', 'test/pages/rate-limit.test.ts', 'test/observability/label-values.test.ts'] },
+  'src/http': { tests: ['test/http', 'test/admin/openapi.test.ts', 'test/observability/metrics.test.ts', 'test/observability/tracing.test.ts', 'test/observability/tracing-spans.test.ts', 'test/pages/rate-limit.test.ts', 'test/observability/label-values.test.ts', 'test/observability/admin-metrics.test.ts'] },
   // The PostgreSQL and Redis files skip themselves here: mutation runs on SQLite and memory.
   'src/storage': { tests: ['test/storage'] },
   'src/observability': {
