@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -101,6 +101,8 @@ export function buildSources(): void {
   const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc')
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR, '--declaration', 'false'], { cwd: REPO_ROOT, encoding: 'utf8' })
   if (result.status !== 0) throw new Error(`building the sources failed: ${result.stdout}${result.stderr}`)
+  // Beside dist/ as in the package: the CLI reads its version from ../../package.json.
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(BUILD_DIR, '..', 'package.json'))
 }
 
 /**

@@ -29,7 +29,7 @@ describe('GET /2/users/me limits', () => {
     assert.equal(refused.status, 429)
   })
 
-  test('an OAuth 1.0a access token: counted too, and past the limit v2's 429, not the v2 401 of a failed authentication', async () => {
+  test("an OAuth 1.0a access token: counted too, and past the limit v2's 429, not the v2 401 of a failed authentication", async () => {
     const carol = await issueEveryCredential(server.domain)
     const answers = [await signed(carol), await signed(carol), await signed(carol), await signed(carol)]
     assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429])
