@@ -26,6 +26,11 @@ describe('the admin listener', () => {
     assert.equal(access[0]!.listener, 'admin')
   })
 
+  test('without metrics it has no /metrics: 404, as any path it does not have', async () => {
+    const answer = await server.admin('GET', '/metrics')
+    assert.deepEqual([answer.status, answer.json.type], [404, 'urn:latchkey:problem:not-found'])
+  })
+
   test('a request without a body is bodiless whatever its Content-Type says; an empty JSON document is not', async () => {
     const app = await makeApp(server.domain)
     const deleted = await server.admin('DELETE', `/admin/v1/apps/${app.id}`, undefined, { rawBody: '', contentType: 'application/json' })
