@@ -43,7 +43,9 @@ describe('admin problem documents', () => {
     assert.deepEqual(toProblem(refusal(400)), { type: 'urn:latchkey:problem:validation', title: 'Bad Request', status: 400, detail: 'The request is malformed.' })
     assert.deepEqual(toProblem(refusal(418)), { type: 'urn:latchkey:problem:bad-request', title: "I'm a Teapot", status: 418, detail: 'The request is malformed.' })
     assert.deepEqual(toProblem(refusal(499)).status, 499)
-    for (const statusCode of [399, 500, 503, '404', undefined]) assert.equal(toProblem(refusal(statusCode)).status, 500, String(statusCode))
+    for (const statusCode of [399, 500, 503, '404', undefined]) {
+      assert.deepEqual(toProblem(refusal(statusCode)), { type: 'urn:latchkey:problem:internal', title: 'Internal Server Error', status: 500, detail: 'Internal error.' }, String(statusCode))
+    }
   })
 
   test('an error thrown by a route is a 500 that shows nothing of it, logged with the request id', async () => {
@@ -55,15 +57,17 @@ describe('admin problem documents', () => {
     const { token } = await createAdminToken(server.domain, 'failing route')
     const answer = await adminApp.inject({ method: 'GET', url: '/admin/v1/failing', headers: { authorization: `Bearer ${token}` } })
     const refused = await adminApp.inject({ method: 'GET', url: '/admin/v1/nothing-here', headers: { authorization: `Bearer ${token}` } })
+    const invalid = await adminApp.inject({ method: 'GET', url: '/admin/v1/users?limit=ten', headers: { authorization: `Bearer ${token}` } })
     await adminApp.close()
     assert.equal(answer.statusCode, 500)
     assert.deepEqual(answer.json(), { type: 'urn:latchkey:problem:internal', title: 'Internal Server Error', status: 500, detail: 'Internal error.' })
     const logged = lines.map((line) => JSON.parse(line) as { msg: string; reqId?: string; err?: { message: string } })
     const failure = logged.filter((line) => line.msg === 'admin request failed')
-    assert.equal(failure.length, 1, 'the 500 is logged once; the 404 is not')
+    assert.equal(failure.length, 1, 'the 500 is logged once; the 404 and the 400 are not')
     assert.equal(failure[0]!.err?.message, 'the secret cause')
     assert.match(failure[0]!.reqId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     assert.equal(refused.statusCode, 404)
+    assert.equal(invalid.statusCode, 400)
   })
 
   test('a refusal of the rules that names no field has no `errors` list; one that names a field lists it', async () => {
