@@ -204,16 +204,17 @@ describe('admin API resources', () => {
 
   test("a person's authorizations are listed in app id order, whatever kind and order they were given in", async () => {
     const person = await newUser('orderly')
-    const first = await newApp(person.user_id, 'Orderly first')
-    const second = await newApp(person.user_id, 'Orderly second')
-    // The first app by an OAuth 2.0 grant (listed after OAuth 1.0a's before they are sorted), the second by a token.
-    await setOAuth2Client(server.domain, { appId: first.app_id, setting: 'public' })
-    const grant = { id: server.domain.newId(), appId: first.app_id, userId: person.user_id, scopes: ['users.read'], createdAtMs: Date.now(), revokedAtMs: null }
-    const access = { kind: 'access' as const, grantId: grant.id, createdAtMs: grant.createdAtMs, expiresAtMs: grant.createdAtMs + 3_600_000, spentAtMs: null }
-    await server.domain.stores.oauth2.createGrant(grant, [{ token: newUserTokenValue(), record: access }], `code-${grant.id}`)
-    assert.equal((await server.admin('POST', `/admin/v1/apps/${second.app_id}/owner-token`)).status, 200)
+    const apps = [await newApp(person.user_id, 'Orderly first'), await newApp(person.user_id, 'Orderly second'), await newApp(person.user_id, 'Orderly third')]
+    // The first by an OAuth 2.0 grant, listed after OAuth 1.0a's before they are sorted; the others by tokens.
+    for (const app of apps.slice(0, 1)) {
+      await setOAuth2Client(server.domain, { appId: app.app_id, setting: 'public' })
+      const grant = { id: server.domain.newId(), appId: app.app_id, userId: person.user_id, scopes: ['users.read'], createdAtMs: Date.now(), revokedAtMs: null }
+      const access = { kind: 'access' as const, grantId: grant.id, createdAtMs: grant.createdAtMs, expiresAtMs: grant.createdAtMs + 3_600_000, spentAtMs: null }
+      await server.domain.stores.oauth2.createGrant(grant, [{ token: newUserTokenValue(), record: access }], `code-${grant.id}`)
+    }
+    for (const app of apps.slice(1)) assert.equal((await server.admin('POST', `/admin/v1/apps/${app.app_id}/owner-token`)).status, 200)
     const listed = await server.admin('GET', `/admin/v1/users/${person.user_id}/authorizations`)
-    assert.deepEqual(listed.json.data.map((a: { app_id: string }) => a.app_id), [first.app_id, second.app_id])
+    assert.deepEqual(listed.json.data.map((a: { app_id: string }) => a.app_id), apps.map((app) => app.app_id))
   })
 
   test('a cursor is accepted only in the form a list writes it: the canonical base64url of a key', async () => {
