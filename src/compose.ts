@@ -1,12 +1,11 @@
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
-import type { DomainDeps, DomainSettings } from './domain/deps.ts'
-import type { Limiter } from './storage/types.ts'
+import type { DomainDeps, DomainLimiters, DomainSettings } from './domain/deps.ts'
 import type { DomainObserver } from './domain/observe.ts'
 import { createFailureLog } from './domain/console/signature-failures.ts'
 import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
-import { SERVICE_LIMITS, effectiveLimits, type ServiceLimit } from './domain/rate-limit-table.ts'
+import { SERVICE_LIMITS, effectiveLimits } from './domain/rate-limit-table.ts'
 import { ConfigError } from './config/load.ts'
 import { KeyringError, createValidityCache, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from './storage/index.ts'
 
@@ -59,7 +58,7 @@ export function createDomainDeps(storage: Storage, settings: DomainSettings, clo
       ),
       service: Object.fromEntries(
         Object.entries(SERVICE_LIMITS).map(([limit, { name, limit: count }]) => [limit, runtime.limiters.create(name, count, settings.rateLimitWindowSeconds)]),
-      ) as Record<ServiceLimit, Limiter>,
+      ) as DomainLimiters['service'],
     },
     signatureFailures: createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) }),
   }
