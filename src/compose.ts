@@ -34,7 +34,7 @@ export function domainSettings(config: Config): DomainSettings {
  * not the cache) → previous consumer keys in their grace period (a lookup's second step).
  */
 function domainStores({ stores, runtime }: Storage, clock: Clock, observe: DomainObserver | undefined): Stores {
-  const cache = runtime.generation && createValidityCache(runtime.generation, { onLookup: observe?.validityCacheLookup })
+  const cache = runtime.generation && createValidityCache(runtime.generation, { onLookup: observe && ((result) => observe.validityCacheLookup(result)) })
   const cached = cache ? withCachedLookups(stores, cache) : stores
   return withPreviousConsumerKeys(cached, clock)
 }

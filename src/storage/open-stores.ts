@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Redis } from 'ioredis'
-import type { AuditStore, LimiterFactory, NonceStore, Storage } from './types.ts'
+import type { AuditStore, Generation, LimiterFactory, NonceStore, Storage } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
@@ -118,6 +118,24 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
   return units.isGrouped ? { ...store, record: (event) => units.runOwnWrite((tx) => tx.audit.record(event)) } : store
 }
 
+/**
+ * The embedded database's generation (sqlite/generation.ts), its failures reported as any store
+ * call's are (a busy database is an outage, 503). PostgreSQL has none yet: its instances would share
+ * one through Redis, read with the nonce.
+ */
+function generationOf(db: Kysely<Database>): Generation | undefined {
+  const connection = directConnection(db)
+  if (!connection) return undefined
+  const generation = sqliteGeneration(connection)
+  return () => {
+    try {
+      return generation()
+    } catch (error) {
+      throw toStorageError(error, 'database')
+    }
+  }
+}
+
 /** The stores over an open database, with nonces and limiters in Redis when given, else in memory. */
 export function createSqlStorage(
   db: Kysely<Database>,
@@ -164,11 +182,9 @@ export function createSqlStorage(
     },
     nonces,
   }
-  // PostgreSQL has no generation yet: its instances would share one through Redis, read with the nonce.
-  const connection = directConnection(db)
   const runtime: Storage['runtime'] = {
     limiters,
-    generation: connection && sqliteGeneration(connection),
+    generation: generationOf(db),
     deriveSecret: (purpose) => sealer.derive(purpose),
     legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {

@@ -74,13 +74,15 @@ export async function verifySignedRequest<K extends TokenKind>(
   const signatureMatches = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret))
   const checked: Checked = { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches }
 
-  const refusal = CHECKS.find((check) => !check.passes(checked))
+  // Every check runs (a passing request runs them all anyway); the first that fails is the answer.
+  const failed = CHECKS.filter((check) => !check.passes(checked))
+  const refusal = failed[0]
   if (refusal) {
     observed(refusal.observedAs)
     noteSignatureFailure(deps, { input, request, app, reason: refusal.shownAs })
     // For the operator's log only: every check that failed (the client sees just the code).
-    const failed = CHECKS.filter((check) => !check.passes(checked)).map((check) => check.step)
-    throw new ServiceError(typeof refusal.error === 'function' ? refusal.error(checked) : refusal.error, { detail: `signed request refused: ${failed.join(', ')}` })
+    const detail = `signed request refused: ${failed.map((check) => check.step).join(', ')}`
+    throw new ServiceError(typeof refusal.error === 'function' ? refusal.error(checked) : refusal.error, { detail })
   }
 
   // The call is counted before its nonce is spent, so a request refused by a limit (429) leaves its
