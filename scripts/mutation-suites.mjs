@@ -31,7 +31,8 @@ export const SUITES = {
     skip: ['test/admin/text-fields.test.ts'],
   },
   'src/pages': {
-    tests: ['test/pages', 'test/console'],
+    // With the audit trail's test, which tells an automatic consent from one the person gave.
+    tests: ['test/pages', 'test/console', 'test/http/audit.test.ts'],
     // Every field of every form with five characters: about 80 s per mutant; its rule is the domain's.
     skip: ['test/console/text-fields.test.ts'],
   },

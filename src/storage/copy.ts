@@ -6,7 +6,8 @@ import { isPostgresUrl, redactUrl } from './urls.ts'
 
 /**
  * Every table of the schema with its key, parents before children (the foreign keys), as `copy`
- * writes them. A test checks it names every table the migrations make.
+ * writes them. A test checks it names every table the migrations make, but the embedded database's
+ * credential generation (its triggers count the copied rows in anew).
  */
 export const COPIED_TABLES = [
   { table: 'users', key: 'id' },

@@ -13,6 +13,7 @@ export class CookieBrowser {
   ) {}
 
   private keep(response: LightMyRequestResponse): LightMyRequestResponse {
+    assertFormsPostHome(response)
     for (const cookie of response.cookies) {
       const expired = cookie.maxAge === 0 || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now())
       if (expired || cookie.value === '') this.cookies.delete(cookie.name)
@@ -43,6 +44,18 @@ export class CookieBrowser {
     const page = await this.get(url)
     return this.post(action, { csrf_token: csrfOf(page.body), ...fields })
   }
+}
+
+/**
+ * Every page of the console and settings says where its forms may post: a page with a form only to
+ * this site (`form-action 'self'`), any other answer nowhere. Checked on every answer a test's
+ * browser receives.
+ */
+function assertFormsPostHome(response: LightMyRequestResponse): void {
+  const path = new URL(response.raw.req.url ?? '/', 'http://page.test').pathname
+  if (!/^\/(console|settings)(\/|$)/.test(path) || !String(response.headers['content-type']).startsWith('text/html')) return
+  const formAction = /(?:^|; )form-action ([^;]*)/.exec(String(response.headers['content-security-policy']))?.[1]
+  assert.equal(formAction, response.body.includes('<form') ? "'self'" : "'none'", `form-action of ${response.statusCode} ${path}`)
 }
 
 export function csrfOf(page: string): string {

@@ -170,6 +170,57 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow')
     assert.equal(response.statusCode, 401)
     assert.match(response.body, /Please sign in to authorize this app\./)
+    assert.match(response.body, /name="username" type="text" value=""/, 'nothing prefilled')
     assert.equal(await statusOf(rt.token), 'issued')
+  })
+
+  test('a refused sign-in shows the form again with the username typed, cut to 64 characters', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const typed = `${'a'.repeat(64)}${'b'.repeat(36)}`
+    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, { username: typed, password: 'not the password' })
+    assert.equal(response.statusCode, 401)
+    assert.match(response.body, new RegExp(`name="username" type="text" value="${'a'.repeat(64)}"`))
+    assert.equal(await statusOf(rt.token), 'issued')
+  })
+
+  test('switching account while force_login is on keeps asking for the password on every later form, the username empty', async () => {
+    const app = await makeApp(t.domain)
+    const { browser, user } = await signInAndAllow(t, app)
+    const rt = await makeRequestToken(t.domain, app)
+    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const fields = { csrf_token: csrfOf(page.body), oauth_token: rt.token, action: 'switch' }
+    const switched = await submit(t.app, browser, '/oauth/authorize', { ...fields, force_login: 'true' })
+    assert.equal(switched.statusCode, 200)
+    assert.match(switched.body, /<input type="hidden" name="force_login" value="true">/)
+    assert.match(switched.body, /name="username" type="text" value=""/)
+    assert.doesNotMatch(switched.body, new RegExp(user.screenName))
+    // The twin: without force_login the form carries none.
+    const again = await signInAndAllow(t, app)
+    const next = await visit(t.app, again.browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const plain = await submit(t.app, again.browser, '/oauth/authorize', { csrf_token: csrfOf(next.body), oauth_token: rt.token, action: 'switch' })
+    assert.equal(plain.statusCode, 200)
+    assert.doesNotMatch(plain.body, /name="force_login"/)
+  })
+})
+
+describe('POST /oauth/authorize: a form that is no button of the page', () => {
+  test('an action other than allow, cancel or switch (or none) is a 400 page that approves nothing; the log says why', async (ctx) => {
+    const logLines: string[] = []
+    const t = await buildTestApp({ logLines })
+    ctx.after(() => t.close())
+    const app = await makeApp(t.domain)
+    const { browser } = await signInAndAllow(t, app)
+    const rt = await makeRequestToken(t.domain, app)
+    for (const action of ['approve', undefined]) {
+      const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+      const fields: Record<string, string> = { csrf_token: csrfOf(page.body), oauth_token: rt.token, ...(action ? { action } : {}) }
+      const response = await submit(t.app, browser, '/oauth/authorize', fields)
+      assert.equal(response.statusCode, 400, `action ${action}`)
+      assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+      assert.match(response.body, /This request was not valid\./)
+      assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.status, 'issued')
+    }
+    const refusals = logLines.map((line) => JSON.parse(line) as { msg?: string; detail?: string }).filter((line) => line.msg === 'page refused')
+    assert.deepEqual(refusals.map((line) => line.detail), ['unknown form action', 'unknown form action'])
   })
 })

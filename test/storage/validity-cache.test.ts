@@ -6,8 +6,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import Sqlite from 'better-sqlite3'
+import { createDomainDeps } from '../../src/compose.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
 import { sqliteGeneration } from '../../src/storage/sqlite/generation.ts'
 import { createValidityCache, withValidityCache } from '../../src/storage/validity-cache.ts'
+import { issueEveryCredential } from '../helpers/fixtures.ts'
+import { testKeyring } from '../helpers/keys.ts'
+import { testDomainSettings } from '../helpers/test-app.ts'
 
 /** A lookup that answers what `rows` holds now and counts how often it was asked. */
 function countingLookup(rows: Map<string, { name: string } | undefined>) {
@@ -113,29 +118,60 @@ describe('the embedded database generation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-generation-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  test("moves on this connection's writes and on every other connection's commits, and not otherwise", () => {
+  test('moves on every write to a credential table, from any connection; not on audit rows, request tokens or other tables; unknown inside a transaction', async () => {
     const path = join(dir, 'moves.sqlite')
+    const storage = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
+    const domain = createDomainDeps(storage, testDomainSettings())
+    // The server's connection: the storage above stands for the CLI, another process.
     const server = new Sqlite(path)
-    server.pragma('journal_mode = WAL')
-    server.exec('create table t (x)')
-    const cli = new Sqlite(path)
-    const generation = sqliteGeneration(server)
-    const start = generation()
-    assert.equal(generation(), start, 'nothing written: the same')
-    server.prepare('insert into t values (1)').run()
-    const afterOwn = generation()
-    assert.notEqual(afterOwn, start, "this connection's write")
-    server.prepare('select * from t').all()
-    assert.equal(generation(), afterOwn, 'a read changes nothing')
-    cli.prepare('insert into t values (2)').run()
-    const afterOther = generation()
-    assert.notEqual(afterOther, afterOwn, "another connection's commit")
-    server.exec('begin')
-    server.prepare('update t set x = 3').run()
-    assert.equal(generation(), undefined, 'a transaction of its own is open')
-    server.exec('rollback')
-    assert.notEqual(generation(), undefined)
-    cli.close()
-    server.close()
+    try {
+      const generation = sqliteGeneration(server)
+      const start = generation()
+      assert.equal(generation(), start, 'nothing written: the same')
+      const { app } = await issueEveryCredential(domain)
+      const issued = generation()
+      assert.notEqual(issued, start, "another connection's credentials")
+      await storage.stores.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null })
+      await storage.stores.requestTokens.create({
+        token: 'request-token',
+        secret: 'request-secret',
+        appId: app.id,
+        callback: 'oob',
+        accessLevel: 'read',
+        status: 'issued',
+        userId: null,
+        verifierFailures: 0,
+        createdAtMs: Date.now(),
+        expiresAtMs: Date.now() + 60_000,
+      })
+      server.prepare('insert into sign_in_unlocks (throttle_key, unlocked_at_ms) values (?, ?)').run('account:someone', 1)
+      server.prepare('select * from apps').all()
+      assert.equal(generation(), issued, 'an audit row, a request token, an unlock, a read: the same')
+      const perTable: Record<string, string> = {
+        users: 'update users set name = name',
+        apps: 'update apps set name = name',
+        access_tokens: 'update access_tokens set user_id = user_id',
+        bearer_tokens: 'update bearer_tokens set app_id = app_id',
+        oauth2_grants: 'update oauth2_grants set scopes = scopes',
+        oauth2_tokens: 'update oauth2_tokens set kind = kind',
+        previous_consumer_keys: "insert into previous_consumer_keys select id, 'old-key', 'old-hash-' || id, 'sealed', 0 from apps",
+      }
+      for (const [table, statement] of Object.entries(perTable)) {
+        const before = generation()
+        server.prepare(statement).run()
+        assert.notEqual(generation(), before, `this connection's write to ${table}`)
+      }
+      const beforeDelete = generation()
+      server.prepare('delete from previous_consumer_keys').run()
+      assert.notEqual(generation(), beforeDelete, 'a delete')
+      server.exec('begin')
+      server.prepare('update apps set name = name').run()
+      assert.equal(generation(), undefined, 'a transaction of its own is open')
+      server.exec('rollback')
+      assert.notEqual(generation(), undefined)
+    } finally {
+      server.close()
+      await storage.runtime.close()
+    }
   })
 })

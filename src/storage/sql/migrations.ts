@@ -1,9 +1,10 @@
-import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { Migrator, PostgresAdapter, SqliteAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import { DatabaseRefusedError } from '../errors.ts'
 
 /**
  * Versioned, forward-only migrations, written once with Kysely's schema builder so that SQLite and
- * PostgreSQL get the same tables. Applied on every start and by `latchkey migrate`.
+ * PostgreSQL get the same tables (but for the embedded database's credential generation, 017).
+ * Applied on every start and by `latchkey migrate`.
  */
 const MIGRATIONS: Record<string, Migration> = {
   '001-registry-and-tokens': {
@@ -361,6 +362,25 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-oauth2-live-tokens': {
     async up(db: Kysely<any>) {
       await db.schema.createIndex('oauth2_tokens_live_by_grant').on('oauth2_tokens').columns(['grant_id', 'kind']).where(sql.ref('spent_at_ms'), 'is', null).execute()
+    },
+  },
+  // On SQLite, a counter every write to a table the validity cache's lookups read raises in the
+  // same transaction, from any connection (the CLI, a worker, another process): the cache's freshness
+  // check (sqlite/generation.ts). Writes elsewhere (audit rows, request tokens, sessions) leave the
+  // cache alone. Not on PostgreSQL: one row raised by every instance's token writes would serialize them.
+  '017-credential-generation': {
+    async up(db: Kysely<any>) {
+      if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return
+      await sql`create table credential_generation (id integer primary key check (id = 1), value integer not null)`.execute(db)
+      await sql`insert into credential_generation (id, value) values (1, 0)`.execute(db)
+      const tables = ['users', 'apps', 'access_tokens', 'bearer_tokens', 'previous_consumer_keys', 'oauth2_grants', 'oauth2_tokens']
+      for (const table of tables) {
+        for (const event of ['insert', 'update', 'delete']) {
+          await sql
+            .raw(`create trigger ${table}_${event}_generation after ${event} on ${table} begin update credential_generation set value = value + 1 where id = 1; end`)
+            .execute(db)
+        }
+      }
     },
   },
 }

@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import Sqlite from 'better-sqlite3'
 import { DatabaseRefusedError } from '../errors.ts'
 import { MIGRATION_NAMES } from '../sql/migrations.ts'
+import { GENERATION_TABLE } from './generation.ts'
 import { sqlitePath } from './open.ts'
 import { takeServeLock } from './serve-lock.ts'
 
@@ -74,7 +75,7 @@ export function inspectDatabaseFile(file: string): DatabaseFileReport {
     const unknown = ran.filter((name) => !MIGRATION_NAMES.includes(name))
     if (unknown.length > 0) throw new DatabaseRefusedError(`${file} was made by a newer Latchkey (migration ${unknown.join(', ')} is unknown to this version): upgrade first`)
     const rows: Record<string, number> = {}
-    for (const table of tables.filter((t) => !t.startsWith('latchkey_migration'))) {
+    for (const table of tables.filter((t) => !t.startsWith('latchkey_migration') && t !== GENERATION_TABLE)) {
       rows[table] = (db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n
     }
     return { file, bytes: statSync(file).size, schemaVersion: ran.at(-1) ?? 'none', rows }

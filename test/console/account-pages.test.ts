@@ -1,0 +1,131 @@
+// The console's account pages (src/pages/console/account-routes.ts): sign-in, sign-out, sign-up, the
+// list of apps and the new-app form, as a browser meets them.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import Sqlite from 'better-sqlite3'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { isPostgresUrl } from '../../src/storage/urls.ts'
+import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
+import { CookieBrowser } from './jar.ts'
+
+let address = 0
+const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
+
+describe('console account pages', () => {
+  let t: TestServer
+  const logLines: string[] = []
+  before(async () => {
+    t = await injectedTestServer({ http: { allowSignup: true }, logLines })
+  })
+  after(() => t.close())
+
+  const browser = () => new CookieBrowser(t.app, nextAddress())
+  const errorsLogged = () => logLines.map((line) => JSON.parse(line) as { level: number; msg?: string }).filter((line) => line.level >= 50)
+  const usernameValue = (page: string, name: string) => new RegExp(`name="${name}" type="text" value="([^"]*)"`).exec(page)?.[1]
+
+  async function signedIn() {
+    const { user, password } = await makeUser(t.domain)
+    const b = browser()
+    assert.equal((await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })).statusCode, 302)
+    return { browser: b, user }
+  }
+
+  test('a refused sign-in shows the form again with the username typed, cut to 64 characters', async () => {
+    const typed = `${'a'.repeat(64)}${'b'.repeat(30)}`
+    const answer = await browser().fill('/console', '/console/sign-in', { username: typed, password: 'not the password', next: '/console' })
+    assert.equal(answer.statusCode, 401)
+    assert.equal(usernameValue(answer.body, 'username'), 'a'.repeat(64))
+  })
+
+  test('signing out without having signed in just leads back to the console, signed out', async () => {
+    const b = browser()
+    const answer = await b.fill('/console', '/console/sign-out', {})
+    assert.equal(answer.statusCode, 302)
+    assert.equal(answer.headers.location, '/console')
+    assert.match((await b.get('/console')).body, /name="password"/)
+    assert.deepEqual(errorsLogged(), [])
+  })
+
+  test('signing out leads to /console, where the sign-in form is shown', async () => {
+    const { browser: b } = await signedIn()
+    const answer = await b.fill('/console', '/console/sign-out', {})
+    assert.equal(answer.headers.location, '/console')
+    assert.match((await b.get('/console')).body, /name="password"/)
+  })
+
+  test('the sign-up page is empty for a new visitor and sends a signed-in person to the console', async () => {
+    const page = await browser().get('/console/signup')
+    assert.equal(page.statusCode, 200)
+    assert.equal(usernameValue(page.body, 'screen_name'), '')
+    assert.equal(usernameValue(page.body, 'name'), '')
+    const { browser: b } = await signedIn()
+    const again = await b.get('/console/signup')
+    assert.equal(again.statusCode, 302)
+    assert.equal(again.headers.location, '/console')
+  })
+
+  test('sign-up takes the screen name without the spaces around it', async () => {
+    const screenName = `trim${Date.now() % 100000}`
+    const answer = await browser().fill('/console/signup', '/console/signup', { screen_name: `  ${screenName} `, name: 'Dev', password: 'a good password' })
+    assert.equal(answer.statusCode, 302)
+    assert.equal((await t.domain.stores.users.findByScreenName(screenName))?.screenName, screenName)
+  })
+
+  test('a refused sign-up shows what was typed again, the screen name cut to 64 characters and the name to 100', async () => {
+    const answer = await browser().fill('/console/signup', '/console/signup', { screen_name: 's'.repeat(80), name: 'n'.repeat(130), password: 'a good password' })
+    assert.equal(answer.statusCode, 400)
+    assert.equal(usernameValue(answer.body, 'screen_name'), 's'.repeat(64))
+    assert.equal(usernameValue(answer.body, 'name'), 'n'.repeat(100))
+  })
+
+  test('a cursor that is not an app id shows the first page of apps; a real one a later page', async () => {
+    const { browser: b, user } = await signedIn()
+    await makeApp(t.domain, { owner: user, name: 'Only app' })
+    for (const cursor of ['abc', '12x', 'x12', '', '1'.repeat(21)]) {
+      const page = await b.get(`/console?after=${cursor}`)
+      assert.equal(page.statusCode, 200)
+      assert.match(page.body, /Only app/, `after=${cursor}`)
+      assert.doesNotMatch(page.body, /First page/, `after=${cursor}`)
+    }
+    const later = await b.get('/console?after=0')
+    assert.match(later.body, /First page/)
+  })
+
+  test('every page that needs a person sends a signed-out visitor to sign in, and nothing fails on the way', async () => {
+    for (const path of ['/console', '/console/apps/new']) {
+      const answer = await browser().get(path)
+      assert.equal(answer.statusCode, 200, path)
+      assert.match(answer.body, /name="password"/, path)
+    }
+    const b = browser()
+    const posted = await b.fill('/console', '/console/apps', { name: 'Nobody’s app', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' })
+    assert.equal(posted.statusCode, 302)
+    assert.equal(posted.headers.location, '/console')
+    assert.deepEqual(errorsLogged(), [])
+  })
+
+  test('a database that cannot be written gives the plain error page, never the form as if the person had made a mistake', async (ctx) => {
+    if (isPostgresUrl(t.dbPath)) return ctx.skip('locks the SQLite file')
+    const { browser: b } = await signedIn()
+    const newcomer = browser()
+    const signUpPage = await newcomer.get('/console/signup')
+    const newAppPage = await b.get('/console/apps/new')
+    const csrf = (page: string) => /name="csrf_token" value="([^"]+)"/.exec(page)![1]!
+    const lock = new Sqlite(t.dbPath)
+    lock.exec('begin exclusive')
+    try {
+      const answers = [
+        await b.post('/console/apps', { csrf_token: csrf(newAppPage.body), name: 'Locked out', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' }),
+        await newcomer.post('/console/signup', { csrf_token: csrf(signUpPage.body), screen_name: `locked${Date.now() % 100000}`, name: 'Locked', password: 'a good password' }),
+      ]
+      for (const answer of answers) {
+        assert.equal(answer.statusCode, 503)
+        assert.match(answer.body, /Something went wrong/)
+        assert.doesNotMatch(answer.body, /<form/)
+      }
+    } finally {
+      lock.exec('rollback')
+      lock.close()
+    }
+  })
+})
