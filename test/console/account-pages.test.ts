@@ -78,6 +78,37 @@ describe('console account pages', () => {
     assert.equal(usernameValue(answer.body, 'name'), 'n'.repeat(100))
   })
 
+  test('the new-app form: description kept, website and each callback line trimmed, one callback per line whatever the line ending', async () => {
+    const { browser: b, user } = await signedIn()
+    const answer = await b.fill('/console/apps/new', '/console/apps', {
+      name: 'Typed app',
+      description: 'What it does',
+      website: '  https://typed.example  ',
+      callbacks: ' https://typed.example/one \nhttps://typed.example/two\r\n\r\n  https://typed.example/three',
+      type: 'web',
+      access_level: 'read',
+    })
+    assert.equal(answer.statusCode, 302)
+    const [app] = (await t.domain.stores.apps.list()).filter((a) => a.ownerId === user.id).filter((a) => a.name === 'Typed app')
+    assert.equal(app?.description, 'What it does')
+    assert.equal(app?.website, 'https://typed.example')
+    assert.deepEqual(app?.callbackUrls, ['https://typed.example/one', 'https://typed.example/two', 'https://typed.example/three'])
+  })
+
+  test('a new-app form without its optional fields makes an app without them; without a name it is refused', async () => {
+    const { browser: b, user } = await signedIn()
+    const answer = await b.fill('/console/apps/new', '/console/apps', { name: 'Bare app', type: 'desktop', access_level: 'read' })
+    assert.equal(answer.statusCode, 302)
+    const [app] = (await t.domain.stores.apps.list()).filter((a) => a.ownerId === user.id).filter((a) => a.name === 'Bare app')
+    assert.equal(app?.description, '')
+    assert.equal(app?.website, '')
+    assert.deepEqual(app?.callbackUrls, [])
+    const nameless = await b.fill('/console/apps/new', '/console/apps', { type: 'desktop', access_level: 'read' })
+    assert.equal(nameless.statusCode, 400)
+    assert.match(nameless.body, /name="name"/, 'the form again')
+    assert.equal((await t.domain.stores.apps.list()).filter((a) => a.ownerId === user.id).length, 1)
+  })
+
   test('a cursor that is not an app id shows the first page of apps; a real one a later page', async () => {
     const { browser: b, user } = await signedIn()
     await makeApp(t.domain, { owner: user, name: 'Only app' })

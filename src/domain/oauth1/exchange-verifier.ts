@@ -6,6 +6,10 @@ import { handOutAccessToken } from './issue-access-token.ts'
 import type { RequestInput } from '../request.ts'
 import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const ACCESS_TOKEN_LIMIT = '/oauth/access_token' satisfies RateLimitedResource
 
 /** Wrong verifiers a request token survives: a 7-digit PIN must not be guessable. */
 export const MAX_VERIFIER_FAILURES = 3
@@ -19,7 +23,7 @@ export async function exchangeVerifier(
   deps: DomainDeps,
   input: RequestInput,
 ): Promise<Limited<{ accessToken: AccessTokenRecord; user: UserRecord }>> {
-  const { token, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'request', charge: '/oauth/access_token' })
+  const { token, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'request', charge: ACCESS_TOKEN_LIMIT })
   return afterCharge(limit, () => redeem(deps, input, token.token, request.protocol.get('oauth_verifier') ?? ''))
 }
 

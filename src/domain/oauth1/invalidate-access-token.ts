@@ -6,13 +6,17 @@ import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const INVALIDATE_ACCESS_TOKEN_LIMIT = '/oauth/invalidate_token' satisfies RateLimitedResource
 
 /**
  * service-spec §4.5, POST /1.1/oauth/invalidate_token: signed with the consumer and the access
  * token to kill, whatever its level. From the answer on, the token gets 401 code 89 everywhere.
  */
 export async function invalidateAccessToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
-  const { app, token, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/oauth/invalidate_token' })
+  const { app, token, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: INVALIDATE_ACCESS_TOKEN_LIMIT })
   return afterCharge(limit, () => revoke(deps, input, app, token))
 }
 

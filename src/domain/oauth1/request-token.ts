@@ -9,13 +9,17 @@ import { extraParam, type ParsedOAuthRequest } from './parse-signed-request.ts'
 import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RequestInput } from '../request.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const REQUEST_TOKEN_LIMIT = '/oauth/request_token' satisfies RateLimitedResource
 
 /**
  * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
  * (a registered URL or `oob`) gets a single-use request token that expires.
  */
 export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ requestToken: RequestTokenRecord }>> {
-  const { app, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'none', charge: '/oauth/request_token', required: ['oauth_callback'] })
+  const { app, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'none', charge: REQUEST_TOKEN_LIMIT, required: ['oauth_callback'] })
   return afterCharge(limit, async () => ({ requestToken: await issueFor(deps, input, app, request) }))
 }
 

@@ -6,6 +6,10 @@ import type { DomainDeps } from '../deps.ts'
 import type { Limited } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const VERIFY_CREDENTIALS_LIMIT = '/account/verify_credentials' satisfies RateLimitedResource
 
 /**
  * Who is calling a user-context API route: the app, the person and the level of their token. An
@@ -17,6 +21,6 @@ export async function verifyUserContext(
   input: RequestInput,
 ): Promise<Limited<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }>> {
   if (parseBearerHeader(input.authorization) !== undefined) throw new ServiceError(E.credentialsDoNotAllowResource)
-  const { app, token, user, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/account/verify_credentials' })
+  const { app, token, user, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: VERIFY_CREDENTIALS_LIMIT })
   return { app, user, accessToken: token, limit }
 }

@@ -6,6 +6,10 @@ import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
 import { tokenRequestParams } from './token-request.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource
 
 /**
  * POST /2/oauth2/revoke (RFC 7009): the client ends an access or refresh token of its own. Either
@@ -16,7 +20,7 @@ import { tokenRequestParams } from './token-request.ts'
 export async function revokeUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ revoked: true }>> {
   const params = tokenRequestParams(input)
   const { app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
-  const { limit } = await chargeCall(deps, '/2/oauth2/revoke', { appId: app.id })
+  const { limit } = await chargeCall(deps, REVOKE_LIMIT, { appId: app.id })
   return afterCharge(limit, async () => {
     const token = param(params, 'token')
     assertThat(token, E.oauth2InvalidRequest, { message: 'Missing required parameter [token].' })

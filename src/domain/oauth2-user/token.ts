@@ -12,6 +12,10 @@ import { authenticateOAuth2Client } from './client-authentication.ts'
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from './lifetimes.ts'
 import { tokenRequestParams } from './token-request.ts'
 import { newUserTokenValue } from './token-values.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const USER_TOKEN_LIMIT = '/2/oauth2/token' satisfies RateLimitedResource
 
 /** The answer of POST /2/oauth2/token (twitter-behaviour §9). */
 export interface UserTokenAnswer {
@@ -37,7 +41,7 @@ interface Caller {
 export async function issueUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: UserTokenAnswer }>> {
   const params = tokenRequestParams(input)
   const { client, app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
-  const { limit } = await chargeCall(deps, '/2/oauth2/token', { appId: app.id })
+  const { limit } = await chargeCall(deps, USER_TOKEN_LIMIT, { appId: app.id })
   const caller: Caller = { client, app, params, address: input.clientAddress ?? null }
   return afterCharge(limit, async () => {
     const grantType = param(params, 'grant_type')

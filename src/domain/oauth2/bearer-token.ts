@@ -8,6 +8,10 @@ import type { RequestInput } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
 
 /**
  * service-spec §4.6, POST /oauth2/token: client credentials for the app's one bearer token, the
@@ -21,7 +25,7 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestIn
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
   const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
-  const { limit } = await chargeCall(deps, '/oauth2/token', { appId: app.id })
+  const { limit } = await chargeCall(deps, BEARER_TOKEN_LIMIT, { appId: app.id })
   return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null) }))
 }
 

@@ -6,6 +6,10 @@ import { bodyParams, param } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 import { findUserTokenHolder } from '../oauth2-user/user-token.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const INTROSPECT_LIMIT = '/oauth2/introspect' satisfies RateLimitedResource
 
 /**
  * The `token_type_hint` that asks about an OAuth 1.0a access token, and the `token_type` such an
@@ -42,7 +46,7 @@ export type IntrospectionAnswer =
  */
 export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
   const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
-  const { limit } = await chargeCall(deps, '/oauth2/introspect', { appId: server.id })
+  const { limit } = await chargeCall(deps, INTROSPECT_LIMIT, { appId: server.id })
   return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
 }
 

@@ -7,6 +7,10 @@ import type { RequestInput } from '../request.ts'
 import { formParams, param } from '../request.ts'
 import { identifyTokenInvalidator, type Invalidator } from '../identify-caller.ts'
 import { afterCharge, type Limited } from '../rate-limits.ts'
+import type { RateLimitedResource } from '../rate-limit-table.ts'
+
+/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+export const INVALIDATE_BEARER_TOKEN_LIMIT = '/oauth2/invalidate_token' satisfies RateLimitedResource
 
 /**
  * service-spec §4.7, POST /oauth2/invalidate_token. The caller proves it speaks for the app in one
@@ -15,7 +19,7 @@ import { afterCharge, type Limited } from '../rate-limits.ts'
  * access_token (query or body, compared in canonical form) must be that app's live bearer token.
  */
 export async function invalidateBearerToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
-  const { app, userId, via, limit } = await identifyTokenInvalidator(deps, input, '/oauth2/invalidate_token')
+  const { app, userId, via, limit } = await identifyTokenInvalidator(deps, input, INVALIDATE_BEARER_TOKEN_LIMIT)
   return afterCharge(limit, () => revoke(deps, input, { app, userId, via }))
 }
 

@@ -1,13 +1,13 @@
 // The service's own API (docs/api.md): the probe clients use to check a user-context token.
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
-import { verifyUserContext } from '../../domain/oauth1/verify-user-context.ts'
+import { verifyUserContext, VERIFY_CREDENTIALS_LIMIT } from '../../domain/oauth1/verify-user-context.ts'
 import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
-    app.get('/1.1/account/verify_credentials.json', { config: { rateLimit: '/account/verify_credentials' } }, async (request, reply) => {
+    app.get('/1.1/account/verify_credentials.json', { config: { rateLimit: VERIFY_CREDENTIALS_LIMIT } }, async (request, reply) => {
       const { user, accessToken, limit } = await verifyUserContext(deps, requestInput(request, publicUrl))
       setLimitHeaders(reply, limit)
       reply.header('x-access-level', accessToken.accessLevel)

@@ -3,14 +3,17 @@ import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { identifyCaller } from '../../domain/identify-caller.ts'
 import { rateLimitStatus } from '../../domain/rate-limit-status.ts'
+import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
 import { connectionOf } from '../request-url.ts'
 import { setLimitHeaders } from '../plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
+
+const RATE_LIMIT_STATUS_LIMIT = '/application/rate_limit_status' satisfies RateLimitedResource
 export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
-    app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', { config: { rateLimit: '/application/rate_limit_status' } }, async (request, reply) => {
-      const { caller, limit } = await identifyCaller(deps, requestInput(request, publicUrl), '/application/rate_limit_status')
+    app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', { config: { rateLimit: RATE_LIMIT_STATUS_LIMIT } }, async (request, reply) => {
+      const { caller, limit } = await identifyCaller(deps, requestInput(request, publicUrl), RATE_LIMIT_STATUS_LIMIT)
       setLimitHeaders(reply, limit)
       const context = caller.context === 'app' ? { application: caller.app.consumerKey } : { access_token: caller.credential }
       const families = typeof request.query.resources === 'string' ? request.query.resources.split(',').map((s) => s.trim()) : undefined

@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { verifySignedRequest } from '../../domain/oauth1/verify-signed-request.ts'
-import { revokeUserToken } from '../../domain/oauth2-user/revoke.ts'
-import { issueUserToken } from '../../domain/oauth2-user/token.ts'
+import { revokeUserToken, REVOKE_LIMIT } from '../../domain/oauth2-user/revoke.ts'
+import { issueUserToken, USER_TOKEN_LIMIT } from '../../domain/oauth2-user/token.ts'
 import { verifyUserBearer } from '../../domain/oauth2-user/user-token.ts'
 import { chargeCall } from '../../domain/rate-limits.ts'
+import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -25,6 +26,9 @@ function asV2Refusal(error: unknown): never {
   throw error
 }
 
+
+/** The limit /2/users/me counts against, whichever credential it is called with. */
+const USERS_ME_LIMIT = '/2/users/me' satisfies RateLimitedResource
 export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined, errors: ErrorOptions) {
   return async (app: FastifyInstance) => {
     app.setErrorHandler((error, request, reply) => {
@@ -32,29 +36,29 @@ export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined, e
       return request.routeOptions.url?.startsWith('/2/oauth2/') ? sendOAuth2Error(reply, serviceError) : sendProblem(reply, serviceError)
     })
 
-    app.post('/2/oauth2/token', { config: { rateLimit: '/2/oauth2/token' } }, async (request, reply) => {
+    app.post('/2/oauth2/token', { config: { rateLimit: USER_TOKEN_LIMIT } }, async (request, reply) => {
       const { answer, limit } = await issueUserToken(deps, requestInput(request, publicUrl))
       setLimitHeaders(reply, limit)
       return reply.header('cache-control', 'no-store').type(JSON_TYPE).send(answer)
     })
 
-    app.post('/2/oauth2/revoke', { config: { rateLimit: '/2/oauth2/revoke' } }, async (request, reply) => {
+    app.post('/2/oauth2/revoke', { config: { rateLimit: REVOKE_LIMIT } }, async (request, reply) => {
       const { revoked, limit } = await revokeUserToken(deps, requestInput(request, publicUrl))
       setLimitHeaders(reply, limit)
       return reply.type(JSON_TYPE).send({ revoked })
     })
 
     // X accepts OAuth 2.0 user context and OAuth 1.0a user context here.
-    app.get('/2/users/me', { config: { rateLimit: '/2/users/me' } }, async (request, reply) => {
+    app.get('/2/users/me', { config: { rateLimit: USERS_ME_LIMIT } }, async (request, reply) => {
       const input = requestInput(request, publicUrl)
       let user
       if (parseBearerHeader(input.authorization) !== undefined) {
         const holder = await verifyUserBearer(deps, input.authorization)
-        const { limit } = await chargeCall(deps, '/2/users/me', { appId: holder.app.id, userId: holder.user.id })
+        const { limit } = await chargeCall(deps, USERS_ME_LIMIT, { appId: holder.app.id, userId: holder.user.id })
         setLimitHeaders(reply, limit)
         user = holder.user
       } else {
-        const verified = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: '/2/users/me' }).catch(asV2Refusal)
+        const verified = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: USERS_ME_LIMIT }).catch(asV2Refusal)
         setLimitHeaders(reply, verified.limit)
         user = verified.user
       }
