@@ -68,8 +68,10 @@ export async function beginSession(domain: Deps, request: FastifyRequest, reply:
   return session
 }
 
-/** A refused sign-in shows its form again with the message (401 or 429), not an error page. */
 const SIGN_IN_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
+
+/** A refused sign-in or password (wrong, throttled): its form is shown again with the message (401 or 429), not an error page. */
+export const isSignInRefusal = (error: unknown): error is ServiceError => error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)
 
 /**
  * A sign-in from a page's form: on success the person's new browser session has begun; a refusal
@@ -85,7 +87,7 @@ export async function signInFromForm(
   try {
     user = await signIn(domain, { ...credentials, address: request.ip })
   } catch (error) {
-    if (error instanceof ServiceError && SIGN_IN_REFUSALS.has(error.code)) return { refusal: error }
+    if (isSignInRefusal(error)) return { refusal: error }
     throw error
   }
   await beginSession(domain, request, reply, user)

@@ -37,6 +37,31 @@ describe('console account pages', () => {
     assert.equal(usernameValue(answer.body, 'username'), 'a'.repeat(64))
   })
 
+  test('the sign-in form is empty and says what it is for: the console, the sessions, the password, the connected apps', async () => {
+    const headings: Array<[string, string]> = [
+      ['/console', 'Sign in to the developer console'],
+      ['/settings/sessions', 'Sign in to see your sessions'],
+      ['/settings/password', 'Sign in to change your password'],
+      ['/settings/connected_apps', 'Sign in to see your connected apps'],
+    ]
+    for (const [path, heading] of headings) {
+      const page = await browser().get(path)
+      assert.equal(page.statusCode, 200, path)
+      assert.match(page.body, new RegExp(`<h1>${heading}</h1>`), path)
+      assert.equal(usernameValue(page.body, 'username'), '', path)
+    }
+  })
+
+  test('sign-in leads only to pages of this site, even when the address ends like one', async () => {
+    const { user, password } = await makeUser(t.domain)
+    for (const next of ['https://evil.example/console', '//evil.example/console', 'x/settings/sessions']) {
+      const answer = await browser().fill('/console', '/console/sign-in', { username: user.screenName, password, next })
+      assert.equal(answer.headers.location, '/console', next)
+    }
+    const kept = await browser().fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/settings/sessions' })
+    assert.equal(kept.headers.location, '/settings/sessions')
+  })
+
   test('signing out without having signed in just leads back to the console, signed out', async () => {
     const b = browser()
     const answer = await b.fill('/console', '/console/sign-out', {})

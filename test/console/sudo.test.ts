@@ -3,6 +3,8 @@
 // Actions that show no secret (save, suspend) do not ask.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import Sqlite from 'better-sqlite3'
+import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser, csrfOf } from './jar.ts'
@@ -68,6 +70,47 @@ describe('a fresh password before sensitive console actions', () => {
     })
   }
 
+  test("the confirmation carries the action's own fields, never the CSRF value or a password typed, and posts to the action without its query", async () => {
+    const { app, browser } = await developerWithApp()
+    clock.advance(STALE)
+    const page = await browser.get(`/console/apps/${app.id}`)
+    const asked = await browser.post(`/console/apps/${app.id}/keys?from=page`, { csrf_token: csrfOf(page.body), grace: '60' })
+    assert.match(asked.body, new RegExp(`action="/console/apps/${app.id}/keys"`))
+    assert.match(asked.body, /<input type="hidden" name="grace" value="60">/)
+    const form = new RegExp(`<form method="post" action="/console/apps/${app.id}/keys">([\\s\\S]*?)</form>`).exec(asked.body)?.[1] ?? ''
+    assert.equal(form.match(/name="csrf_token"/g)?.length, 1, 'its own CSRF field only')
+    const wrong = await browser.post(`/console/apps/${app.id}/keys`, { csrf_token: csrfOf(asked.body), grace: '60', sudo_password: 'typed-wrong-password' })
+    assert.equal(wrong.statusCode, 401)
+    assert.match(wrong.body, /<input type="hidden" name="grace" value="60">/)
+    assert.doesNotMatch(wrong.body, /typed-wrong-password/)
+    assert.equal(wrong.body.match(/name="sudo_password"/g)?.length, 1, 'only the field to type it in')
+  })
+
+  test('a password that cannot be checked because the database is not writable is the plain error page, not the confirmation again', async (ctx) => {
+    if (isPostgresUrl(t.dbPath)) return ctx.skip('locks the SQLite file')
+    const { app, browser } = await developerWithApp()
+    clock.advance(STALE)
+    const asked = await browser.fill(`/console/apps/${app.id}`, `/console/apps/${app.id}/owner-token`, {})
+    const lock = new Sqlite(t.dbPath)
+    lock.exec('begin exclusive')
+    try {
+      const answer = await browser.post(`/console/apps/${app.id}/owner-token`, { csrf_token: csrfOf(asked.body), sudo_password: 'not the password' })
+      assert.equal(answer.statusCode, 503)
+      assert.doesNotMatch(answer.body, /Confirm your password/)
+    } finally {
+      lock.exec('rollback')
+      lock.close()
+    }
+  })
+
+  test('a signed-out confirmation leads to the console', async () => {
+    const browser = new CookieBrowser(t.app, nextAddress())
+    const csrf = csrfOf((await browser.get('/console')).body)
+    const answer = await browser.post('/console/sudo', { csrf_token: csrf, next: '/console/apps/1', sudo_password: 'x' })
+    assert.equal(answer.statusCode, 302)
+    assert.equal(answer.headers.location, '/console')
+  })
+
   test('saving settings and suspending do not ask, however old the password', async () => {
     const { app, browser } = await developerWithApp()
     clock.advance(STALE)
@@ -85,6 +128,8 @@ describe('a fresh password before sensitive console actions', () => {
     const location = String(created.headers.location)
     const asked = await browser.get(location)
     assert.match(asked.body, /Confirm your password/)
+    assert.match(asked.body, /action="\/console\/sudo"/)
+    assert.match(asked.body, new RegExp(`<input type="hidden" name="next" value="${location}">`), 'leads back to the page')
     assert.doesNotMatch(asked.body, /id="consumer_secret"/)
     const confirmed = await browser.post('/console/sudo', { csrf_token: csrfOf(asked.body), next: location, sudo_password: password })
     assert.equal(confirmed.statusCode, 302)

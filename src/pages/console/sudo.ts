@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { markPasswordFresh } from '../../domain/browser-sessions.ts'
 import { confirmPassword } from '../../domain/sign-in.ts'
-import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
 import { confirmPasswordPage } from '../views/account.ts'
+import { isSignInRefusal } from '../visitor.ts'
 import { personPosting, safeNext, type PageContext, type Person } from './context.ts'
 
 /**
@@ -16,7 +16,6 @@ import { personPosting, safeNext, type PageContext, type Person } from './contex
  * creation) is confirmed through POST /console/sudo, which leads back to it.
  */
 const PASSWORD_FIELD = 'sudo_password'
-const REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code])
 const SUDO_PATH = '/console/sudo'
 
 function ask(reply: FastifyReply, person: Person, action: string, hidden: Map<string, string>, refusal?: ServiceError) {
@@ -40,7 +39,7 @@ export async function hasFreshPassword(context: PageContext, request: FastifyReq
   try {
     await confirmPassword({ ...context.domain, throttle: context.throttle }, { user: person.user, password, address: request.ip })
   } catch (error) {
-    if (!(error instanceof ServiceError && REFUSALS.has(error.code))) throw error
+    if (!isSignInRefusal(error)) throw error
     await ask(reply, person, action, hidden, error)
     return false
   }
