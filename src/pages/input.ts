@@ -1,14 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { parseFormEncoded } from '../protocol/form.ts'
-
-/** First value per name: a repeated parameter never changes which token or action is used. */
-function firstValues(text: string): Map<string, string> {
-  const values = new Map<string, string>()
-  for (const [name, value] of parseFormEncoded(text)) {
-    if (!values.has(name)) values.set(name, value)
-  }
-  return values
-}
+import { firstValues, formFields } from './form-fields.ts'
 
 // twitter-api-v2 sends force_login=true/false; `1` is accepted too.
 const isTrue = (value: string | undefined): boolean => value !== undefined && /^(true|1)$/i.test(value)
@@ -57,8 +48,7 @@ const ACTIONS: readonly string[] = ['allow', 'cancel', 'switch']
 
 /** The form body of POST /oauth/authorize|authenticate (raw Buffer, form-encoded). */
 export function readForm(request: FastifyRequest): PageForm {
-  const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : ''
-  const values = firstValues(body)
+  const values = formFields(request)
   const action = values.get('action')
   const username = values.get('username')
   const password = values.get('password')

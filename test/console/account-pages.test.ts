@@ -62,6 +62,22 @@ describe('console account pages', () => {
     assert.equal(kept.headers.location, '/settings/sessions')
   })
 
+  test('the first value of a repeated field is the one used', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const b = browser()
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec((await b.get('/console')).body)![1]!
+    const answer = await b.post('/console/sign-in', [
+      ['csrf_token', csrf],
+      ['username', user.screenName],
+      ['password', password],
+      ['password', 'not the password'],
+      ['next', '/settings/sessions'],
+      ['next', '/settings/password'],
+    ])
+    assert.equal(answer.statusCode, 302)
+    assert.equal(answer.headers.location, '/settings/sessions')
+  })
+
   test('signing out without having signed in just leads back to the console, signed out', async () => {
     const b = browser()
     const answer = await b.fill('/console', '/console/sign-out', {})

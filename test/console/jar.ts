@@ -26,7 +26,7 @@ export class CookieBrowser {
     return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.address, cookies: Object.fromEntries(this.cookies) }))
   }
 
-  async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  async post(url: string, fields: Record<string, string> | Array<[string, string]>): Promise<LightMyRequestResponse> {
     return this.keep(
       await this.app.inject({
         method: 'POST',

@@ -89,6 +89,24 @@ describe('GET /oauth/authorize: the consent page', () => {
     assert.doesNotMatch(page, /You are signed in as/)
   })
 
+  test('force_login is on for true and 1 in any case, and off for anything else', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const app = await makeApp(t.domain)
+    const browser = newBrowser()
+    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, { username: user.screenName, password })
+    const rt = await makeRequestToken(t.domain, app)
+    const forced = async (value: string) => /name="password"/.test((await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}&force_login=${value}`)).body)
+    for (const value of ['true', 'TRUE', 'True', '1']) assert.equal(await forced(value), true, value)
+    for (const value of ['false', '0', 'yes', 'truex', 'xtrue', '11', '10', '']) assert.equal(await forced(value), false, value)
+  })
+
+  test('screen_name prefills at most 64 characters; without it the username is empty', async () => {
+    const { page } = await pageFor({}, `&screen_name=${'s'.repeat(80)}`)
+    assert.match(page, new RegExp(`name="username" type="text" value="${'s'.repeat(64)}"`))
+    const bare = await pageFor()
+    assert.match(bare.page, /name="username" type="text" value=""/)
+  })
+
   test('an oauth_callback sent to this page is ignored', async () => {
     const { app, browser } = await pageFor()
     const rt = await makeRequestToken(t.domain, app)

@@ -174,6 +174,28 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     assert.equal(await statusOf(rt.token), 'issued')
   })
 
+  test('a form with only a username, or only a password, is a sign-in that fails; nothing is approved', async () => {
+    const { user, password } = await makeUser(t.domain)
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    for (const fields of [{ username: user.screenName }, { password }]) {
+      const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow', fields)
+      assert.equal(response.statusCode, 401)
+      assert.match(response.body, /The username or password is not right\./)
+    }
+    assert.equal(await statusOf(rt.token), 'issued')
+  })
+
+  test('force_login in the form asks a signed-in person for the password again; without it they approve', async () => {
+    const app = await makeApp(t.domain)
+    const { browser } = await signInAndAllow(t, app)
+    const rt = await makeRequestToken(t.domain, app)
+    const forced = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'allow', { force_login: 'true' })
+    assert.equal(forced.statusCode, 401)
+    assert.match(forced.body, /Please sign in to authorize this app\./)
+    assert.equal(await statusOf(rt.token), 'issued')
+    assert.equal((await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'allow')).statusCode, 302)
+  })
+
   test('a refused sign-in shows the form again with the username typed, cut to 64 characters', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
     const typed = `${'a'.repeat(64)}${'b'.repeat(36)}`

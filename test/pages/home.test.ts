@@ -78,6 +78,8 @@ describe('the front door', () => {
     assert.equal(index.statusCode, 200)
     assert.ok(DOCS.length > 3)
     for (const name of DOCS) assert.match(index.body, new RegExp(`<a href="/docs/${name.replace('.', '\\.')}">`), name)
+    const listed = [...index.body.matchAll(/<a href="\/docs\/([^"]+)">/g)].map((m) => m[1])
+    assert.deepEqual(listed, [...DOCS].sort(), 'in alphabetical order')
     const doc = await t.app.inject({ method: 'GET', url: '/docs/testing.md' })
     assert.equal(doc.statusCode, 200)
     assert.equal(doc.headers['content-type'], 'text/plain; charset=utf-8')
