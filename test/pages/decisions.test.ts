@@ -177,7 +177,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   test('a form with only a username, or only a password, is a sign-in that fails; nothing is approved', async () => {
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    for (const fields of [{ username: user.screenName }, { password }]) {
+    for (const fields of [{ username: user.screenName }, { password }] as Array<Record<string, string>>) {
       const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow', fields)
       assert.equal(response.statusCode, 401)
       assert.match(response.body, /The username or password is not right\./)
