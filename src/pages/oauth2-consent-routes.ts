@@ -18,9 +18,10 @@ import { readForm } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import { isCsrfValid, readSession, type Session } from './session.ts'
 import { oauth2ConsentPage } from './views/oauth2-consent.ts'
+import type { RateLimitedResource } from '../domain/rate-limit-table.ts'
 import { liveSessionOf, signInFromForm, signOutForAnotherAccount, visitorOf } from './visitor.ts'
 
-export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize'
+export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize' satisfies RateLimitedResource
 
 export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
   const deps = { ...domain, throttle }
@@ -76,7 +77,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   }
 
   return async (app: FastifyInstance) => {
-    const config = { rateLimit: '/i/oauth2/authorize' as const, rateLimitByAddress: true }
+    const config = { rateLimit: OAUTH2_AUTHORIZE_PATH, rateLimitByAddress: true } as const
     app.get(OAUTH2_AUTHORIZE_PATH, { exposeHeadRoute: false, config }, getPage)
     app.post(OAUTH2_AUTHORIZE_PATH, { config }, postForm)
   }
