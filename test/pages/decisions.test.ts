@@ -23,6 +23,10 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
       password,
     })
     assert.equal(response.statusCode, 302)
+    assert.equal(response.body, '')
+    assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    assert.match(String(response.headers['content-security-policy']), /form-action 'none'/)
+    assert.equal(response.headers['referrer-policy'], 'no-referrer', 'the callback URL holds the verifier')
     const location = new URL(String(response.headers.location))
     assert.equal(`${location.origin}${location.pathname}`, 'https://client.example/cb')
     assert.deepEqual([...location.searchParams.keys()], ['state', 'lang', 'oauth_token', 'oauth_verifier'])
@@ -44,6 +48,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     assert.match(textOfId(response.body, 'oauth_pin') ?? '', /^\d{7}$/)
     assert.match(response.body, /go back to Desk Tool and type in this PIN/)
     assert.equal(response.headers['cache-control'], 'no-store')
+    assert.match(String(response.headers['content-security-policy']), /form-action 'none'/, 'a page with no form')
   })
 
   test('Cancel redirects with denied=<token> and no oauth_token or oauth_verifier, and the token is dead', async () => {

@@ -94,6 +94,12 @@ describe('what each refusal page says', () => {
     const bad = await t.app.inject({ method: 'GET', url: '/console/%ff' })
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.headers['content-type'], 'text/html; charset=utf-8')
+    for (const answer of [long, bad]) {
+      // Refused before any hook runs: the page's own headers are all it has.
+      assert.equal(answer.headers['cache-control'], 'no-store')
+      assert.equal(answer.headers['x-frame-options'], 'DENY')
+      assert.match(String(answer.headers['content-security-policy']), /form-action 'none'/)
+    }
   })
 
   test("a path the router refuses is a page only under the pages' own paths; under the API's, even one that ends like a page, it is JSON", async (ctx) => {

@@ -11,6 +11,16 @@ describe('the pages Content-Security-Policy', () => {
     assert.match(contentSecurityPolicy({ kind: 'consent', callback: 'oob' }), /form-action 'self'$/)
   })
 
+  test('names an http callback by its origin, an IPv6 one too; a host a CSP cannot say leaves the directive out, with no empty separator', () => {
+    assert.equal(callbackSource('http://client.example/cb'), 'http://client.example')
+    assert.equal(callbackSource('http://[::1]:8080/cb'), 'http://[::1]:8080')
+    assert.equal(callbackSource('https://[2001:db8::7]/cb'), 'https://[2001:db8::7]')
+    assert.equal(callbackSource('https://exa_mple.example/cb'), undefined)
+    const csp = contentSecurityPolicy({ kind: 'consent', callback: 'https://exa_mple.example/cb' })
+    assert.ok(csp.endsWith("frame-ancestors 'none'"), csp)
+    assert.doesNotMatch(csp, /;\s*;|;\s*$|undefined/)
+  })
+
   test('allows no form at all on pages without one', () => {
     assert.match(contentSecurityPolicy({ kind: 'none' }), /form-action 'none'/)
   })
