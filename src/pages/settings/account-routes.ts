@@ -7,13 +7,13 @@ import { personOrSignIn, personPosting, type PageContext, type Person } from '..
 import { sendPage, sendRedirect } from '../reply.ts'
 import { newSession, writeSession } from '../session.ts'
 import { passwordPage, sessionsPage } from '../views/account.ts'
-import { beginSession } from '../visitor.ts'
+import { beginSession, isSignInRefusal } from '../visitor.ts'
 
 const SESSIONS = '/settings/sessions'
 const PASSWORD = '/settings/password'
 const SESSION_ID = /^[A-Za-z0-9]{32}$/
 /** A refused password shows the form again with the message: wrong (401), throttled (429) or an unfit new one (400). */
-const PASSWORD_REFUSALS = new Set<number>([E.signInFailed.code, E.signInThrottled.code, E.invalidParameter.code])
+const isPasswordRefusal = (error: unknown): error is ServiceError => isSignInRefusal(error) || (error instanceof ServiceError && error.code === E.invalidParameter.code)
 
 /** The session list (/settings/sessions) and the password change (/settings/password). */
 export function accountSettingsRoutes(context: PageContext) {
@@ -67,7 +67,7 @@ export function accountSettingsRoutes(context: PageContext) {
     try {
       updated = await changeOwnPassword({ ...domain, throttle: context.throttle }, input)
     } catch (error) {
-      if (!(error instanceof ServiceError && PASSWORD_REFUSALS.has(error.code))) throw error
+      if (!isPasswordRefusal(error)) throw error
       return sendPage(reply, error.status, passwordPage({ csrfToken: person.session.csrf, user: person.user, message: error.publicMessage }), { kind: 'self' })
     }
     const session = await beginSession(domain, request, reply, updated)
