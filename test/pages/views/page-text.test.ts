@@ -1,0 +1,124 @@
+// What the pages say, word for word, where a person decides something from it: what an app may do at
+// each access level, who made it, which browser a session is, what each settings page is called.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { ConnectedApp } from '../../../src/domain/console/connected-apps.ts'
+import type { Consent } from '../../../src/domain/oauth1/authorization.ts'
+import { confirmPasswordPage, passwordPage, sessionsPage } from '../../../src/pages/views/account.ts'
+import { browserName } from '../../../src/pages/views/browser-name.ts'
+import { connectedAppsPage } from '../../../src/pages/views/connected-apps.ts'
+import { consentPage } from '../../../src/pages/views/consent.ts'
+import type { AccessLevel, AppRecord, BrowserSessionRecord, UserRecord } from '../../../src/storage/records.ts'
+
+const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
+
+/** The text of each element of this tag inside the section that follows `heading`. */
+function listAfter(page: string, heading: string): string[] {
+  const start = page.indexOf(heading)
+  assert.ok(start >= 0, `"${heading}" is on the page`)
+  const list = /<ul>([\s\S]*?)<\/ul>/.exec(page.slice(start))?.[1] ?? ''
+  return [...list.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]!)
+}
+
+const titleOf = (page: string) => /<title>([^<]*)<\/title>/.exec(page)?.[1]
+
+function consent(level: AccessLevel, app: Partial<AppRecord> = {}, owner: UserRecord | null = user): Consent {
+  return {
+    app: { id: '1', name: 'Pocket', description: '', website: '', ownerId: '7', callbackUrls: [], ...app } as AppRecord,
+    owner: owner ?? undefined,
+    requestToken: { token: 't', accessLevel: level, callback: 'oob' } as Consent['requestToken'],
+  }
+}
+
+const consentOf = (c: Consent) => consentPage({ action: '/oauth/authorize', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: false })
+
+describe('the consent page', () => {
+  const READ = ['See posts from your timeline, including protected posts you can see.', 'See your profile, your lists and who you follow.']
+  const WRITE = ['Post and delete posts for you.', 'Follow, unfollow, like and repost for you.', 'Update your profile.']
+  const NEVER = ['See your email address.', 'See or change your password.']
+  const LEVELS: Array<[AccessLevel, string[], string[]]> = [
+    ['read', READ, ['Post, follow or like for you.', 'Read or send your direct messages.', 'Update your profile.', ...NEVER]],
+    ['read-write', [...READ, ...WRITE], ['Read or send your direct messages.', ...NEVER]],
+    ['read-write-directmessages', [...READ, ...WRITE, 'Read and send your direct messages.'], NEVER],
+  ]
+  for (const [level, can, cannot] of LEVELS) {
+    test(`says what a ${level} app will and will not be able to do`, () => {
+      const page = consentOf(consent(level))
+      assert.deepEqual(listAfter(page, 'This app will be able to:'), can)
+      assert.deepEqual(listAfter(page, 'It will not be able to:'), cannot)
+    })
+  }
+
+  test('is titled after the app; names its developer, or an unknown one; a description only when there is one', () => {
+    const page = consentOf(consent('read'))
+    assert.equal(titleOf(page), 'Authorize Pocket · Latchkey')
+    assert.match(page, /<span class="muted">by Ada \(@ada\)<\/span>/)
+    assert.doesNotMatch(page, /<p><\/p>/)
+    const orphan = consentOf(consent('read', { description: 'Saves things' }, null))
+    assert.match(orphan, /<span class="muted">by an unknown developer<\/span>/)
+    assert.match(orphan, /<p>Saves things<\/p>/)
+  })
+
+  test('links an http or https website; anything else, a URL or not, is text', () => {
+    for (const website of ['http://pocket.example/', 'https://pocket.example/']) {
+      assert.match(consentOf(consent('read', { website })), new RegExp(`<a href="${website}" rel="noopener noreferrer nofollow">`), website)
+    }
+    for (const website of ['not a url', 'ftp://pocket.example/']) {
+      const page = consentOf(consent('read', { website }))
+      assert.match(page, new RegExp(`<p>Website: ${website}</p>`), website)
+    }
+  })
+})
+
+describe('the connected apps page', () => {
+  const app = (overrides: Partial<ConnectedApp>): ConnectedApp => ({ appId: '3', appName: 'Pocket', owner: { name: 'Olive', screenName: 'olive' }, accessLevel: 'read', authorizedAtMs: 0, ...overrides })
+  const page = (apps: ConnectedApp[], message?: string) => connectedAppsPage({ csrfToken: 'c', user, apps, message })
+
+  test('names each access level, the developer or an unknown one, and the OAuth 2.0 scopes in plain words', () => {
+    const levels: Array<[AccessLevel, string]> = [
+      ['read', 'Read'],
+      ['read-write', 'Read and write'],
+      ['read-write-directmessages', 'Read, write and direct messages'],
+    ]
+    for (const [accessLevel, said] of levels) assert.match(page([app({ accessLevel })]), new RegExp(`<p>Access: ${said}\\. Authorized`), accessLevel)
+    assert.match(page([app({ owner: undefined })]), /By an unknown developer/)
+    const scoped = page([app({ scopes: ['users.read', 'made.up'] })])
+    assert.deepEqual(listAfter(scoped, 'Through OAuth 2.0 it can:'), ['See your profile and the profiles of other accounts.', 'made.up'])
+    assert.doesNotMatch(page([app({})]), /Through OAuth 2.0/)
+  })
+
+  test('is titled Connected apps; says what was done only when something was', () => {
+    assert.equal(titleOf(page([])), 'Connected apps · Latchkey')
+    assert.doesNotMatch(page([]), /role="status"/)
+    assert.match(page([], 'Access revoked.'), /<p role="status">Access revoked\.<\/p>/)
+  })
+})
+
+describe('the account pages', () => {
+  const session = (id: string): BrowserSessionRecord => ({ id, userId: '7', generation: 0, createdAtMs: 0, lastSeenAtMs: 0, passwordAtMs: 0, userAgent: '', address: '127.0.0.1', endedAtMs: null })
+
+  test('the sessions page marks this browser, in the text and in the button label, and no other', () => {
+    const page = sessionsPage({ csrfToken: 'c', user, sessions: [session('a'), session('b')], currentId: 'b' })
+    assert.equal(titleOf(page), 'Your sessions · Latchkey')
+    const rows = [...page.matchAll(/<tr data-session-id="(\w)">([\s\S]*?)<\/tr>/g)].map((m) => [m[1], m[2]!.includes('<strong>(this browser)</strong>'), /aria-label="[^"]*\(this browser\)"/.test(m[2]!)])
+    assert.deepEqual(rows, [
+      ['a', false, false],
+      ['b', true, true],
+    ])
+    assert.doesNotMatch(page, /role="status"/)
+  })
+
+  test('the password pages are titled for what they do; the confirmation carries the hidden fields it is given', () => {
+    assert.equal(titleOf(passwordPage({ csrfToken: 'c', user })), 'Change your password · Latchkey')
+    const confirm = confirmPasswordPage({ csrfToken: 'c', user, action: '/console/apps/1/keys', hidden: new Map([['grace', '60']]) })
+    assert.equal(titleOf(confirm), 'Confirm your password · Latchkey')
+    assert.match(confirm, /<input type="hidden" name="grace" value="60">/)
+  })
+
+  test('a browser is named by its browser and system, either alone when only one is known', () => {
+    assert.equal(browserName('Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'), 'Firefox on Linux')
+    assert.equal(browserName('Firefox/128.0'), 'Firefox')
+    assert.equal(browserName('(Windows NT 10.0; Win64; x64)'), 'Windows')
+    assert.equal(browserName('curl/8.5.0'), undefined)
+  })
+})
