@@ -78,6 +78,35 @@ describe('console account pages', () => {
     assert.equal(answer.headers.location, '/settings/sessions')
   })
 
+  test('a sign-in or sign-up form missing a field shows it empty, and makes no account', async () => {
+    const signIn = await browser().fill('/console', '/console/sign-in', { password: 'whatever', next: '/console' })
+    assert.equal(signIn.statusCode, 401)
+    assert.equal(usernameValue(signIn.body, 'username'), '')
+    const name = `nofield${Date.now() % 100000}`
+    for (const fields of [{ name: 'Dev', password: 'a good password' }, { screen_name: name, password: 'a good password' }, { screen_name: name, name: 'Dev' }] as Array<Record<string, string>>) {
+      const signUp = await browser().fill('/console/signup', '/console/signup', fields)
+      assert.equal(signUp.statusCode, 400, JSON.stringify(fields))
+      assert.equal(usernameValue(signUp.body, 'screen_name'), fields.screen_name ?? '')
+      assert.equal(usernameValue(signUp.body, 'name'), fields.name ?? '')
+    }
+    assert.equal(await t.domain.stores.users.findByScreenName(name), undefined)
+  })
+
+  test("one person's changes do not use up another's budget, and a refusal for the budget says why in the log", async () => {
+    const from = logLines.length
+    const spender = await signedIn()
+    const other = await signedIn()
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec((await spender.browser.get('/console')).body)![1]!
+    let answer
+    do answer = await spender.browser.post('/console/apps/1/suspend', { csrf_token: csrf })
+    while (answer.statusCode === 404)
+    assert.equal(answer.statusCode, 429)
+    const otherCsrf = /name="csrf_token" value="([^"]+)"/.exec((await other.browser.get('/console')).body)![1]!
+    assert.equal((await other.browser.post('/console/apps/1/suspend', { csrf_token: otherCsrf })).statusCode, 404, 'not limited')
+    const refusals = logLines.slice(from).map((line) => JSON.parse(line) as { msg?: string; detail?: string }).filter((line) => line.msg === 'page refused' && line.detail === 'console page limit')
+    assert.equal(refusals.length, 1)
+  })
+
   test('signing out without having signed in just leads back to the console, signed out', async () => {
     const from = logLines.length
     const b = browser()

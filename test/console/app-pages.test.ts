@@ -152,6 +152,18 @@ describe("an app's console pages", () => {
     assert.match(tool.body, /id="with_token" name="with_token" type="checkbox" value="on" checked>/)
   })
 
+  test('the OAuth tool: a form without a URL shows the URL field empty; without parameters it signs none of its own', async () => {
+    const { browser, page } = await developerWithApp()
+    const form = await browser.get(`${page}/oauth-tool`)
+    const noUrl = await browser.post(`${page}/oauth-tool`, { csrf_token: csrfOf(form.body), method: 'GET', parameters: '' })
+    assert.equal(noUrl.statusCode, 400)
+    assert.match(noUrl.body, /<input id="url" name="url"[^>]* value=""/)
+    const noParameters = await browser.post(`${page}/oauth-tool`, { csrf_token: csrfOf(form.body), method: 'GET', url: 'https://api.example/1.1/x.json' })
+    assert.equal(noParameters.statusCode, 200)
+    const baseString = textOf(noParameters.body, 'base_string') ?? ''
+    assert.match(baseString, /^GET&amp;https%3A%2F%2Fapi\.example%2F1\.1%2Fx\.json&amp;oauth_consumer_key%3D/)
+  })
+
   test('the OAuth tool with the token of a suspended app says why on the form, as typed', async () => {
     const { browser, page, app } = await developerWithApp()
     const form = await browser.get(`${page}/oauth-tool`)

@@ -16,8 +16,9 @@ const STALE = 10 * 60_000 + 1000
 describe('a fresh password before sensitive console actions', () => {
   const clock = testClock()
   let t: TestServer
+  const logLines: string[] = []
   before(async () => {
-    t = await injectedTestServer({ clock })
+    t = await injectedTestServer({ clock, logLines })
   })
   after(() => t.close())
 
@@ -103,12 +104,14 @@ describe('a fresh password before sensitive console actions', () => {
     }
   })
 
-  test('a signed-out confirmation leads to the console', async () => {
+  test('a signed-out confirmation leads to the console, and nothing fails on the way', async () => {
+    const from = logLines.length
     const browser = new CookieBrowser(t.app, nextAddress())
     const csrf = csrfOf((await browser.get('/console')).body)
     const answer = await browser.post('/console/sudo', { csrf_token: csrf, next: '/console/apps/1', sudo_password: 'x' })
     assert.equal(answer.statusCode, 302)
     assert.equal(answer.headers.location, '/console')
+    assert.deepEqual(logLines.slice(from).filter((line) => (JSON.parse(line) as { level: number }).level >= 50), [])
   })
 
   test('saving settings and suspending do not ask, however old the password', async () => {

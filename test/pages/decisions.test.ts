@@ -186,6 +186,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
       const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow', fields)
       assert.equal(response.statusCode, 401)
       assert.match(response.body, /The username or password is not right\./)
+      assert.match(response.body, new RegExp(`name="username" type="text" value="${fields.username ?? ''}"`))
     }
     assert.equal(await statusOf(rt.token), 'issued')
   })
