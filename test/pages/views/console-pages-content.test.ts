@@ -34,7 +34,7 @@ function formsOf(html: string) {
   return [...html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)]
     .filter((m) => m[1] !== '/console/sign-out')
     .map((m) => ({
-      action: m[1],
+      action: m[1]!,
       buttons: [...m[2]!.matchAll(/<button type="submit" id="([^"]+)" class="([^"]+)">([^<]*)<\/button>/g)].map((b) => [b[1], b[2], b[3]]),
       csrf: m[2]!.includes(`<input type="hidden" name="csrf_token" value="${CSRF}">`),
     }))
