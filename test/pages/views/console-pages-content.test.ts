@@ -135,7 +135,7 @@ describe("an app's page", () => {
   })
 
   test("the usage table's window resets at the minute it says, from the reset in seconds", () => {
-    const html = page({ usage: [{ resource: '/oauth/request_token', used: 3, limit: 15, reset: Date.UTC(2026, 4, 6, 7, 8) / 1000 }] })
+    const html = page({ usage: [{ resource: '/oauth/request_token', used: 3, limit: 15, remaining: 12, reset: Date.UTC(2026, 4, 6, 7, 8) / 1000 }] })
     assert.match(html, /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>3<\/td><td>15<\/td><td>2026-05-06 07:08 UTC<\/td><\/tr>/)
   })
 
