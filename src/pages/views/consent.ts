@@ -1,6 +1,7 @@
 import type { Consent } from '../../domain/oauth1/authorization.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { ACCESS_DESCRIPTIONS } from './access-levels.ts'
+import { isWebUrl } from './frame.ts'
 import { html, type SafeHtml } from './html.ts'
 import { layout } from './layout.ts'
 
@@ -17,15 +18,6 @@ export interface ConsentView {
   message?: string | undefined
 }
 
-/** Only http(s) websites become links; anything else (javascript:, data:) is shown as text. */
-function isWebUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value)
-    return protocol === 'http:' || protocol === 'https:'
-  } catch {
-    return false
-  }
-}
 
 /** Who is asking: the app, its developer, its description and website. */
 export function aboutApp({ app, owner }: Pick<Consent, 'app' | 'owner'>): SafeHtml {

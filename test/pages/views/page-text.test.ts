@@ -8,6 +8,7 @@ import { confirmPasswordPage, passwordPage, sessionsPage } from '../../../src/pa
 import { browserName } from '../../../src/pages/views/browser-name.ts'
 import { connectedAppsPage } from '../../../src/pages/views/connected-apps.ts'
 import { consentPage } from '../../../src/pages/views/consent.ts'
+import { signInPage, signUpPage, urlText } from '../../../src/pages/views/frame.ts'
 import type { AccessLevel, AppRecord, BrowserSessionRecord, UserRecord } from '../../../src/storage/records.ts'
 
 const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
@@ -120,5 +121,33 @@ describe('the account pages', () => {
     assert.equal(browserName('Firefox/128.0'), 'Firefox')
     assert.equal(browserName('(Windows NT 10.0; Win64; x64)'), 'Windows')
     assert.equal(browserName('curl/8.5.0'), undefined)
+  })
+})
+
+describe('the console frame', () => {
+  const signIn = (allowSignup: boolean) => signInPage({ csrfToken: 'c', next: '/console', heading: 'Sign in to the developer console', usernamePrefill: '', allowSignup })
+
+  test('the sign-in and sign-up pages: titled for what they are, no account links before signing in, sign-up offered only when open', () => {
+    const open = signIn(true)
+    assert.equal(titleOf(open), 'Sign in to the developer console · Latchkey')
+    assert.match(open, /<main class="wide">\n<h1>Sign in to the developer console<\/h1>/, 'nothing before the heading')
+    assert.match(open, /<p>New here\? <a href="\/console\/signup">Create an account<\/a>\.<\/p>/)
+    assert.doesNotMatch(signIn(false), /New here\?|\/console\/signup/)
+    const signUp = signUpPage({ csrfToken: 'c', screenName: '', name: '' })
+    assert.equal(titleOf(signUp), 'Create an account · Latchkey')
+    assert.match(signUp, /<main class="wide">\n<h1>Create an account<\/h1>/)
+  })
+
+  test('console pages carry the Copy script; a signed-in page starts with the account links', () => {
+    const page = connectedAppsPage({ csrfToken: 'c', user, apps: [] })
+    assert.match(page, /<script>[^<]+<\/script>/)
+    assert.match(page, /<main class="wide">\n<nav aria-label="Account">/)
+  })
+
+  test('a URL is a link only when it is http or https; anything else, a URL or not, is code', () => {
+    assert.equal(urlText('http://a.example/').value, '<a href="http://a.example/" rel="noopener noreferrer nofollow">http://a.example/</a>')
+    assert.equal(urlText('https://a.example/').value, '<a href="https://a.example/" rel="noopener noreferrer nofollow">https://a.example/</a>')
+    assert.equal(urlText('javascript:alert(1)').value, '<code>javascript:alert(1)</code>')
+    assert.equal(urlText('not a url').value, '<code>not a url</code>')
   })
 })
