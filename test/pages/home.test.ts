@@ -21,6 +21,9 @@ describe('the front door', () => {
     assert.equal(page.statusCode, 200)
     assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
     assert.match(page.body, /<h1>Latchkey<\/h1>/)
+    assert.match(page.body, /<title>Latchkey · Latchkey<\/title>/)
+    assert.match(page.body, /<main class="wide">/)
+    assert.match(page.body, /<script>[^<]+<\/script>/, 'the Copy buttons work')
     for (const [id, href] of [
       ['console', '/console'],
       ['connected_apps', '/settings/connected_apps'],
@@ -49,6 +52,11 @@ describe('the front door', () => {
     assert.doesNotMatch(page.body, /pw <&>/, 'the password is HTML-escaped')
     assert.equal(textOfElement(page.body, 'pin_command'), 'node examples/pin-flow.mjs https://auth.example:8443 ck_demo cs_demo')
     assert.match(textOfElement(page.body, 'bearer_command')!, /^TOKEN=\$\(curl -s -u 'ck_demo:cs_demo' --data grant_type=client_credentials https:\/\/auth\.example:8443\/oauth2\/token /)
+    assert.equal(
+      textOfElement(page.body, 'bearer_command')!.split('\n')[1],
+      'curl -H "Authorization: Bearer $TOKEN" https://auth.example:8443/1.1/application/rate_limit_status.json',
+      'the call with the token, on its own line',
+    )
     assert.match(page.body, /<a href="\/console\/apps\/1234\/oauth-tool" id="oauth_tool">/)
   })
 
@@ -59,6 +67,7 @@ describe('the front door', () => {
     assert.equal(page.statusCode, 200)
     assert.doesNotMatch(page.body, /try_it|pin_command/)
     assert.doesNotMatch(page.body, /id="admin_openapi"/, 'no admin listener, no link to it')
+    assert.match(page.body, /the admin API's, on the admin listener at <code>\/admin\/v1\/openapi\.json<\/code>/)
   })
 
   test('--home off: / and /docs/ are unknown paths of the API (404, code 34)', async (ctx) => {
@@ -76,6 +85,7 @@ describe('the front door', () => {
     ctx.after(() => t.close())
     const index = await t.app.inject({ method: 'GET', url: '/docs/' })
     assert.equal(index.statusCode, 200)
+    assert.match(index.body, /<title>Documentation · Latchkey<\/title>/)
     assert.ok(DOCS.length > 3)
     for (const name of DOCS) assert.match(index.body, new RegExp(`<a href="/docs/${name.replace('.', '\\.')}">`), name)
     const listed = [...index.body.matchAll(/<a href="\/docs\/([^"]+)">/g)].map((m) => m[1])

@@ -5,9 +5,6 @@
  */
 export class SafeHtml {
   constructor(readonly value: string) {}
-  toString(): string {
-    return this.value
-  }
 }
 
 type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[]
