@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { callbackSource, contentSecurityPolicy } from '../../src/pages/reply.ts'
 import { createHash } from 'node:crypto'
-import { SCRIPT, SCRIPT_HASH, STYLE_HASH } from '../../src/pages/views/layout.ts'
+import { SCRIPT, SCRIPT_HASH, STYLE_HASH, layout } from '../../src/pages/views/layout.ts'
+import { html } from '../../src/pages/views/html.ts'
 
 describe('the pages Content-Security-Policy', () => {
   test("lets a consent form lead to its own origin and to the callback's, which the redirect goes to", () => {
@@ -35,5 +36,19 @@ describe('the pages Content-Security-Policy', () => {
     assert.equal(SCRIPT_HASH, `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`)
     assert.ok(csp.startsWith(`default-src 'none'; style-src ${STYLE_HASH}; script-src ${SCRIPT_HASH}; base-uri 'none'; frame-ancestors 'none'`), csp)
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:|\*/)
+  })
+})
+
+describe('the page layout', () => {
+  test('its one stylesheet is the text the CSP allows by hash, and keeps focus visible', () => {
+    const page = layout('T', html`<h1>T</h1>`)
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? ''
+    assert.equal(STYLE_HASH, `'sha256-${createHash('sha256').update(style, 'utf8').digest('base64')}'`)
+    assert.match(style, /:focus-visible\{outline:3px solid/)
+  })
+
+  test('the content is one <main> landmark, wide only when asked', () => {
+    assert.match(layout('T', html`<h1>T</h1>`), /<main>\n<h1>T<\/h1>\n<\/main>/)
+    assert.match(layout('T', html`<h1>T</h1>`, { width: 'wide' }), /<main class="wide">\n<h1>T<\/h1>\n<\/main>/)
   })
 })
