@@ -46,6 +46,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     })
     assert.equal(response.statusCode, 200)
     assert.match(textOfId(response.body, 'oauth_pin') ?? '', /^\d{7}$/)
+    assert.match(response.body, /<title>Your PIN · Latchkey<\/title>/)
     assert.match(response.body, /go back to Desk Tool and type in this PIN/)
     assert.equal(response.headers['cache-control'], 'no-store')
     assert.match(String(response.headers['content-security-policy']), /form-action 'none'/, 'a page with no form')
@@ -70,6 +71,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     assert.equal(response.statusCode, 200)
     assert.match(response.body, /You did not authorize Desk Tool/)
     assert.match(response.body, /Access was denied/)
+    assert.match(response.body, /<title>Access denied · Latchkey<\/title>/)
     assert.equal(await statusOf(rt.token), 'denied')
   })
 

@@ -59,6 +59,12 @@ describe('GET and POST /i/oauth2/authorize', () => {
     assert.match(page.body, new RegExp(app.name))
     assert.match(page.body, /name="username" type="text" value=""/)
     assert.equal(/form-action ([^;]*)/.exec(String(page.headers['content-security-policy']))?.[1], "'self' https://client.example")
+    assert.equal(/<title>([^<]*)<\/title>/.exec(page.body)?.[1], `Authorize ${app.name} · Latchkey`)
+    const can = /This app will be able to:<\/h2>\n<ul>([\s\S]*?)<\/ul>/.exec(page.body)?.[1] ?? ''
+    assert.deepEqual([...can.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]), ['See posts, including ones from protected accounts you follow.', 'See your profile and the profiles of other accounts.'])
+    // The form carries the app's request, field by field, so the answer goes where the app asked.
+    const hidden = new Map([...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]))
+    for (const [name, value] of query) assert.equal(hidden.get(name), value, name)
     const answer = await submit(t.app, browser, PATH, [...query, ['csrf_token', csrfOf(page.body)], ['action', 'allow'], ['username', user.screenName], ['password', password]])
     assert.equal(answer.statusCode, 302)
     assert.match(codeOf(answer.headers.location) ?? '', /./)
