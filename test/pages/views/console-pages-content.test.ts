@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { EMPTY_APP_FORM, appListPage, appPage, deleteAppPage, newAppPage, type AppPageView } from '../../../src/pages/views/console-apps.ts'
-import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../../src/storage/records.ts'
+import { signatureFailuresPage } from '../../../src/pages/views/signature-failures.ts'
+import type { AppRecord, OAuth2ClientRecord, SignatureFailure, UserRecord } from '../../../src/storage/records.ts'
 
 const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
 const CSRF = 'K'.repeat(32)
@@ -178,5 +179,29 @@ describe('the list of apps and the new-app form', () => {
     assert.match(html, /<textarea id="callbacks" name="callbacks" aria-describedby="callbacks_hint"><\/textarea>/)
     assert.match(html, /<input id="sign_in" name="sign_in" type="checkbox" value="on">/)
     assert.deepEqual(formsOf(html), [{ action: '/console/apps', buttons: [['create_app', 'primary', 'Create app']], csrf: true }])
+  })
+})
+
+describe("an app's signature failures page", () => {
+  const failure = (reason: SignatureFailure['reason']): SignatureFailure => ({ atMs: Date.UTC(2026, 1, 3, 4, 5), method: 'GET', url: 'https://api.example/x', reason })
+
+  test('names each reason in words beside its code; says when there are none', () => {
+    const said: Array<[SignatureFailure['reason'], string]> = [
+      ['bad_signature', 'Bad signature: the signature does not match the base string below'],
+      ['timestamp_out_of_bounds', 'Timestamp out of bounds: the client&#39;s clock is off'],
+      ['nonce_reused', 'Nonce reused: a request with this nonce was already accepted'],
+      ['token_invalid', 'Token invalid: unknown, revoked, expired or of another app'],
+      ['method_not_allowed', 'Signature method not allowed for this app (or PLAINTEXT without https)'],
+      ['body_hash_mismatch', 'oauth_body_hash does not match the body'],
+      ['app_suspended', 'The app is suspended'],
+    ]
+    const html = signatureFailuresPage({ csrfToken: CSRF, user, app: app(), failures: said.map(([reason]) => failure(reason)) })
+    const shown = [...html.matchAll(/<p><strong>([^<]*)<\/strong> <span class="muted">\(([a-z_]+)\)<\/span><\/p>/g)].map((m) => [m[2], m[1]])
+    assert.deepEqual(shown, said)
+    assert.doesNotMatch(html, /No failures in the last 24 hours/)
+    assert.equal(titleOf(html), 'Signature failures of Pocket · Latchkey')
+    const none = signatureFailuresPage({ csrfToken: CSRF, user, app: app(), failures: [] })
+    assert.match(none, /<p>No failures in the last 24 hours\.<\/p>/)
+    assert.doesNotMatch(none, /class="failure"/)
   })
 })
