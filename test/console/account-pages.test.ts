@@ -213,6 +213,9 @@ describe('console account pages', () => {
     const newcomer = browser()
     const signUpPage = await newcomer.get('/console/signup')
     const newAppPage = await b.get('/console/apps/new')
+    const { user } = await makeUser(t.domain)
+    const returning = browser()
+    const signInPage = await returning.get('/console')
     const csrf = (page: string) => /name="csrf_token" value="([^"]+)"/.exec(page)![1]!
     const lock = new Sqlite(t.dbPath)
     lock.exec('begin exclusive')
@@ -220,6 +223,7 @@ describe('console account pages', () => {
       const answers = [
         await b.post('/console/apps', { csrf_token: csrf(newAppPage.body), name: 'Locked out', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' }),
         await newcomer.post('/console/signup', { csrf_token: csrf(signUpPage.body), screen_name: `locked${Date.now() % 100000}`, name: 'Locked', password: 'a good password' }),
+        await returning.post('/console/sign-in', { csrf_token: csrf(signInPage.body), username: user.screenName, password: 'not the password', next: '/console' }),
       ]
       for (const answer of answers) {
         assert.equal(answer.statusCode, 503)

@@ -10,7 +10,13 @@ export class CookieBrowser {
   constructor(
     private readonly app: FastifyInstance,
     readonly address = '127.0.0.1',
+    /** Sent as User-Agent on every request, when given. */
+    readonly userAgent?: string,
   ) {}
+
+  private get headers(): Record<string, string> {
+    return this.userAgent ? { 'user-agent': this.userAgent } : {}
+  }
 
   private keep(response: LightMyRequestResponse): LightMyRequestResponse {
     assertFormsPostHome(response)
@@ -23,7 +29,7 @@ export class CookieBrowser {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.address, cookies: Object.fromEntries(this.cookies) }))
+    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.address, headers: this.headers, cookies: Object.fromEntries(this.cookies) }))
   }
 
   async post(url: string, fields: Record<string, string> | Array<[string, string]>): Promise<LightMyRequestResponse> {
@@ -32,7 +38,7 @@ export class CookieBrowser {
         method: 'POST',
         url,
         remoteAddress: this.address,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' },
         cookies: Object.fromEntries(this.cookies),
         payload: new URLSearchParams(fields).toString(),
       }),

@@ -56,6 +56,14 @@ describe('settings pages', () => {
     assert.equal(await isSignedIn(me), true)
   })
 
+  test("each session is named by the browser it was signed in from", async () => {
+    const { user, password } = await person()
+    const firefox = new CookieBrowser(t.app, nextAddress(), 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0')
+    await firefox.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
+    const page = await firefox.get('/settings/sessions')
+    assert.match(page.body, /<span title="Mozilla\/5\.0 \(X11; Linux x86_64; rv:128\.0\) Gecko\/20100101 Firefox\/128\.0">Firefox on Linux<\/span>/)
+  })
+
   test('signing out the current session from the list signs this browser out and leads back to the list, which asks to sign in', async () => {
     const { signIn } = await person()
     const me = await signIn()

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { csrfOf, makeRequestToken, newBrowser, openAndAllow, openAndPress, signInAndAllow, submit, textOfId, visit } from './helpers.ts'
+import { SESSION_COOKIE, csrfOf, makeRequestToken, newBrowser, openAndAllow, openAndPress, signInAndAllow, submit, textOfId, visit } from './helpers.ts'
 
 describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   let t: TestApp
@@ -103,12 +103,23 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
     const copy = { ...browser }
+    const copyCookie = decodeURIComponent(copy.cookie ?? '')
     assert.match((await visit(t.app, { ...copy }, `/oauth/authorize?oauth_token=${rt.token}`)).body, /You are signed in as/, 'the copy works before the switch')
     await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'switch')
     const replayed = await visit(t.app, copy, `/oauth/authorize?oauth_token=${rt.token}`)
     assert.equal(replayed.statusCode, 200)
+    const rewritten = replayed.cookies.find((c) => c.name === SESSION_COOKIE)
+    assert.ok(rewritten, 'the ended claim is dropped from the cookie')
+    assert.equal(rewritten.value.split('.')[0], copyCookie.split('.')[0]!.split(':')[0], 'the CSRF value stays (a form open in another tab still posts)')
     assert.doesNotMatch(replayed.body, /You are signed in as/, 'the old cookie no longer signs anyone in')
     assert.match(replayed.body, /name="password"/)
+  })
+
+  test('"Sign in with another account" posted by a visitor who is not signed in just shows the sign-in form', async () => {
+    const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
+    const switched = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'switch')
+    assert.equal(switched.statusCode, 200)
+    assert.match(switched.body, /name="password"/)
   })
 
   test('the first value wins: a repeated oauth_token or action in the query or the form never changes which token or action is used', async () => {
