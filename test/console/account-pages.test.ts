@@ -2,11 +2,11 @@
 // list of apps and the new-app form, as a browser meets them.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import Sqlite from 'better-sqlite3'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../helpers/locked-database.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser } from './jar.ts'
+import { CookieBrowser, csrfOf } from './jar.ts'
 
 let address = 0
 const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
@@ -65,7 +65,7 @@ describe('console account pages', () => {
   test('the first value of a repeated field is the one used', async () => {
     const { user, password } = await makeUser(t.domain)
     const b = browser()
-    const csrf = /name="csrf_token" value="([^"]+)"/.exec((await b.get('/console')).body)![1]!
+    const csrf = csrfOf((await b.get('/console')).body)
     const answer = await b.post('/console/sign-in', [
       ['csrf_token', csrf],
       ['username', user.screenName],
@@ -96,12 +96,12 @@ describe('console account pages', () => {
     const from = logLines.length
     const spender = await signedIn()
     const other = await signedIn()
-    const csrf = /name="csrf_token" value="([^"]+)"/.exec((await spender.browser.get('/console')).body)![1]!
+    const csrf = csrfOf((await spender.browser.get('/console')).body)
     let answer
     do answer = await spender.browser.post('/console/apps/1/suspend', { csrf_token: csrf })
     while (answer.statusCode === 404)
     assert.equal(answer.statusCode, 429)
-    const otherCsrf = /name="csrf_token" value="([^"]+)"/.exec((await other.browser.get('/console')).body)![1]!
+    const otherCsrf = csrfOf((await other.browser.get('/console')).body)
     assert.equal((await other.browser.post('/console/apps/1/suspend', { csrf_token: otherCsrf })).statusCode, 404, 'not limited')
     const refusals = logLines.slice(from).map((line) => JSON.parse(line) as { msg?: string; detail?: string }).filter((line) => line.msg === 'page refused' && line.detail === 'console page limit')
     assert.equal(refusals.length, 1)
@@ -216,23 +216,17 @@ describe('console account pages', () => {
     const { user } = await makeUser(t.domain)
     const returning = browser()
     const signInPage = await returning.get('/console')
-    const csrf = (page: string) => /name="csrf_token" value="([^"]+)"/.exec(page)![1]!
-    const lock = new Sqlite(t.dbPath)
-    lock.exec('begin exclusive')
-    try {
+    await whileDatabaseLocked(t.dbPath, async () => {
       const answers = [
-        await b.post('/console/apps', { csrf_token: csrf(newAppPage.body), name: 'Locked out', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' }),
-        await newcomer.post('/console/signup', { csrf_token: csrf(signUpPage.body), screen_name: `locked${Date.now() % 100000}`, name: 'Locked', password: 'a good password' }),
-        await returning.post('/console/sign-in', { csrf_token: csrf(signInPage.body), username: user.screenName, password: 'not the password', next: '/console' }),
+        await b.post('/console/apps', { csrf_token: csrfOf(newAppPage.body), name: 'Locked out', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' }),
+        await newcomer.post('/console/signup', { csrf_token: csrfOf(signUpPage.body), screen_name: `locked${Date.now() % 100000}`, name: 'Locked', password: 'a good password' }),
+        await returning.post('/console/sign-in', { csrf_token: csrfOf(signInPage.body), username: user.screenName, password: 'not the password', next: '/console' }),
       ]
       for (const answer of answers) {
         assert.equal(answer.statusCode, 503)
         assert.match(answer.body, /Something went wrong/)
         assert.doesNotMatch(answer.body, /<form/)
       }
-    } finally {
-      lock.exec('rollback')
-      lock.close()
-    }
+    })
   })
 })

@@ -2,10 +2,10 @@
 // signed-out visitor meets, choices that are not numbers, and a database that cannot be written.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import Sqlite from 'better-sqlite3'
 import { updateApp } from '../../src/domain/registry/apps.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../helpers/locked-database.ts'
 import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser, csrfOf, textOf } from './jar.ts'
 
@@ -206,9 +206,7 @@ describe("an app's console pages", () => {
     if (isPostgresUrl(t.dbPath)) return ctx.skip('locks the SQLite file')
     const { browser, page } = await developerWithApp()
     const csrf = csrfOf((await browser.get(page)).body)
-    const lock = new Sqlite(t.dbPath)
-    lock.exec('begin exclusive')
-    try {
+    await whileDatabaseLocked(t.dbPath, async () => {
       const cases: Array<[string, Record<string, string>]> = [
         ['', { name: 'Locked', callbacks: 'https://client.example/cb', type: 'web', access_level: 'read' }],
         ['/suspend', {}],
@@ -221,10 +219,7 @@ describe("an app's console pages", () => {
         assert.match(answer.body, /Something went wrong/, action)
         assert.equal(alertOf(answer.body), undefined, action)
       }
-    } finally {
-      lock.exec('rollback')
-      lock.close()
-    }
+    })
   })
 })
 

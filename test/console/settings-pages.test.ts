@@ -3,10 +3,10 @@
 // test/e2e/browser/ check the same pages in a real browser when one is installed).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import Sqlite from 'better-sqlite3'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../helpers/locked-database.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser, csrfOf } from './jar.ts'
 
@@ -137,16 +137,11 @@ describe('settings pages', () => {
     const { password, signIn } = await person()
     const me = await signIn()
     const form = await me.get('/settings/password')
-    const lock = new Sqlite(t.dbPath)
-    lock.exec('begin exclusive')
-    try {
+    await whileDatabaseLocked(t.dbPath, async () => {
       const answer = await me.post('/settings/password', { csrf_token: csrfOf(form.body), current_password: password, new_password: 'a new horse battery' })
       assert.equal(answer.statusCode, 503)
       assert.doesNotMatch(answer.body, /Change your password/)
-    } finally {
-      lock.exec('rollback')
-      lock.close()
-    }
+    })
   })
 
   test('connected apps: revoking one by its id; an id that is not a number is a 404', async () => {

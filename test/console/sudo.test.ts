@@ -3,9 +3,9 @@
 // Actions that show no secret (save, suspend) do not ask.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import Sqlite from 'better-sqlite3'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../helpers/locked-database.ts'
 import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { CookieBrowser, csrfOf } from './jar.ts'
 
@@ -92,16 +92,11 @@ describe('a fresh password before sensitive console actions', () => {
     const { app, browser } = await developerWithApp()
     clock.advance(STALE)
     const asked = await browser.fill(`/console/apps/${app.id}`, `/console/apps/${app.id}/owner-token`, {})
-    const lock = new Sqlite(t.dbPath)
-    lock.exec('begin exclusive')
-    try {
+    await whileDatabaseLocked(t.dbPath, async () => {
       const answer = await browser.post(`/console/apps/${app.id}/owner-token`, { csrf_token: csrfOf(asked.body), sudo_password: 'not the password' })
       assert.equal(answer.statusCode, 503)
       assert.doesNotMatch(answer.body, /Confirm your password/)
-    } finally {
-      lock.exec('rollback')
-      lock.close()
-    }
+    })
   })
 
   test('a signed-out confirmation leads to the console, and nothing fails on the way', async () => {

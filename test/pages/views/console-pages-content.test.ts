@@ -53,6 +53,18 @@ const hintOf = (html: string, id: string) => new RegExp(`<p id="${id}_hint" clas
 const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1]
 const rowOf = (html: string, header: string) => new RegExp(`<th scope="row">${header}</th><td>([\\s\\S]*?)</td></tr>`).exec(html)?.[1]
 
+const TYPES = [
+  ['web', 'Web'],
+  ['desktop', 'Desktop'],
+]
+const ACCESS_LEVELS = [
+  ['read', 'Read'],
+  ['read-write', 'Read and write'],
+  ['read-write-directmessages', 'Read, write and direct messages'],
+]
+/** A select's expected options: each [value, text], the one of `chosen` selected. */
+const choicesOf = (options: string[][], chosen: string) => options.map(([value, text]) => [value, text, value === chosen])
+
 const GRACE = [
   ['', 'No grace period: stop it now', true],
   ['3600', '1 hour', false],
@@ -122,15 +134,8 @@ describe("an app's page", () => {
     const full = page()
     assert.equal(rowOf(full, 'Callback URLs'), '<code>https://pocket.example/cb</code><br><code>https://pocket.example/cb2</code><br>')
     assert.match(full, /<textarea id="callbacks" name="callbacks" aria-describedby="callbacks_hint">https:\/\/pocket\.example\/cb\nhttps:\/\/pocket\.example\/cb2<\/textarea>/)
-    assert.deepEqual(optionsOf(full, 'type'), [
-      ['web', 'Web', true],
-      ['desktop', 'Desktop', false],
-    ])
-    assert.deepEqual(optionsOf(full, 'access_level'), [
-      ['read', 'Read', false],
-      ['read-write', 'Read and write', true],
-      ['read-write-directmessages', 'Read, write and direct messages', false],
-    ])
+    assert.deepEqual(optionsOf(full, 'type'), choicesOf(TYPES, 'web'))
+    assert.deepEqual(optionsOf(full, 'access_level'), choicesOf(ACCESS_LEVELS, 'read-write'))
     assert.match(full, /<input id="sign_in" name="sign_in" type="checkbox" value="on" checked>/)
     assert.match(page({ app: app({ isSignInEnabled: false }) }), /<input id="sign_in" name="sign_in" type="checkbox" value="on">/)
   })
@@ -166,15 +171,8 @@ describe('the list of apps and the new-app form', () => {
   test("a new app's form starts from the defaults every door registers with", () => {
     const html = newAppPage({ csrfToken: CSRF, user, values: EMPTY_APP_FORM })
     assert.equal(titleOf(html), 'Create an app · Latchkey')
-    assert.deepEqual(optionsOf(html, 'type'), [
-      ['web', 'Web', true],
-      ['desktop', 'Desktop', false],
-    ])
-    assert.deepEqual(optionsOf(html, 'access_level'), [
-      ['read', 'Read', true],
-      ['read-write', 'Read and write', false],
-      ['read-write-directmessages', 'Read, write and direct messages', false],
-    ])
+    assert.deepEqual(optionsOf(html, 'type'), choicesOf(TYPES, 'web'))
+    assert.deepEqual(optionsOf(html, 'access_level'), choicesOf(ACCESS_LEVELS, 'read'))
     assert.match(html, /<input id="name" name="name" type="text" value="" maxlength="64" required>/)
     assert.match(html, /<textarea id="callbacks" name="callbacks" aria-describedby="callbacks_hint"><\/textarea>/)
     assert.match(html, /<input id="sign_in" name="sign_in" type="checkbox" value="on">/)
