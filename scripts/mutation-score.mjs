@@ -1,13 +1,11 @@
 // The mutation score of a folder from the reports of its files: `npm run mutate` mutates a folder
 // one file at a time (scripts/mutate.mjs), so that a run cut short keeps the files it finished and
-// each file's survivors can be read as soon as it is done. `node scripts/mutation-score.mjs src/http`
+// each file's survivors can be read as soon as it is done; a run of several files at once counts
+// too, each file taken from the newest report that holds it. `node scripts/mutation-score.mjs src/http`
 // prints each file's counts and the folder's row for docs/testing.md; a file not run yet is named.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SUITES } from './mutation-suites.mjs'
-
-/** The report name of a mutation target, as stryker.config.mjs names it. */
-export const reportName = (target) => target.replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
 
 /** The files of a folder that are mutated: every .ts file, less those its suite leaves unmutated. */
 export function mutatedFiles(folder) {
@@ -23,14 +21,29 @@ export function mutatedFiles(folder) {
     .sort()
 }
 
+/**
+ * Each mutated file's mutants, from the newest report that holds the file: a file's own run, a run
+ * of several files at once (LATCHKEY_MUTATE=a.ts,b.ts) or a `--changed` run.
+ */
+function newestMutants() {
+  const dir = 'reports/mutation'
+  const byFile = new Map()
+  if (!existsSync(dir)) return byFile
+  const reports = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => join(dir, name))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+  for (const path of reports) {
+    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(path, 'utf8')).files ?? {})) byFile.set(file, mutants)
+  }
+  return byFile
+}
 
-/** Counts by status of one file's report, or undefined when it has not been run. */
-function countsOf(file) {
-  const path = `reports/mutation/${reportName(file)}.json`
-  if (!existsSync(path)) return undefined
-  const report = JSON.parse(readFileSync(path, 'utf8'))
+/** Counts by status of one file's mutants, or undefined when it has not been run. */
+function countsOf(mutants) {
+  if (!mutants) return undefined
   const counts = { mutants: 0, Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, other: 0 }
-  for (const mutant of report.files[file]?.mutants ?? []) {
+  for (const mutant of mutants) {
     if (mutant.status === 'Ignored' || mutant.status === 'CompileError' || mutant.status === 'RuntimeError') continue
     counts.mutants++
     if (mutant.status in counts) counts[mutant.status]++
@@ -49,8 +62,9 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   }
   const total = { mutants: 0, Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, other: 0 }
   const missing = []
+  const mutantsOf = newestMutants()
   for (const file of mutatedFiles(folder)) {
-    const counts = countsOf(file)
+    const counts = countsOf(mutantsOf.get(file))
     if (!counts) {
       missing.push(file)
       continue

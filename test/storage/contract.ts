@@ -69,7 +69,7 @@ export function appRecord(ownerId: string, overrides: Partial<AppRecord> = {}): 
   }
 }
 
-function requestTokenRecord(appId: string, overrides: Partial<RequestTokenRecord> = {}): RequestTokenRecord {
+export function requestTokenRecord(appId: string, overrides: Partial<RequestTokenRecord> = {}): RequestTokenRecord {
   const n = unique()
   return {
     token: `rt${n}`,
@@ -86,16 +86,16 @@ function requestTokenRecord(appId: string, overrides: Partial<RequestTokenRecord
   }
 }
 
-function accessTokenRecord(appId: string, userId: string, overrides: Partial<AccessTokenRecord> = {}): AccessTokenRecord {
+export function accessTokenRecord(appId: string, userId: string, overrides: Partial<AccessTokenRecord> = {}): AccessTokenRecord {
   const n = unique()
   return { token: `${userId}-at${n}`, secret: `as${n}`, appId, userId, accessLevel: 'read-write', createdAtMs: NOW, revokedAtMs: null, ...overrides }
 }
 
-function bearerTokenRecord(appId: string, overrides: Partial<BearerTokenRecord> = {}): BearerTokenRecord {
+export function bearerTokenRecord(appId: string, overrides: Partial<BearerTokenRecord> = {}): BearerTokenRecord {
   return { token: `AAAA${unique()}`, appId, createdAtMs: NOW, revokedAtMs: null, ...overrides }
 }
 
-function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
+export function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
   return { atMs: NOW, event: 'request_token.issued', appId: null, userId: null, address: null, detail: null, ...overrides }
 }
 

@@ -11,6 +11,7 @@ import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, with
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { transactionContract } from './transaction-contract.ts'
 import { oauth2Contract } from './oauth2-contract.ts'
+import { adminContract } from './admin-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 
@@ -37,6 +38,7 @@ if (SHARED_BACKENDS_SKIP) {
   storeContract('PostgreSQL', openFresh)
   transactionContract('PostgreSQL', openFresh)
   oauth2Contract('PostgreSQL', openFresh)
+  adminContract('PostgreSQL', openFresh)
 
   describe('PostgreSQL specifics', () => {
     const schemas: TestSchema[] = []

@@ -7,6 +7,7 @@ import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 import { transactionContract } from './transaction-contract.ts'
 import { oauth2Contract } from './oauth2-contract.ts'
+import { adminContract } from './admin-contract.ts'
 
 /** Every test gets its own database file in its own temp folder. */
 const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
@@ -27,3 +28,4 @@ const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => 
 storeContract('SQLite', openFresh)
 transactionContract('SQLite', openFresh)
 oauth2Contract('SQLite', openFresh)
+adminContract('SQLite', openFresh)

@@ -25,9 +25,10 @@ const PAGES_PER_STEP = 1000
 /**
  * A consistent copy of the embedded database while a server may be running and writing: SQLite's
  * online backup API, a thousand pages a step so that writers wait at most one step. A write by
- * another connection between two steps makes SQLite start the copy over; when that happens, the
- * rest is copied in one step, so a busy server cannot keep the backup from ending. The copy holds
- * every transaction committed before its last step began.
+ * another connection between two steps makes SQLite start the copy over, so a step that leaves as
+ * many pages to copy as the one before (or more) was a restart: from then on the whole database is
+ * copied in one step, so a busy server cannot keep the backup from ending. The copy holds every
+ * transaction committed before its last step began. Progress ends at all pages copied.
  */
 export async function backupSqlite(databaseUrl: string, file: string, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
   const path = sqlitePath(databaseUrl)
@@ -37,14 +38,15 @@ export async function backupSqlite(databaseUrl: string, file: string, onProgress
   try {
     let remainingBefore = Infinity
     let step = PAGES_PER_STEP
-    await source.backup(file, {
+    const { totalPages } = await source.backup(file, {
       progress({ totalPages, remainingPages }) {
-        if (remainingPages > remainingBefore) step = totalPages
+        if (remainingPages >= remainingBefore) step = totalPages
         remainingBefore = remainingPages
         onProgress?.(totalPages - remainingPages, totalPages)
         return step
       },
     })
+    onProgress?.(totalPages, totalPages)
   } catch (error) {
     rmSync(file, { force: true })
     throw error

@@ -1,0 +1,117 @@
+// Copying a whole database, in process (test/cli/copy.test.ts runs `latchkey copy` and serves the copies).
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import Sqlite from 'better-sqlite3'
+import { COPIED_TABLES, copyDatabase } from '../../src/storage/copy.ts'
+import { DatabaseRefusedError } from '../../src/storage/errors.ts'
+import { openStorage } from '../../src/storage/open-stores.ts'
+import { SHARED_BACKENDS_SKIP, createTestSchema, runSql } from '../helpers/backends.ts'
+import { testKeyring } from '../helpers/keys.ts'
+import { tableContents } from '../helpers/stored-rows.ts'
+import { appRecord, userRecord } from './contract.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-copy-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+let files = 0
+const newPath = () => join(dir, `${++files}.sqlite`)
+const TABLES = COPIED_TABLES.map((t) => t.table)
+
+/** A database with two people, three apps and `auditRows` audit rows (more than one batch). */
+async function sourceWith(auditRows: number): Promise<string> {
+  const path = newPath()
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
+  for (let i = 0; i < 2; i++) {
+    const user = userRecord()
+    await stores.users.create(user)
+    await stores.apps.create(appRecord(user.id))
+    if (i === 0) await stores.apps.create(appRecord(user.id))
+  }
+  await runtime.close()
+  const db = new Sqlite(path)
+  const insert = db.prepare("insert into audit_events (at_ms, event, detail) values (?, 'app.updated', ?)")
+  db.transaction(() => {
+    for (let i = 0; i < auditRows; i++) insert.run(1_700_000_000_000 + i, JSON.stringify({ i }))
+  })()
+  db.close()
+  return path
+}
+
+const refused = (message: RegExp) => (error: Error) => error instanceof DatabaseRefusedError && message.test(error.message)
+
+describe('copyDatabase', () => {
+  test('every row of every table, a batch at a time; each table reported as it goes, in order; the counts answered', async () => {
+    const source = await sourceWith(1201)
+    const target = newPath()
+    const progress: Array<[string, number, number]> = []
+    const copied = await copyDatabase(source, target, (table, done, total) => progress.push([table, done, total]))
+    assert.deepEqual(await tableContents(target, TABLES), await tableContents(source, TABLES))
+    const expected = Object.fromEntries(TABLES.map((table) => [table, 0]))
+    assert.deepEqual(copied, { ...expected, users: 2, apps: 3, audit_events: 1201 })
+    assert.deepEqual(
+      progress.filter(([table]) => table === 'audit_events'),
+      [
+        ['audit_events', 0, 1201],
+        ['audit_events', 500, 1201],
+        ['audit_events', 1000, 1201],
+        ['audit_events', 1201, 1201],
+      ],
+    )
+    assert.deepEqual(
+      progress.filter(([table]) => table === 'apps'),
+      [
+        ['apps', 0, 3],
+        ['apps', 3, 3],
+      ],
+    )
+    assert.deepEqual([...new Set(progress.map(([table]) => table))], TABLES, 'every table, parents first')
+  })
+
+  test('a database never started on is migrated and copied as empty', async () => {
+    const source = newPath()
+    const copied = await copyDatabase(source, newPath())
+    assert.deepEqual(copied, Object.fromEntries(TABLES.map((table) => [table, 0])))
+    assert.ok(existsSync(source))
+  })
+
+  test('refuses a target that is not empty, naming a table and its rows, and writes nothing', async () => {
+    const source = await sourceWith(0)
+    const target = newPath()
+    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: target, settleNonceEpoch: false })
+    await stores.users.create(userRecord())
+    await runtime.close()
+    const before = await tableContents(target)
+    await assert.rejects(copyDatabase(source, target), refused(/^the target .* is not empty \(users holds 1 rows\): copy only into an empty database$/))
+    assert.deepEqual(await tableContents(target), before)
+  })
+
+  test('refuses the configured database as its own target', async () => {
+    const source = await sourceWith(0)
+    await assert.rejects(copyDatabase(source, source), refused(/^the target is the configured database itself$/))
+  })
+
+  test('SQLite to PostgreSQL: the same rows; the audit trail and the signature failures go on numbering after the copied ones', { skip: SHARED_BACKENDS_SKIP }, async () => {
+    const schema = await createTestSchema()
+    try {
+      const source = await sourceWith(620)
+      const copied = await copyDatabase(source, schema.url)
+      assert.equal(copied.audit_events, 620)
+      const [row] = await runSql<{ n: number; max: number; next: number }>(
+        schema.url,
+        "select count(*)::int as n, max(id)::int as max, nextval(pg_get_serial_sequence('audit_events', 'id'))::int as next from audit_events",
+      )
+      assert.equal(row!.n, 620)
+      assert.equal(row!.next, row!.max + 1)
+      const [failures] = await runSql<{ next: number }>(schema.url, "select nextval(pg_get_serial_sequence('signature_failures', 'id'))::int as next")
+      assert.equal(failures!.next, 1, 'an empty table starts at 1')
+      const back = newPath()
+      assert.deepEqual(await copyDatabase(schema.url, back), copied)
+      assert.deepEqual(await tableContents(back, TABLES), await tableContents(source, TABLES))
+      await assert.rejects(copyDatabase(back, schema.url), refused(/is not empty \(users holds 2 rows\)/))
+    } finally {
+      await schema.drop()
+    }
+  })
+})

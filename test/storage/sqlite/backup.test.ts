@@ -1,0 +1,191 @@
+// Backup, inspection and restore of the embedded database, in process (test/cli/data.test.ts runs
+// the real commands beside real servers).
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import Sqlite from 'better-sqlite3'
+import { DatabaseRefusedError } from '../../../src/storage/errors.ts'
+import { openStorage } from '../../../src/storage/open-stores.ts'
+import { MIGRATION_NAMES } from '../../../src/storage/sql/migrations.ts'
+import { backupSqlite, inspectDatabaseFile, restoreSqlite } from '../../../src/storage/sqlite/backup.ts'
+import { takeServeLock } from '../../../src/storage/sqlite/serve-lock.ts'
+import { testKeyring } from '../../helpers/keys.ts'
+import { tableContents } from '../../helpers/stored-rows.ts'
+import { appRecord, userRecord } from '../contract.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-backup-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+let files = 0
+const newPath = (name: string) => join(dir, `${++files}-${name}`)
+
+/** A migrated database with a person and an app, and `auditRows` audit rows of about 2 KB each. */
+async function databaseWith(auditRows = 0): Promise<string> {
+  const path = newPath('latchkey.sqlite')
+  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
+  const user = userRecord()
+  await stores.users.create(user)
+  await stores.apps.create(appRecord(user.id))
+  await runtime.close()
+  if (auditRows > 0) write(path, (db) => insertAuditRows(db, auditRows))
+  return path
+}
+
+function write(path: string, change: (db: Sqlite.Database) => void): void {
+  const db = new Sqlite(path)
+  try {
+    change(db)
+  } finally {
+    db.close()
+  }
+}
+
+function insertAuditRows(db: Sqlite.Database, n: number): void {
+  const insert = db.prepare("insert into audit_events (at_ms, event, detail) values (?, 'app.updated', ?)")
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) insert.run(i, JSON.stringify({ filler: 'x'.repeat(2000), i }))
+  })()
+}
+
+const refused = (message: RegExp) => (error: Error) => error instanceof DatabaseRefusedError && message.test(error.message)
+
+describe('backup of the embedded database', () => {
+  test('the copy holds every row; the report names its file, size, last migration and rows per table, bookkeeping left out', async () => {
+    const path = await databaseWith(3)
+    const file = newPath('backup.sqlite')
+    const seen: Array<[number, number]> = []
+    const report = await backupSqlite(path, file, (copied, total) => seen.push([copied, total]))
+    assert.deepEqual(await tableContents(file), await tableContents(path))
+    assert.equal(report.file, file)
+    assert.equal(report.schemaVersion, MIGRATION_NAMES.at(-1))
+    assert.ok(report.bytes > 0)
+    assert.equal(report.rows.users, 1)
+    assert.equal(report.rows.apps, 1)
+    assert.equal(report.rows.audit_events, 3)
+    assert.ok(!('latchkey_migrations' in report.rows) && !('latchkey_migration_lock' in report.rows) && !('credential_generation' in report.rows), Object.keys(report.rows).join())
+    assert.equal(report.rows.request_tokens, 0, 'empty tables are named too')
+    const last = seen.at(-1)!
+    assert.ok(last[1] > 0 && last[0] === last[1], `the last progress is all pages: ${JSON.stringify(seen)}`)
+  })
+
+  test('a database by URL is backed up too', async () => {
+    const path = await databaseWith()
+    const report = await backupSqlite(`sqlite:${path}`, newPath('by-url.sqlite'))
+    assert.equal(report.rows.users, 1)
+  })
+
+  test('writes from another connection at every step restart the copy at most once more: it ends, with every row committed before its last step', async () => {
+    const path = await databaseWith(2500)
+    const writer = new Sqlite(path)
+    const insert = writer.prepare("insert into audit_events (at_ms, event) values (?, 'app.created')")
+    let steps = 0
+    let written = 0
+    try {
+      const report = await backupSqlite(path, newPath('busy.sqlite'), () => {
+        steps++
+        // Stops after 200 writes, so that a copy that restarts for ever still ends, and fails here.
+        if (written < 200) insert.run(++written)
+      })
+      assert.ok(steps >= 3, `several steps of a thousand pages: ${steps}`)
+      assert.ok(steps < 12, `a busy writer cannot keep it going: ${steps} steps for ${written} writes`)
+      assert.ok(report.rows.audit_events! >= 2500 + written - 1, `${report.rows.audit_events} rows, ${written} written during the copy`)
+    } finally {
+      writer.close()
+    }
+  })
+
+  test('refuses a database that does not exist and a file that exists, and leaves both alone', async () => {
+    const missing = newPath('missing.sqlite')
+    await assert.rejects(backupSqlite(missing, newPath('never.sqlite')), refused(/^there is no database at .*missing\.sqlite$/))
+    assert.ok(!existsSync(missing))
+    const path = await databaseWith()
+    const existing = newPath('existing.sqlite')
+    writeFileSync(existing, 'keep me')
+    await assert.rejects(backupSqlite(path, existing), refused(/existing\.sqlite exists: name a new file \(a backup never overwrites one\)/))
+    assert.equal(readFileSync(existing, 'utf8'), 'keep me')
+  })
+
+  test('a backup that fails leaves no file behind', async () => {
+    const path = await databaseWith()
+    const file = join(dir, 'no-such-folder', 'backup.sqlite')
+    await assert.rejects(backupSqlite(path, file))
+    assert.ok(!existsSync(file))
+  })
+})
+
+describe('inspecting a file before a restore', () => {
+  test('refuses what is not a whole Latchkey database this version can run, each in words', async () => {
+    assert.throws(() => inspectDatabaseFile(newPath('absent.sqlite')), refused(/^there is no file .*absent\.sqlite$/))
+
+    const text = newPath('text.sqlite')
+    writeFileSync(text, 'this is not a database, only some words that are long enough to fill a header. '.repeat(3))
+    assert.throws(() => inspectDatabaseFile(text), refused(/text\.sqlite (is not a SQLite database|cannot be read as a SQLite database)/))
+
+    const foreign = newPath('foreign.sqlite')
+    write(foreign, (db) => db.exec('create table notes (id integer primary key)'))
+    assert.throws(() => inspectDatabaseFile(foreign), refused(/foreign\.sqlite is not a Latchkey database \(it has no latchkey_migrations table\)/))
+
+    const newer = await databaseWith()
+    write(newer, (db) => db.prepare('insert into latchkey_migrations (name, timestamp) values (?, ?)').run('999-from-the-future', new Date().toISOString()))
+    assert.throws(() => inspectDatabaseFile(newer), refused(/was made by a newer Latchkey \(migration 999-from-the-future is unknown to this version\): upgrade first/))
+
+    const damaged = await databaseWith(300)
+    write(damaged, (db) => db.pragma('journal_mode = delete'))
+    // Pages in the middle of the audit table overwritten: a disk that lost part of a write.
+    const bytes = readFileSync(damaged)
+    bytes.fill(0xa5, 40 * 4096, 44 * 4096)
+    writeFileSync(damaged, bytes)
+    assert.throws(() => inspectDatabaseFile(damaged), refused(/damaged|fails SQLite's integrity check|cannot be read as a SQLite database/))
+  })
+
+  test('a database that ran only some migrations is accepted, named by its last', async () => {
+    const older = await databaseWith()
+    write(older, (db) => db.prepare('delete from latchkey_migrations where name = ?').run(MIGRATION_NAMES.at(-1)))
+    assert.equal(inspectDatabaseFile(older).schemaVersion, MIGRATION_NAMES.at(-2))
+  })
+})
+
+describe('restoring a backup', () => {
+  test('the backup takes the database’s place, its -wal and -shm removed; the report names the database', async () => {
+    const path = await databaseWith()
+    const file = newPath('restore-me.sqlite')
+    await backupSqlite(path, file)
+    write(path, (db) => insertAuditRows(db, 5))
+    writeFileSync(`${path}-wal`, '')
+    writeFileSync(`${path}-shm`, '')
+    const report = restoreSqlite(path, file)
+    assert.equal(report.file, path)
+    // Before anything opens the database again (a reader in WAL mode makes both anew).
+    assert.ok(!existsSync(`${path}-wal`), 'no -wal')
+    assert.ok(!existsSync(`${path}-shm`), 'no -shm')
+    assert.equal(report.rows.audit_events, 0)
+    assert.deepEqual(await tableContents(path), await tableContents(file))
+    assert.ok(existsSync(file), 'the backup stays')
+    const lock = takeServeLock(path)
+    assert.ok(lock, 'and the lock is given back')
+    lock.release()
+  })
+
+  test('refused while a server holds the database, which stays as it was', async () => {
+    const path = await databaseWith(2)
+    const file = newPath('backup.sqlite')
+    await backupSqlite(path, file)
+    write(path, (db) => insertAuditRows(db, 1))
+    const lock = takeServeLock(path)!
+    try {
+      assert.throws(() => restoreSqlite(path, file), refused(/^a latchkey server is running on .*: stop it first$/))
+    } finally {
+      lock.release()
+    }
+    assert.equal(inspectDatabaseFile(path).rows.audit_events, 3)
+  })
+
+  test('refuses a file that is not a Latchkey database before touching the database', async () => {
+    const path = await databaseWith(1)
+    const foreign = newPath('foreign.sqlite')
+    write(foreign, (db) => db.exec('create table notes (id integer primary key)'))
+    assert.throws(() => restoreSqlite(path, foreign), refused(/is not a Latchkey database/))
+    assert.equal(inspectDatabaseFile(path).rows.audit_events, 1)
+  })
+})
