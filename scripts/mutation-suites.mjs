@@ -122,6 +122,27 @@ function runOrder(files, targets, reports) {
   })
 }
 
+/**
+ * Whether the bundle at `output` holds one of `sources` (paths from the repository root), itself
+ * or in a chunk it imports, statically or dynamically, however deep.
+ */
+function reaches(metafile, output, sources) {
+  const outputs = new Map(Object.entries(metafile.outputs).map(([path, meta]) => [resolve(path), meta]))
+  const wanted = new Set(sources.map((source) => resolve(source)))
+  const seen = new Set()
+  const pending = [resolve(output)]
+  while (pending.length > 0) {
+    const path = pending.pop()
+    if (seen.has(path)) continue
+    seen.add(path)
+    const meta = outputs.get(path)
+    if (!meta) continue
+    if (Object.keys(meta.inputs).some((input) => wanted.has(resolve(input)))) return true
+    for (const { path: imported, external } of meta.imports) if (!external) pending.push(resolve(imported))
+  }
+  return false
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   const [folder, outDir, targets = '', reports = REPORTS] = process.argv.slice(2)
   const out = resolve(outDir)
@@ -138,7 +159,13 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
     writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${importOf(entries, 'test/helpers/cheap-password-hashing.ts')}\n${importOf(entries, file)}\n`)
     return { in: entry, out: name }
   })
-  await bundle(entryPoints, out)
+  const metafile = await bundle(entryPoints, out)
+  // A test file that cannot reach a target (by any import, however deep) is not run, not even in the dry run.
+  const wanted = targets.split(',').filter((t) => t.endsWith('.ts'))
+  const filtered = wanted.length === 0 ? order : order.filter((file) => reaches(metafile, join(out, `${relative('test', file).replace(/\.ts$/, '')}.mjs`), wanted))
+  // None at all: every file runs, and Stryker reports the targets' mutants as not covered.
+  const reaching = filtered.length > 0 ? filtered : order
+  for (const file of order.filter((f) => !reaching.includes(f))) rmSync(join(out, `${relative('test', file).replace(/\.ts$/, '')}.mjs`))
   const bundleOf = (file) => `${outDir.replace(/\/+$/, '')}/${relative('test', file).replace(/\.ts$/, '.mjs')}`
-  writeFileSync(join(out, ORDER_FILE), `${JSON.stringify(order.map(bundleOf), null, 2)}\n`)
+  writeFileSync(join(out, ORDER_FILE), `${JSON.stringify(reaching.map(bundleOf), null, 2)}\n`)
 }

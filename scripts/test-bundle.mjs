@@ -30,9 +30,13 @@ export async function bundleTests(files, outDir) {
   return entryPoints.map((entry) => join(resolve(outDir), `${entry.out}.mjs`))
 }
 
-/** Bundles each entry point ({ in, out }) into `<outDir>/<out>.mjs`, the code they share in chunks. */
+/**
+ * Bundles each entry point ({ in, out }) into `<outDir>/<out>.mjs`, the code they share in chunks;
+ * answers esbuild's metafile (what each output holds and imports).
+ */
 export async function bundle(entryPoints, outDir) {
-  await build({
+  const { metafile } = await build({
+    metafile: true,
     entryPoints,
     bundle: true,
     splitting: true,
@@ -47,4 +51,5 @@ export async function bundle(entryPoints, outDir) {
     outdir: resolve(outDir),
     plugins: [importMetaOfSource],
   })
+  return metafile
 }

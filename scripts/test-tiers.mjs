@@ -33,6 +33,7 @@ export const TIERS = [
           'test/storage/unavailable.test.ts',
           'test/storage/sql',
           'test/storage/secrets-at-rest.test.ts',
+          'test/storage/copy.test.ts',
           'test/scripts',
           'test/domain',
         ],

@@ -57,15 +57,15 @@ export async function resealAll(db: Kysely<Database>, sealer: Sealer, options: {
   return total
 }
 
-/** How many stored values are sealed under `keyId` (or, with `not`, under any other key or none). */
-export async function countSealedUnder(db: Kysely<Database>, keyId: string, options: { not?: boolean } = {}): Promise<number> {
+/** How many stored values are sealed under `keyId`. */
+export async function countSealedUnder(db: Kysely<Database>, keyId: string): Promise<number> {
   const dbAny = db as unknown as Kysely<Record<string, Record<string, string | null>>>
   let count = 0
   for (const { table, column } of SEALED_COLUMNS) {
     const row = await dbAny
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(column, options.not ? 'not like' : 'like', `v1.${keyId}.%`)
+      .where(column, 'like', `v1.${keyId}.%`)
       .executeTakeFirst()
     count += Number(row?.n ?? 0)
   }
