@@ -928,8 +928,14 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           const states = []
           for (let i = 0; i < 4; i++) states.push(await limiter.hit('key'))
           assert.deepEqual(states.map((st) => st.isAllowed), [true, true, true, false])
-          assert.deepEqual(states.slice(0, 3).map((st) => st.remaining), [2, 1, 0])
-          assert.equal(states[0]?.limit, 3)
+          assert.deepEqual(states.map((st) => st.remaining), [2, 1, 0, 0])
+          assert.deepEqual(states.map((st) => st.limit), [3, 3, 3, 3])
+          // The window started at the first hit and ends 900 s later, for every state of it.
+          const now = Date.now()
+          for (const state of states) assert.ok(state.resetAtMs > now + 890_000 && state.resetAtMs <= now + 900_000, `${state.resetAtMs - now} ms to the reset`)
+          const unseen = await limiter.peek('never-hit')
+          assert.ok(unseen.resetAtMs > now + 890_000 && unseen.resetAtMs <= Date.now() + 900_000, 'a key never hit: a whole window ahead')
+          assert.deepEqual([unseen.remaining, unseen.limit, unseen.isAllowed], [3, 3, true])
         })
       })
 
