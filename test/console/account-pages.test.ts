@@ -168,6 +168,9 @@ describe('console account pages', () => {
 
   test('a new-app form without its optional fields makes an app without them; without a name it is refused', async () => {
     const { browser: b, user } = await signedIn()
+    const form = (await b.get('/console/apps/new')).body
+    assert.match(form, /<textarea id="description" name="description" maxlength="500"><\/textarea>/, 'an empty description to begin with')
+    assert.match(form, /<input id="website" name="website" type="url" value="" placeholder="https:\/\/example\.com">/, 'and an empty website')
     const answer = await b.fill('/console/apps/new', '/console/apps', { name: 'Bare app', type: 'desktop', access_level: 'read' })
     assert.equal(answer.statusCode, 302)
     const [app] = (await t.domain.stores.apps.list()).filter((a) => a.ownerId === user.id).filter((a) => a.name === 'Bare app')

@@ -233,9 +233,11 @@ describe('developer console', () => {
     assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, true)
     // The twin: once the operator lifts it, the owner's own suspension is theirs to lift.
     await updateApp(t.domain, id, { isSuspended: false })
-    assert.equal((await b.fill(location, `${location}/suspend`, {})).statusCode, 302)
+    const suspended = await b.fill(location, `${location}/suspend`, {})
+    assert.deepEqual([suspended.statusCode, suspended.headers.location], [302, location], 'back to the app page')
     assert.match((await b.get(location)).body, /id="unsuspend_app"/)
-    assert.equal((await b.fill(location, `${location}/unsuspend`, {})).statusCode, 302)
+    const lifted = await b.fill(location, `${location}/unsuspend`, {})
+    assert.deepEqual([lifted.statusCode, lifted.headers.location], [302, location])
     assert.equal((await t.domain.stores.apps.findById(id))?.isSuspended, false)
   })
 

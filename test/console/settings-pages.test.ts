@@ -48,6 +48,12 @@ describe('settings pages', () => {
     assert.equal(ids.length, 2)
     const current = /<tr data-session-id="([^"]+)">(?:(?!<\/tr>)[\s\S])*this browser/.exec(page.body)?.[1]
     const otherId = ids.find((id) => id !== current)!
+    // Each Sign out button says, to a screen reader, which session it ends; this browser's says so.
+    const labels = [...page.body.matchAll(/<button type="submit" name="session" value="([^"]+)"[^>]* aria-label="([^"]+)"/g)].map(([, id, label]) => [id, label])
+    assert.deepEqual(
+      labels.map(([id, label]) => [id, /^Sign out the session of \d{4}-\d\d-\d\d \d\d:\d\d UTC( \(this browser\))?$/.test(label!), label!.endsWith(' (this browser)')]),
+      ids.map((id) => [id, true, id === current]),
+    )
     const ended = await me.post('/settings/sessions/end', { csrf_token: csrfOf(page.body), session: otherId })
     assert.equal(ended.statusCode, 200)
     assert.equal(statusOf(ended.body), 'That session is signed out.')
