@@ -124,10 +124,10 @@ function runOrder(files, targets, reports) {
 
 /**
  * Whether the bundle at `output` holds one of `sources` (paths from the repository root), itself
- * or in a chunk it imports, statically or dynamically, however deep.
+ * or in a chunk it imports, statically or dynamically, however deep. `outputs`: esbuild's
+ * metafile outputs by absolute path.
  */
-function reaches(metafile, output, sources) {
-  const outputs = new Map(Object.entries(metafile.outputs).map(([path, meta]) => [resolve(path), meta]))
+function reaches(outputs, output, sources) {
   const wanted = new Set(sources.map((source) => resolve(source)))
   const seen = new Set()
   const pending = [resolve(output)]
@@ -159,13 +159,15 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
     writeFileSync(entry, `// Written by scripts/mutation-suites.mjs for ${folder}.\n${importOf(entries, 'test/helpers/cheap-password-hashing.ts')}\n${importOf(entries, file)}\n`)
     return { in: entry, out: name }
   })
-  const metafile = await bundle(entryPoints, out)
+  const { outputs } = await bundle(entryPoints, out)
+  const outputsByPath = new Map(Object.entries(outputs).map(([path, meta]) => [resolve(path), meta]))
+  // test/admin/auth.test.ts → admin/auth.test.mjs, in `dir`.
+  const bundleIn = (dir, file) => `${dir}/${relative('test', file).replace(/\.ts$/, '.mjs')}`
   // A test file that cannot reach a target (by any import, however deep) is not run, not even in the dry run.
   const wanted = targets.split(',').filter((t) => t.endsWith('.ts'))
-  const filtered = wanted.length === 0 ? order : order.filter((file) => reaches(metafile, join(out, `${relative('test', file).replace(/\.ts$/, '')}.mjs`), wanted))
+  const filtered = wanted.length === 0 ? order : order.filter((file) => reaches(outputsByPath, bundleIn(out, file), wanted))
   // None at all: every file runs, and Stryker reports the targets' mutants as not covered.
   const reaching = filtered.length > 0 ? filtered : order
-  for (const file of order.filter((f) => !reaching.includes(f))) rmSync(join(out, `${relative('test', file).replace(/\.ts$/, '')}.mjs`))
-  const bundleOf = (file) => `${outDir.replace(/\/+$/, '')}/${relative('test', file).replace(/\.ts$/, '.mjs')}`
-  writeFileSync(join(out, ORDER_FILE), `${JSON.stringify(reaching.map(bundleOf), null, 2)}\n`)
+  for (const file of order.filter((f) => !reaching.includes(f))) rmSync(bundleIn(out, file))
+  writeFileSync(join(out, ORDER_FILE), `${JSON.stringify(reaching.map((file) => bundleIn(outDir.replace(/\/+$/, ''), file)), null, 2)}\n`)
 }
