@@ -4,14 +4,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import Sqlite from 'better-sqlite3'
 import { COPIED_TABLES, copyDatabase } from '../../src/storage/copy.ts'
 import { DatabaseRefusedError } from '../../src/storage/errors.ts'
-import { openStorage } from '../../src/storage/open-stores.ts'
 import { SHARED_BACKENDS_SKIP, createTestSchema, runSql } from '../helpers/backends.ts'
-import { testKeyring } from '../helpers/keys.ts'
 import { tableContents } from '../helpers/stored-rows.ts'
 import { appRecord, userRecord } from './contract.ts'
+import { insertAuditRows, withStoresAt } from './seeded.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-copy-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -22,20 +20,15 @@ const TABLES = COPIED_TABLES.map((t) => t.table)
 /** A database with two people, three apps and `auditRows` audit rows (more than one batch). */
 async function sourceWith(auditRows: number): Promise<string> {
   const path = newPath()
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
-  for (let i = 0; i < 2; i++) {
-    const user = userRecord()
-    await stores.users.create(user)
-    await stores.apps.create(appRecord(user.id))
-    if (i === 0) await stores.apps.create(appRecord(user.id))
-  }
-  await runtime.close()
-  const db = new Sqlite(path)
-  const insert = db.prepare("insert into audit_events (at_ms, event, detail) values (?, 'app.updated', ?)")
-  db.transaction(() => {
-    for (let i = 0; i < auditRows; i++) insert.run(1_700_000_000_000 + i, JSON.stringify({ i }))
-  })()
-  db.close()
+  await withStoresAt(path, async (stores) => {
+    for (let i = 0; i < 2; i++) {
+      const user = userRecord()
+      await stores.users.create(user)
+      await stores.apps.create(appRecord(user.id))
+      if (i === 0) await stores.apps.create(appRecord(user.id))
+    }
+  })
+  insertAuditRows(path, auditRows)
   return path
 }
 
@@ -79,9 +72,7 @@ describe('copyDatabase', () => {
   test('refuses a target that is not empty, naming a table and its rows, and writes nothing', async () => {
     const source = await sourceWith(0)
     const target = newPath()
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: target, settleNonceEpoch: false })
-    await stores.users.create(userRecord())
-    await runtime.close()
+    await withStoresAt(target, (stores) => stores.users.create(userRecord()))
     const before = await tableContents(target)
     await assert.rejects(copyDatabase(source, target), refused(/^the target .* is not empty \(users holds 1 rows\): copy only into an empty database$/))
     assert.deepEqual(await tableContents(target), before)

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { withKeyMaintenance } from '../../src/storage/key-maintenance.ts'
-import { openStorage } from '../../src/storage/open-stores.ts'
-import { KeyringError, newKeyring, readKeyringFile, writeKeyringFile, type Keyring } from '../../src/storage/sealing/keyring.ts'
+import { KeyringError, newKeyring, readKeyringFile, writeKeyringFile, type Keyring, type KeyringSource } from '../../src/storage/sealing/keyring.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { appRecord, userRecord } from './contract.ts'
+import { withStoresAt } from './seeded.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-keys-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -24,31 +24,28 @@ async function setUp(apps: number): Promise<{ keyFile: string; database: string;
   return { keyFile, database, first, made }
 }
 
-async function createApps(database: string, keyring: Parameters<typeof openStorage>[0]['keyring'], count: number): Promise<AppRecord[]> {
-  const { stores, runtime } = await openStorage({ keyring, databaseUrl: database, settleNonceEpoch: false })
-  try {
-    const user = userRecord()
-    await stores.users.create(user)
-    const made = []
-    for (let i = 0; i < count; i++) {
-      const app = appRecord(user.id)
-      await stores.apps.create(app)
-      made.push(app)
-    }
-    return made
-  } finally {
-    await runtime.close()
-  }
+/** `count` apps of a new person, sealed with `keyring`. */
+function createApps(database: string, keyring: KeyringSource, count: number): Promise<AppRecord[]> {
+  return withStoresAt(
+    database,
+    async (stores) => {
+      const user = userRecord()
+      await stores.users.create(user)
+      const made = []
+      for (let i = 0; i < count; i++) {
+        const app = appRecord(user.id)
+        await stores.apps.create(app)
+        made.push(app)
+      }
+      return made
+    },
+    keyring,
+  )
 }
 
 /** Each app as the stores read it with the key file as it is now. */
-async function readBack(database: string, keyFile: string, apps: AppRecord[]): Promise<Array<AppRecord | undefined>> {
-  const { stores, runtime } = await openStorage({ keyring: { kind: 'file', path: keyFile }, databaseUrl: database, settleNonceEpoch: false })
-  try {
-    return await Promise.all(apps.map((app) => stores.apps.findByConsumerKey(app.consumerKey)))
-  } finally {
-    await runtime.close()
-  }
+function readBack(database: string, keyFile: string, apps: AppRecord[]): Promise<Array<AppRecord | undefined>> {
+  return withStoresAt(database, (stores) => Promise.all(apps.map((app) => stores.apps.findByConsumerKey(app.consumerKey))), { kind: 'file', path: keyFile })
 }
 
 /** The key file's time set back, as if every instance had long read it. */

@@ -7,13 +7,12 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import { DatabaseRefusedError } from '../../../src/storage/errors.ts'
-import { openStorage } from '../../../src/storage/open-stores.ts'
 import { MIGRATION_NAMES } from '../../../src/storage/sql/migrations.ts'
 import { backupSqlite, inspectDatabaseFile, restoreSqlite } from '../../../src/storage/sqlite/backup.ts'
 import { takeServeLock } from '../../../src/storage/sqlite/serve-lock.ts'
-import { testKeyring } from '../../helpers/keys.ts'
 import { tableContents } from '../../helpers/stored-rows.ts'
 import { appRecord, userRecord } from '../contract.ts'
+import { insertAuditRows, withStoresAt } from '../seeded.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-backup-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -23,12 +22,12 @@ const newPath = (name: string) => join(dir, `${++files}-${name}`)
 /** A migrated database with a person and an app, and `auditRows` audit rows of about 2 KB each. */
 async function databaseWith(auditRows = 0): Promise<string> {
   const path = newPath('latchkey.sqlite')
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
-  const user = userRecord()
-  await stores.users.create(user)
-  await stores.apps.create(appRecord(user.id))
-  await runtime.close()
-  if (auditRows > 0) write(path, (db) => insertAuditRows(db, auditRows))
+  await withStoresAt(path, async (stores) => {
+    const user = userRecord()
+    await stores.users.create(user)
+    await stores.apps.create(appRecord(user.id))
+  })
+  insertAuditRows(path, auditRows, 2000)
   return path
 }
 
@@ -39,13 +38,6 @@ function write(path: string, change: (db: Sqlite.Database) => void): void {
   } finally {
     db.close()
   }
-}
-
-function insertAuditRows(db: Sqlite.Database, n: number): void {
-  const insert = db.prepare("insert into audit_events (at_ms, event, detail) values (?, 'app.updated', ?)")
-  db.transaction(() => {
-    for (let i = 0; i < n; i++) insert.run(i, JSON.stringify({ filler: 'x'.repeat(2000), i }))
-  })()
 }
 
 const refused = (message: RegExp) => (error: Error) => error instanceof DatabaseRefusedError && message.test(error.message)
@@ -151,7 +143,7 @@ describe('restoring a backup', () => {
     const path = await databaseWith()
     const file = newPath('restore-me.sqlite')
     await backupSqlite(path, file)
-    write(path, (db) => insertAuditRows(db, 5))
+    insertAuditRows(path, 5)
     writeFileSync(`${path}-wal`, '')
     writeFileSync(`${path}-shm`, '')
     const report = restoreSqlite(path, file)
@@ -171,7 +163,7 @@ describe('restoring a backup', () => {
     const path = await databaseWith(2)
     const file = newPath('backup.sqlite')
     await backupSqlite(path, file)
-    write(path, (db) => insertAuditRows(db, 1))
+    insertAuditRows(path, 1)
     const lock = takeServeLock(path)!
     try {
       assert.throws(() => restoreSqlite(path, file), refused(/^a latchkey server is running on .*: stop it first$/))
