@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Stores } from '../../src/storage/types.ts'
-import { accessTokenRecord, appRecord, auditEvent, bearerTokenRecord, requestTokenRecord, userRecord, type OpenFreshStores } from './contract.ts'
+import { accessTokenRecord, appRecord, auditEvent, bearerTokenRecord, requestTokenRecord, userRecord, withFreshStores, type OpenFreshStores } from './contract.ts'
 
 /**
  * The admin store's contract (src/storage/admin-types.ts), on every adapter: the admin API's lists
@@ -9,14 +9,7 @@ import { accessTokenRecord, appRecord, auditEvent, bearerTokenRecord, requestTok
  * exactly what it was asked in one go.
  */
 export function adminContract(adapter: string, open: OpenFreshStores): void {
-  async function withStores(body: (s: Stores) => Promise<void>): Promise<void> {
-    const opened = await open({ settleNonceEpoch: false })
-    try {
-      await body(opened.stores)
-    } finally {
-      await opened.close()
-    }
-  }
+  const withStores = (body: (s: Stores) => Promise<void>) => withFreshStores(open, body)
 
   describe(`${adapter} admin store`, () => {
     test('admin tokens: found by value only, listed by id, revoked once', () =>

@@ -11,10 +11,9 @@ import type {
   SignatureFailure,
   UserRecord,
 } from '../../src/storage/records.ts'
-import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
+import { AppNameTakenError } from '../../src/storage/errors.ts'
 import type { NonceBudget } from '../../src/storage/nonce-share.ts'
 import type { StorageRuntime, Stores } from '../../src/storage/types.ts'
-import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 
 /**
  * The one contract every storage adapter passes (src/storage/types.ts, method by method). An
@@ -105,15 +104,18 @@ export function auditEvent(overrides: Partial<AuditEventRecord> = {}): AuditEven
  */
 export type OpenFreshStores = (options: { settleNonceEpoch: boolean; nonceBudget?: Partial<NonceBudget> }) => Promise<OpenedStores>
 
-export function storeContract(adapter: string, open: OpenFreshStores): void {
-  async function withStores(body: (s: Stores, opened: OpenedStores) => Promise<void>, settleNonceEpoch = false): Promise<void> {
-    const opened = await open({ settleNonceEpoch })
-    try {
-      await body(opened.stores, opened)
-    } finally {
-      await opened.close()
-    }
+/** Runs `body` on fresh stores, closed and removed afterwards. */
+export async function withFreshStores(open: OpenFreshStores, body: (s: Stores, opened: OpenedStores) => Promise<void>, settleNonceEpoch = false): Promise<void> {
+  const opened = await open({ settleNonceEpoch })
+  try {
+    await body(opened.stores, opened)
+  } finally {
+    await opened.close()
   }
+}
+
+export function storeContract(adapter: string, open: OpenFreshStores): void {
+  const withStores = (body: (s: Stores, opened: OpenedStores) => Promise<void>) => withFreshStores(open, body)
 
   /** Runs `body` on fresh stores that hold one user and one app of theirs. */
   function withApp(body: (s: Stores, user: UserRecord, app: AppRecord, opened: OpenedStores) => Promise<void>): Promise<void> {
@@ -981,103 +983,6 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           await limiter.reset('key')
           assert.equal((await limiter.hit('key')).isAllowed, true)
         })
-      })
-    })
-
-    describe('nonces', () => {
-      test('a nonce is fresh the first time and a replay inside its window', async () => {
-        await withStores(async (s) => {
-          const use = nonceUse('ck', 'n1')
-          const now = Date.now()
-          assert.equal(await s.nonces.remember(use, expiryOf(use), now), 'fresh')
-          assert.equal(await s.nonces.remember(use, expiryOf(use), now + 299_000), 'replayed')
-        }, true)
-      })
-
-      test('the same nonce from another consumer key, with another token or another timestamp is fresh (RFC 5849 §3.3)', async () => {
-        await withStores(async (s) => {
-          const now = Date.now()
-          const ts = Math.floor(now / 1000)
-          for (const use of [
-            nonceUse('ck-a', 'n1', { timestampSeconds: ts }),
-            nonceUse('ck-b', 'n1', { timestampSeconds: ts }),
-            nonceUse('ck-a', 'n1', { timestampSeconds: ts, token: 'token-1' }),
-            nonceUse('ck-a', 'n1', { timestampSeconds: ts + 1 }),
-          ]) {
-            assert.equal(await s.nonces.remember(use, expiryOf(use), now), 'fresh')
-          }
-        }, true)
-      })
-
-      // On real time: Redis measures the life of a key on its own clock.
-      test('a nonce is fresh again once its window has passed', async () => {
-        await withStores(async (s) => {
-          const use = nonceUse('ck', 'n1')
-          const expiresAtMs = () => Date.now() + 200
-          assert.equal(await s.nonces.remember(use, expiresAtMs(), Date.now()), 'fresh')
-          assert.equal(await s.nonces.remember(use, expiresAtMs(), Date.now()), 'replayed')
-          // The memory store drops entries by 10 s buckets: its expiry is checked in a unit test.
-          if (s.nonces.entryCount(Date.now()) !== undefined) return
-          await new Promise((resolve) => setTimeout(resolve, 300))
-          assert.equal(await s.nonces.remember(use, expiresAtMs(), Date.now()), 'fresh')
-          assert.equal(await s.nonces.remember(use, expiresAtMs(), Date.now()), 'replayed')
-        }, true)
-      })
-
-      test('a nonce holding the separator characters does not collide with another key', async () => {
-        await withStores(async (s) => {
-          const now = Date.now()
-          for (const [key, nonce, token] of [['a:b', 'c', undefined], ['a', 'b:c', undefined], ['a\nb', 'c', undefined], ['a', 'b\nc', undefined], ['a', 'b', 'c:1'], ['a', 'b:c', '1']] as const) {
-            const use = nonceUse(key, nonce, token ? { token } : {})
-            assert.equal(await s.nonces.remember(use, expiryOf(use), now), 'fresh', `${key} ${nonce} ${token}`)
-          }
-        }, true)
-      })
-
-      test('near the budget, the app holding its share is refused while another is served; at the budget, every app is', async () => {
-        const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
-        try {
-          const remember = (consumerKey: string, nonce: string) => {
-            const use = nonceUse(consumerKey, nonce)
-            return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
-          }
-          for (let i = 0; i < 18; i++) assert.equal(await remember('flooder', `n${i}`), 'fresh', `the flooder's nonce ${i}`)
-          await assert.rejects(remember('flooder', 'n18'), StorageUnavailableError, 'alone, it may fill 90 % of the store')
-          assert.equal(await remember('flooder', 'n0'), 'replayed', 'a replay is still told apart')
-          assert.equal(await remember('other', 'n0'), 'fresh')
-          assert.equal(await remember('other', 'n1'), 'fresh')
-          await assert.rejects(remember('flooder', 'n19'), StorageUnavailableError, 'the flooder is still refused')
-          await assert.rejects(remember('third', 'n0'), StorageUnavailableError, 'at the capacity every app is refused')
-        } finally {
-          await opened.close()
-        }
-      })
-
-      test('near the budget with two apps, the share is the near-full count divided between them: over it refused, under it served', async () => {
-        const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
-        try {
-          const remember = (consumerKey: string, nonce: string) => {
-            const use = nonceUse(consumerKey, nonce)
-            return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
-          }
-          for (let i = 0; i < 10; i++) assert.equal(await remember('big', `n${i}`), 'fresh')
-          for (let i = 0; i < 8; i++) assert.equal(await remember('small', `n${i}`), 'fresh')
-          // 18 held: near full. Each app's share is 18 ÷ 2 = 9: big (10) is over it, small (8) under.
-          await assert.rejects(remember('big', 'n10'), StorageUnavailableError, 'big holds more than its share, though less than the near-full count')
-          assert.equal(await remember('small', 'n8'), 'fresh', 'small is under its share')
-        } finally {
-          await opened.close()
-        }
-      })
-
-      test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {
-        await withStores(async (s) => {
-          const now = Date.now()
-          const before = nonceUse('ck', 'old', { timestampSeconds: Math.floor(now / 1000) - 60 })
-          assert.equal(await s.nonces.remember(before, expiryOf(before), now), 'before-epoch')
-          const since = nonceUse('ck', 'new')
-          assert.equal(await s.nonces.remember(since, expiryOf(since), now), 'fresh')
-        }, true)
       })
     })
   })

@@ -9,6 +9,7 @@ import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
 import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
 import { storeContract, type OpenFreshStores } from './contract.ts'
+import { nonceContract } from './nonce-contract.ts'
 import { transactionContract } from './transaction-contract.ts'
 import { oauth2Contract } from './oauth2-contract.ts'
 import { adminContract } from './admin-contract.ts'
@@ -36,6 +37,7 @@ if (SHARED_BACKENDS_SKIP) {
     }
   }
   storeContract('PostgreSQL', openFresh)
+  nonceContract('PostgreSQL', openFresh)
   transactionContract('PostgreSQL', openFresh)
   oauth2Contract('PostgreSQL', openFresh)
   adminContract('PostgreSQL', openFresh)

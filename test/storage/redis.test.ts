@@ -14,7 +14,8 @@ import {
   listRedisKeys,
   type TestRedisPrefix,
 } from '../helpers/backends.ts'
-import { storeContract } from './contract.ts'
+import { storeContract, type OpenFreshStores } from './contract.ts'
+import { nonceContract } from './nonce-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
@@ -44,7 +45,7 @@ if (SHARED_BACKENDS_SKIP) {
 } else {
   const redisUrl = TEST_REDIS_URL!
 
-  storeContract('SQLite + Redis', async ({ settleNonceEpoch, nonceBudget }) => {
+  const openFreshWithRedis: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
     const path = join(dir, 'latchkey.sqlite')
@@ -59,7 +60,9 @@ if (SHARED_BACKENDS_SKIP) {
       },
       deleteBehindStores: (table, id) => deleteBehindStores(path, table, id),
     }
-  })
+  }
+  storeContract('SQLite + Redis', openFreshWithRedis)
+  nonceContract('SQLite + Redis', openFreshWithRedis)
 
   describe('Redis specifics', () => {
     const prefixes: TestRedisPrefix[] = []

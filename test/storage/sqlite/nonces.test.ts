@@ -1,0 +1,4 @@
+import { nonceContract } from '../nonce-contract.ts'
+import { openFreshSqlite } from './open-fresh.ts'
+
+nonceContract('SQLite', openFreshSqlite)

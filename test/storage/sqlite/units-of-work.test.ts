@@ -1,0 +1,4 @@
+import { transactionContract } from '../transaction-contract.ts'
+import { openFreshSqlite } from './open-fresh.ts'
+
+transactionContract('SQLite', openFreshSqlite)
