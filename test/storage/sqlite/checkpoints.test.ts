@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { openStorage } from '../../../src/storage/open-stores.ts'
-import { openSqlite } from '../../../src/storage/sqlite/open.ts'
+import { openSqlite, sqlitePath } from '../../../src/storage/sqlite/open.ts'
 import { SQLITE_ONLY_SKIP } from '../../helpers/backends.ts'
 import { testKeyring } from '../../helpers/keys.ts'
 
@@ -26,6 +26,23 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
       assert.equal(await pragma('cache_size'), -65_536)
       assert.equal(await pragma('mmap_size'), 1024 * 1024 * 1024)
       assert.equal(await pragma('foreign_keys'), 1)
+      assert.equal(await pragma('busy_timeout'), 5000, 'a writer waits up to 5 s for another before the request is refused')
+      assert.equal(await pragma('journal_size_limit'), 64 * 1024 * 1024)
+    } finally {
+      await db.destroy()
+    }
+  })
+
+  test('is found at a plain path, a sqlite: URL relative or absolute, its folders made as needed', async () => {
+    assert.equal(sqlitePath('data/latchkey.sqlite'), 'data/latchkey.sqlite')
+    assert.equal(sqlitePath('sqlite:data/latchkey.sqlite'), 'data/latchkey.sqlite')
+    assert.equal(sqlitePath('sqlite:///var/lib/latchkey.sqlite'), '/var/lib/latchkey.sqlite')
+    assert.equal(sqlitePath('sqlite::memory:'), ':memory:')
+    const nested = join(dir, 'a', 'b', 'nested.sqlite')
+    const db = openSqlite(`sqlite://${nested}`)
+    try {
+      await sql`create table t (x integer)`.execute(db)
+      assert.ok(existsSync(nested), 'the file is where the URL says, its folders created')
     } finally {
       await db.destroy()
     }
