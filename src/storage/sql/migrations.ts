@@ -237,7 +237,8 @@ const MIGRATIONS: Record<string, Migration> = {
       for (const app of apps) {
         let name = app.name
         if (kept.has(keyOf(app.owner_id, name))) {
-          for (let n = 0; n === 0 || kept.has(keyOf(app.owner_id, name)) || taken.has(keyOf(app.owner_id, name)); n++) {
+          // The first try is always made: the original name is both kept (the if) and taken.
+          for (let n = 0; kept.has(keyOf(app.owner_id, name)) || taken.has(keyOf(app.owner_id, name)); n++) {
             const suffix = n === 0 ? ` (${app.id})` : ` (${app.id}-${n})`
             name = `${app.name.slice(0, 64 - suffix.length)}${suffix}`
           }
@@ -254,7 +255,8 @@ const MIGRATIONS: Record<string, Migration> = {
             .execute()
         }
         kept.add(keyOf(app.owner_id, name))
-        if (name !== app.name || name.toLowerCase() !== app.name_key) {
+        // Renamed (a new name has a new key), or a name SQLite's lower() folded otherwise.
+        if (name.toLowerCase() !== app.name_key) {
           await db.updateTable('apps').set({ name, name_key: name.toLowerCase() }).where('id', '=', app.id).execute()
         }
       }

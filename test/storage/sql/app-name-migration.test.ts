@@ -67,6 +67,10 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
         app('105', '2', 'Weather', 5),
         app('106', '1', longName, 6),
         app('107', '1', longName.toLowerCase(), 7),
+        // Not ASCII: SQLite's lower() leaves É as it is, JavaScript's (and the app store's) does not.
+        app('109', '2', 'ÉCOLE', 9),
+        // The name a renamed app would be given first is another app's own: it is never taken from it.
+        app('110', '1', 'weather (102)', 10),
       ])
       .execute()
 
@@ -75,23 +79,28 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
     const names = Object.fromEntries((await db.selectFrom('apps').select(['id', 'name']).execute()).map((r: { id: string; name: string }) => [r.id, r.name]))
     assert.deepEqual(names, {
       '101': 'Weather',
-      '102': 'weather (102)',
+      '102': 'weather (102-1)',
       '103': 'WEATHER (103)',
       '104': 'Other',
       '105': 'Weather',
       '106': longName,
       '107': `${'l'.repeat(58)} (107)`,
+      '109': 'ÉCOLE',
+      '110': 'weather (102)',
     })
     const audit = await db.selectFrom('audit_events').selectAll().where('event', '=', 'app.updated').orderBy('app_id').execute()
     assert.deepEqual(
       audit.map((row) => [row.app_id, row.user_id, JSON.parse(String(row.detail))]),
       [
-        ['102', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'weather', name: 'weather (102)' }],
+        ['102', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'weather', name: 'weather (102-1)' }],
         ['103', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: 'WEATHER', name: 'WEATHER (103)' }],
         ['107', '1', { fields: ['name'], via: 'migration 008-app-name-unique', previous_name: longName.toLowerCase(), name: `${'l'.repeat(58)} (107)` }],
       ],
     )
     await assert.rejects(db.insertInto('apps').values({ ...app('108', '1', 'OTHER', 8), name_key: 'other' }).execute(), /unique|UNIQUE/)
+    const keyOf109 = await db.selectFrom('apps').select('name_key').where('id', '=', '109').executeTakeFirstOrThrow()
+    assert.equal(keyOf109.name_key, 'école', 'folded as the app store folds a name')
+    await assert.rejects(db.insertInto('apps').values({ ...app('111', '2', 'école', 11), name_key: 'école' }).execute(), /unique|UNIQUE/)
   } finally {
     await remove()
   }
