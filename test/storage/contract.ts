@@ -367,18 +367,63 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         await withApp(async (s, _user, app) => {
           const patch = {
             name: 'Renamed',
+            description: 'Does other things',
+            website: 'https://other.example',
             callbackUrls: ['https://other.example/cb'],
             accessLevel: 'read' as const,
             type: 'desktop' as const,
             isSignInEnabled: false,
-            signatureMethods: ['HMAC-SHA256' as const],
+            signatureMethods: ['HMAC-SHA256' as const, 'RSA-SHA1' as const],
             isSuspended: true,
+            suspendedBy: 'owner' as const,
             isResourceServer: true,
           }
           const updated = await s.apps.update(app.id, patch, NOW + 5)
           const expected = { ...app, ...patch, updatedAtMs: NOW + 5 }
           assert.deepEqual(updated, expected)
           assert.deepEqual(await s.apps.findById(app.id), expected)
+        })
+      })
+
+      test('an update of one field keeps every other, those of a suspended resource server included', async () => {
+        await withStores(async (s) => {
+          const user = userRecord()
+          await s.users.create(user)
+          const app = appRecord(user.id, { isSuspended: true, suspendedBy: 'operator', isResourceServer: true, isSignInEnabled: true })
+          await s.apps.create(app)
+          for (const patch of [{ description: 'Only this' }, { website: 'https://only.example' }, { accessLevel: 'read' as const }, { name: 'Only the name' }]) {
+            const before = await s.apps.findById(app.id)
+            assert.deepEqual(await s.apps.update(app.id, patch, NOW + 9), { ...before, ...patch, updatedAtMs: NOW + 9 }, JSON.stringify(patch))
+          }
+        })
+      })
+
+      test('lifting a suspension forgets who suspended the app', async () => {
+        await withStores(async (s) => {
+          const user = userRecord()
+          await s.users.create(user)
+          const app = appRecord(user.id, { isSuspended: true, suspendedBy: 'owner' })
+          await s.apps.create(app)
+          const { suspendedBy: _gone, ...lifted } = { ...app, isSuspended: false, updatedAtMs: NOW + 1 }
+          assert.deepEqual(await s.apps.update(app.id, { isSuspended: false }, NOW + 1), lifted)
+          assert.deepEqual(await s.apps.update(app.id, { isSuspended: true }, NOW + 2), { ...lifted, isSuspended: true, updatedAtMs: NOW + 2 }, 'suspended by no one named')
+        })
+      })
+
+      test('an owner may hold as many apps as the create says, not one more; without a bound, any number', async () => {
+        await withStores(async (s) => {
+          const user = userRecord()
+          await s.users.create(user)
+          assert.equal(await s.apps.create(appRecord(user.id), { ownerMayHold: 2 }), true)
+          assert.equal(await s.apps.create(appRecord(user.id), { ownerMayHold: 2 }), true)
+          const third = appRecord(user.id)
+          await assert.rejects(s.apps.create(third, { ownerMayHold: 2 }), { name: 'OwnerAppLimitError', message: 'the owner already holds 2 apps, the most allowed' })
+          assert.equal(await s.apps.findById(third.id), undefined)
+          assert.equal(await s.apps.create(third, { ownerMayHold: 3 }), true)
+          assert.equal(await s.apps.create(appRecord(user.id)), true)
+          const other = userRecord()
+          await s.users.create(other)
+          assert.equal(await s.apps.create(appRecord(other.id), { ownerMayHold: 1 }), true, "another owner's apps do not count")
         })
       })
 
@@ -414,6 +459,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           await s.apps.rotateKeys(app.id, { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, NOW + 1)
 
           assert.equal(await s.requestTokens.authorize(issued.token, user.id, 'v', NOW + 2), false)
+          assert.equal((await s.requestTokens.findByToken(issued.token))?.status, 'dead')
           assert.equal(await redeem(s, authorized.token, 'verifier-1', NOW + 2), undefined)
           assert.equal((await s.accessTokens.findByToken(access.token))?.revokedAtMs, NOW + 1)
           assert.equal(await s.accessTokens.findLive(app.id, user.id, access.accessLevel), undefined)
@@ -996,10 +1042,25 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         assert.equal(await s.apps.create(appRecord(other.id, { name: app.name })), true)
         const second = appRecord(user.id, { name: 'Second' })
         assert.equal(await s.apps.create(second), true)
-        await assert.rejects(s.apps.update(second.id, { name: app.name.toLowerCase() }, NOW), AppNameTakenError)
+        await assert.rejects(s.apps.update(second.id, { name: app.name.toLowerCase() }, NOW), (error: Error) => {
+          assert.ok(error instanceof AppNameTakenError)
+          assert.equal(error.message, `the owner already has an app named ${app.name.toLowerCase()}`)
+          assert.ok(error.cause, "the database's refusal kept as its cause")
+          return true
+        })
         assert.equal((await s.apps.findById(second.id))?.name, 'Second')
         assert.equal((await s.apps.update(second.id, { name: 'second' }, NOW))?.name, 'second', 'its own name in another case')
       })
+    })
+
+    test('an update that fails for another reason is not told as a taken name', async () => {
+      const opened = await open({ settleNonceEpoch: false })
+      const user = userRecord()
+      const app = appRecord(user.id)
+      await opened.stores.users.create(user)
+      await opened.stores.apps.create(app)
+      await opened.close()
+      await assert.rejects(opened.stores.apps.update(app.id, { name: 'Anything' }, NOW), (error) => !(error instanceof AppNameTakenError))
     })
 
     test('of 10 concurrent creates of one name by one owner exactly one succeeds', async () => {
