@@ -154,6 +154,9 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           assert.equal(await s.users.create(user), true)
           assert.deepEqual(await s.users.findById(user.id), user)
           assert.deepEqual(await s.users.findByScreenName('Alice_1'), user)
+          const later = userRecord({ sessionGeneration: 3, isDisabled: true })
+          assert.equal(await s.users.create(later), true)
+          assert.deepEqual(await s.users.findById(later.id), later, 'a session generation and a disabled account read back as written')
         })
       })
 
@@ -373,7 +376,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
             accessLevel: 'read' as const,
             type: 'desktop' as const,
             isSignInEnabled: false,
-            signatureMethods: ['HMAC-SHA256' as const, 'RSA-SHA1' as const],
+            signatureMethods: ['HMAC-SHA256' as const, 'PLAINTEXT' as const],
             isSuspended: true,
             suspendedBy: 'owner' as const,
             isResourceServer: true,
@@ -391,6 +394,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           await s.users.create(user)
           const app = appRecord(user.id, { isSuspended: true, suspendedBy: 'operator', isResourceServer: true, isSignInEnabled: true })
           await s.apps.create(app)
+          assert.deepEqual(await s.apps.findById(app.id), app, 'created suspended by the operator')
           for (const patch of [{ description: 'Only this' }, { website: 'https://only.example' }, { accessLevel: 'read' as const }, { name: 'Only the name' }]) {
             const before = await s.apps.findById(app.id)
             assert.deepEqual(await s.apps.update(app.id, patch, NOW + 9), { ...before, ...patch, updatedAtMs: NOW + 9 }, JSON.stringify(patch))
@@ -1050,6 +1054,14 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
         assert.equal((await s.apps.findById(second.id))?.name, 'Second')
         assert.equal((await s.apps.update(second.id, { name: 'second' }, NOW))?.name, 'second', 'its own name in another case')
+      })
+    })
+
+    test('names are compared in lower case, as the domain compares them: Straße and STRASSE are two names', async () => {
+      await withApp(async (s, user) => {
+        assert.equal(await s.apps.create(appRecord(user.id, { name: 'Straße' })), true)
+        assert.equal(await s.apps.create(appRecord(user.id, { name: 'STRASSE' })), true)
+        assert.equal(await s.apps.create(appRecord(user.id, { name: 'STRAßE' })), false)
       })
     })
 

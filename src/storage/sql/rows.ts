@@ -33,7 +33,7 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     passwordHash: row.password_hash,
     createdAtMs: num(row.created_at_ms),
     // Only when set: a record reads back as it was written.
-    ...(row.disabled_at_ms === null || row.disabled_at_ms === undefined ? {} : { isDisabled: true }),
+    ...(row.disabled_at_ms === null ? {} : { isDisabled: true }),
     ...(row.session_generation ? { sessionGeneration: num(row.session_generation) } : {}),
   }
 }
