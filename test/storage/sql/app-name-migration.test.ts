@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { sql, type Kysely } from 'kysely'
-import { openDatabase } from '../../../src/storage/open-stores.ts'
+import { sql } from 'kysely'
 import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
-import { TEST_DATABASE_URL, createTestSchema } from '../../helpers/backends.ts'
+import { freshDatabase } from './fresh-database.ts'
 
 /**
  * Migration 008 on a database that already holds duplicate app names (possible before it): the
  * oldest app of a name keeps it, each later one is renamed `<name> (<app id>)` with an audit row,
  * and from then on the unique index refuses a duplicate. On this pass's database.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test writes the tables as they were before the migration, which the schema type no longer describes
-async function freshDatabase(): Promise<{ db: Kysely<any>; remove(): Promise<void> }> {
-  if (TEST_DATABASE_URL) {
-    const schema = await createTestSchema()
-    const db = await openDatabase(schema.url)
-    return { db, remove: async () => (await db.destroy(), await schema.drop()) }
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-008-'))
-  const db = await openDatabase(join(dir, 'latchkey.sqlite'))
-  return { db, remove: async () => (await db.destroy(), rmSync(dir, { recursive: true, force: true })) }
-}
-
 const app = (id: string, ownerId: string, name: string, createdAtMs: number) => ({
   id,
   name,
