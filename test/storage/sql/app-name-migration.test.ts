@@ -55,6 +55,9 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
         app('109', '2', 'ÉCOLE', 9),
         // The name a renamed app would be given first is another app's own: it is never taken from it.
         app('110', '1', 'weather (102)', 10),
+        // Two names in lower case, one in upper case (STRASSE): the migration compares as the store does.
+        app('112', '2', 'Strasse', 12),
+        app('113', '2', 'Straße', 13),
       ])
       .execute()
 
@@ -71,6 +74,8 @@ test('008-app-name-unique renames existing duplicates, oldest first, with an aud
       '107': `${'l'.repeat(58)} (107)`,
       '109': 'ÉCOLE',
       '110': 'weather (102)',
+      '112': 'Strasse',
+      '113': 'Straße',
     })
     const audit = await db.selectFrom('audit_events').selectAll().where('event', '=', 'app.updated').orderBy('app_id').execute()
     assert.deepEqual(
@@ -116,6 +121,25 @@ test('009-signature-failures-masked deletes the failures kept before their value
     assert.deepEqual(await migrateToLatest(db), ['009-signature-failures-masked'])
     assert.deepEqual(await db.selectFrom('signature_failures').selectAll().execute(), [])
     assert.equal((await db.selectFrom('apps').select('id').execute()).length, 1, 'the app stays')
+  } finally {
+    await remove()
+  }
+})
+
+test("010-suspended-by counts the apps suspended before it as the operator's, and only those", async () => {
+  const { db, remove } = await freshDatabase()
+  try {
+    await migrateToLatest(db)
+    await sql`alter table apps drop column suspended_by`.execute(db)
+    await db.deleteFrom('latchkey_migrations').where('name', '=', '010-suspended-by').execute()
+    await db.insertInto('users').values({ id: '1', screen_name: 'owner', screen_name_lower: 'owner', name: 'Owner', password_hash: 'h', created_at_ms: 1 }).execute()
+    await db.insertInto('apps').values([{ ...app('101', '1', 'held', 1), name_key: 'held', is_suspended: 1 }, { ...app('102', '1', 'free', 2), name_key: 'free' }]).execute()
+    assert.deepEqual(await migrateToLatest(db), ['010-suspended-by'])
+    const rows = await db.selectFrom('apps').select(['id', 'suspended_by']).orderBy('id').execute()
+    assert.deepEqual(rows, [
+      { id: '101', suspended_by: 'operator' },
+      { id: '102', suspended_by: null },
+    ])
   } finally {
     await remove()
   }

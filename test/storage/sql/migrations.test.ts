@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { sql } from 'kysely'
 import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
 import { openStorage } from '../../../src/storage/open-stores.ts'
 import { openSqlite } from '../../../src/storage/sqlite/open.ts'
@@ -33,5 +34,22 @@ test('reopening a migrated database keeps its data', async () => {
     assert.deepEqual(await second.users.findById('42'), user)
   } finally {
     await secondRuntime.close()
+  }
+})
+
+test('a migration that fails is named with the reason, and the ones before it stay applied', async () => {
+  const db = openSqlite(join(dir, 'failing.sqlite'))
+  try {
+    // A table of migration 003's name already there, as an operator's hand might leave one.
+    await sql`create table audit_events (x integer)`.execute(db)
+    await assert.rejects(migrateToLatest(db), (error: Error) => {
+      assert.match(error.message, /^migration 003-audit-events failed: table "audit_events" already exists$/)
+      assert.ok(error.cause)
+      return true
+    })
+    const applied = await sql<{ name: string }>`select name from latchkey_migrations order by name`.execute(db)
+    assert.deepEqual(applied.rows.map((r) => r.name), ['001-registry-and-tokens', '002-sealed-secrets'])
+  } finally {
+    await db.destroy()
   }
 })
