@@ -53,6 +53,21 @@ if (SHARED_BACKENDS_SKIP) {
       for (const schema of schemas) await schema.drop()
     })
 
+    test('a search_path naming no schema of the database is refused with the way out, nothing created', async () => {
+      const missing = `latchkey_test_missing_${process.pid}`
+      for (const [path, first] of [[missing, missing], [`${missing},${missing}_too`, missing]]) {
+        await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, path!), settleNonceEpoch: false }), (error: Error) => {
+          assert.equal(error.name, 'DatabaseRefusedError')
+          assert.equal(
+            error.message,
+            `no schema of the search_path exists in this database (its search_path is "${path}"): create it (CREATE SCHEMA "${first}") or name another in the URL's options=-c search_path=… (docs/deployment.md)`,
+          )
+          return true
+        })
+      }
+      assert.deepEqual(await runSql(TEST_DATABASE_URL!, `select 1 from information_schema.tables where table_name = 'latchkey_migrations' and table_schema not like 'latchkey_test%' and table_schema <> 'public'`), [])
+    })
+
     test('bigint columns read back as JS numbers', async () => {
       const schema = await freshSchema()
       const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
