@@ -129,9 +129,7 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
     },
     async delete(id) {
       return atomically(async (tx) => {
-        for (const table of ['request_tokens', 'access_tokens', 'bearer_tokens', 'signature_failures'] as const) {
-          await tx.deleteFrom(table).where('app_id', '=', id).execute()
-        }
+        // Its OAuth 1.0a and app-only tokens and its signature failures go by their foreign keys' cascade.
         const grants = tx.selectFrom('oauth2_grants').select('id').where('app_id', '=', id)
         await tx.deleteFrom('oauth2_tokens').where('grant_id', 'in', grants).execute()
         for (const table of ['oauth2_grants', 'oauth2_codes', 'oauth2_clients'] as const) {
