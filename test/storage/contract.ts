@@ -926,6 +926,16 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
       })
 
+      test("deleteBefore deletes every row before the time, past one statement's batch of 5,000", async () => {
+        await withStores(async (s) => {
+          await s.transaction(async (tx) => {
+            for (let i = 0; i < 5_003; i++) await tx.audit.record(auditEvent({ atMs: NOW - 5_003 + i + (i >= 5_001 ? 10 : 0) }))
+          })
+          assert.equal(await s.audit.deleteBefore(NOW), 5_001)
+          assert.equal((await s.audit.list({ limit: 10_000 })).length, 2)
+        })
+      })
+
       test('lists newest first, and events of one millisecond in reverse order of recording', async () => {
         await withStores(async (s) => {
           for (const [atMs, address] of [[NOW, 'a'], [NOW + 2, 'b'], [NOW + 1, 'c'], [NOW + 3, 'd'], [NOW + 3, 'e']] as const) {
