@@ -9,7 +9,7 @@ import Sqlite from 'better-sqlite3'
 import { createDomainDeps } from '../../src/compose.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { sqliteGeneration } from '../../src/storage/sqlite/generation.ts'
-import { createValidityCache, withValidityCache } from '../../src/storage/validity-cache.ts'
+import { createValidityCache, withCachedLookups, withValidityCache } from '../../src/storage/validity-cache.ts'
 import { issueEveryCredential } from '../helpers/fixtures.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
@@ -77,6 +77,40 @@ describe('validity cache', () => {
     assert.deepEqual(await cached.find('a'), { name: 'after' }, 'not the answer read across the write')
   })
 
+  test('an answer read across a write is not kept, even when another lookup saw the write first', async () => {
+    let generation = 1
+    const rows = new Map([['a', { name: 'before' }], ['b', { name: 'other' }]])
+    let letSlowFinish: () => void = () => {}
+    const slowRead = new Promise<void>((resolve) => (letSlowFinish = resolve))
+    const store = {
+      async find(key: string) {
+        const found = rows.get(key)
+        if (key === 'a' && found?.name === 'before') await slowRead
+        return found
+      },
+    }
+    const cached = withValidityCache(store, 'things', ['find'], createValidityCache(() => generation))
+    const slow = cached.find('a')
+    // While the read of 'a' is on its way a write commits, and a lookup of 'b' sees its generation.
+    rows.set('a', { name: 'after' })
+    generation = 2
+    assert.deepEqual(await cached.find('b'), { name: 'other' })
+    letSlowFinish()
+    assert.deepEqual(await slow, { name: 'before' })
+    assert.deepEqual(await cached.find('a'), { name: 'after' }, 'not the answer read across the write')
+  })
+
+  test('works without an observer, the generation unknown or known', async () => {
+    let generation: number | undefined = undefined
+    const lookup = countingLookup(new Map([['a', { name: 'first' }]]))
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(() => generation))
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    generation = 1
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.equal(lookup.asked, 2)
+  })
+
   test('keys of different arguments never meet, nor those of different stores or methods', async () => {
     const cache = createValidityCache(() => 1)
     const pairs = withValidityCache({ find: async (a: string, b: string) => `${a}|${b}` }, 'pairs', ['find'], cache)
@@ -117,6 +151,37 @@ describe('validity cache', () => {
 describe('the embedded database generation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-generation-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test("the stores' cached lookups are the verify path's and the session check's, each answered from the cache the second time", async () => {
+    const storage = await openStorage({ keyring: testKeyring(), databaseUrl: join(dir, 'lookups.sqlite'), settleNonceEpoch: false })
+    try {
+      const domain = createDomainDeps(storage, testDomainSettings())
+      const { app, user, token, bearer, userAccessToken } = await issueEveryCredential(domain)
+      const answered: string[] = []
+      const s = withCachedLookups(storage.stores, createValidityCache(storage.runtime.generation!, { onLookup: (result) => void answered.push(result) }))
+      const lookups: Array<[string, () => Promise<unknown>]> = [
+        ['users.findById', () => s.users.findById(user.id)],
+        ['apps.findById', () => s.apps.findById(app.id)],
+        ['apps.findByConsumerKey', () => s.apps.findByConsumerKey(app.consumerKey)],
+        ['credentials.findConsumerWithAccessToken', () => s.credentials.findConsumerWithAccessToken(app.consumerKey, token.key)],
+        ['credentials.findBearerTokenWithApp', () => s.credentials.findBearerTokenWithApp(bearer)],
+        ['admin.findPreviousKey', () => s.admin.findPreviousKey('no-such-key')],
+        ['oauth2.findToken', () => s.oauth2.findToken(userAccessToken)],
+      ]
+      for (const [name, lookup] of lookups) {
+        answered.length = 0
+        const first = await lookup()
+        assert.deepEqual(await lookup(), first, name)
+        assert.deepEqual(answered, ['miss', 'hit'], name)
+      }
+      answered.length = 0
+      await s.users.findByScreenName(user.screenName)
+      await s.apps.list()
+      assert.deepEqual(answered, [], 'other reads go to the database')
+    } finally {
+      await storage.runtime.close()
+    }
+  })
 
   test('moves on every write to a credential table, from any connection; not on audit rows, request tokens or other tables; unknown inside a transaction', async () => {
     const path = join(dir, 'moves.sqlite')
