@@ -59,6 +59,10 @@ describe('backup of the embedded database', () => {
     assert.equal(report.rows.request_tokens, 0, 'empty tables are named too')
     const last = seen.at(-1)!
     assert.ok(last[1] > 0 && last[0] === last[1], `the last progress is all pages: ${JSON.stringify(seen)}`)
+    assert.ok(
+      seen.every(([copied, total], i) => copied >= 0 && copied <= total && copied >= (seen[i - 1]?.[0] ?? 0)),
+      `progress only grows, never past all pages: ${JSON.stringify(seen)}`,
+    )
   })
 
   test('a database by URL is backed up too', async () => {
@@ -104,6 +108,20 @@ describe('backup of the embedded database', () => {
     await assert.rejects(backupSqlite(path, file))
     assert.ok(!existsSync(file))
   })
+
+  test('a backup whose progress report fails, part way or at the end, leaves no file behind', async () => {
+    const path = await databaseWith(3000)
+    for (const [name, failsAt] of [['part-way.sqlite', () => true], ['at-the-end.sqlite', (copied: number, total: number) => copied === total]] as const) {
+      const file = newPath(name)
+      await assert.rejects(
+        backupSqlite(path, file, (copied, total) => {
+          if (failsAt(copied, total)) throw new Error('the terminal went away')
+        }),
+        /the terminal went away/,
+      )
+      assert.ok(!existsSync(file), name)
+    }
+  })
 })
 
 describe('inspecting a file before a restore', () => {
@@ -119,8 +137,10 @@ describe('inspecting a file before a restore', () => {
     assert.throws(() => inspectDatabaseFile(foreign), refused(/foreign\.sqlite is not a Latchkey database \(it has no latchkey_migrations table\)/))
 
     const newer = await databaseWith()
-    write(newer, (db) => db.prepare('insert into latchkey_migrations (name, timestamp) values (?, ?)').run('999-from-the-future', new Date().toISOString()))
-    assert.throws(() => inspectDatabaseFile(newer), refused(/was made by a newer Latchkey \(migration 999-from-the-future is unknown to this version\): upgrade first/))
+    write(newer, (db) => {
+      for (const name of ['998-from-the-future', '999-from-the-future']) db.prepare('insert into latchkey_migrations (name, timestamp) values (?, ?)').run(name, new Date().toISOString())
+    })
+    assert.throws(() => inspectDatabaseFile(newer), refused(/was made by a newer Latchkey \(migration 998-from-the-future, 999-from-the-future is unknown to this version\): upgrade first/))
 
     const damaged = await databaseWith(300)
     write(damaged, (db) => db.pragma('journal_mode = delete'))
@@ -157,6 +177,8 @@ describe('restoring a backup', () => {
     const lock = takeServeLock(path)
     assert.ok(lock, 'and the lock is given back')
     lock.release()
+    for (const leftover of [`${path}-wal`, `${path}-shm`]) rmSync(leftover, { force: true })
+    assert.equal(restoreSqlite(path, file).file, path, 'again, with no -wal or -shm to remove')
   })
 
   test('refused while a server holds the database, which stays as it was', async () => {
