@@ -151,6 +151,9 @@ export function adminContract(adapter: string, open: OpenFreshStores): void {
         await s.accessTokens.issueOrReuse(othersToken)
         await s.bearerTokens.issueOrReuse(bearer)
         await s.requestTokens.create(pending)
+        const approved = requestTokenRecord(app.id)
+        await s.requestTokens.create(approved)
+        assert.equal(await s.requestTokens.authorize(approved.token, user.id, 'verifier', 3000), true)
 
         const second = { consumerKey: 'ck-second', consumerSecret: 'cs-second' }
         const rotated = await s.admin.rotateKeys(app.id, { keys: second, previousValidUntilMs: 5000, revokeTokens: false, nowMs: 4000 })
@@ -173,6 +176,7 @@ export function adminContract(adapter: string, open: OpenFreshStores): void {
         assert.equal((await s.accessTokens.findByToken(access.token))?.revokedAtMs, 7000)
         assert.equal((await s.bearerTokens.findByToken(bearer.token))?.revokedAtMs, 7000)
         assert.equal((await s.requestTokens.findByToken(pending.token))?.status, 'dead')
+        assert.equal((await s.requestTokens.findByToken(approved.token))?.status, 'dead', 'an approved one too')
         assert.equal((await s.accessTokens.findByToken(othersToken.token))?.revokedAtMs, null, 'another app’s tokens untouched')
         assert.equal(await s.admin.rotateKeys('no-such-app', { keys: third, revokeTokens: true, nowMs: 8000 }), undefined)
       }))

@@ -1012,6 +1012,19 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
         })
       })
 
+      test('a refund gives back one hit of the window: the next is allowed again, once', async () => {
+        await withStores(async (_s, { runtime }) => {
+          const limiter = runtime.limiters.create(`contract-${unique()}`, 2, 900)
+          await limiter.hit('key')
+          await limiter.hit('key')
+          assert.equal((await limiter.peek('key')).remaining, 0)
+          await limiter.refund('key')
+          assert.equal((await limiter.peek('key')).remaining, 1)
+          assert.equal((await limiter.hit('key')).isAllowed, true)
+          assert.equal((await limiter.hit('key')).isAllowed, false)
+        })
+      })
+
       test('peek tells the state without counting a hit', async () => {
         await withStores(async (_s, { runtime }) => {
           const limiter = runtime.limiters.create(`contract-${unique()}`, 2, 900)

@@ -62,6 +62,13 @@ describe('copyDatabase', () => {
     assert.deepEqual([...new Set(progress.map(([table]) => table))], TABLES, 'every table, parents first')
   })
 
+  test('without a progress report, the same copy', async () => {
+    const source = await sourceWith(3)
+    const target = newPath()
+    assert.equal((await copyDatabase(source, target)).audit_events, 3)
+    assert.deepEqual(await tableContents(target, TABLES), await tableContents(source, TABLES))
+  })
+
   test('a database never started on is migrated and copied as empty', async () => {
     const source = newPath()
     const copied = await copyDatabase(source, newPath())

@@ -85,7 +85,7 @@ describe('master-key maintenance', () => {
       assert.equal(await m.reseal(), 4)
       assert.deepEqual((await m.status()).keys.find((k) => k.id === first.activeKeyId), { id: first.activeKeyId, values: 0 })
       await assert.rejects(m.retire(active), keyringRefusal(new RegExp(`^key ${active} is the active key; rotate first$`)))
-      await assert.rejects(m.retire(first.activeKeyId), keyringRefusal(/^the key file changed \d+ s ago; wait until every instance has read it \(3 s\)$/))
+      await assert.rejects(m.retire(first.activeKeyId), keyringRefusal(/^the key file changed [0-3] s ago; wait until every instance has read it \(3 s\)$/))
       assert.equal(readKeyringFile(keyFile).keys.size, 2, 'nothing removed yet')
       ageKeyFile(keyFile)
       await m.retire(first.activeKeyId)
