@@ -1,10 +1,11 @@
 // `npm run mutate` mutates every folder of scripts/mutation-suites.mjs in turn;
 // `npm run mutate -- src/http` one folder, `npm run mutate -- src/http/bounds.ts` one file (with its
 // folder's tests); `npm run mutate -- --changed` the files of those folders changed since main
-// (committed since the branch left origin/main, or not committed yet), one Stryker run per folder.
+// (committed since the branch left origin/main, or not committed yet), one Stryker run per file.
 // A folder is mutated one file at a time, each with its own incremental file and report, so that a
 // run cut short keeps what it finished (a rerun tests only what changed) and each file's survivors
-// can be read at once; scripts/mutation-score.mjs adds the files up into the folder's score.
+// can be read at once; scripts/mutation-score.mjs adds the files up into the folder's score. A
+// changed file's run is that same run, so it shares the file's incremental file.
 // Extra Stryker flags pass through (`npm run mutate -- src/domain --force` ignores the incremental files).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { FOLDERS } from './mutation-suites.mjs'
@@ -30,10 +31,11 @@ function runs() {
       FOLDERS.includes(target) ? mutatedFiles(target).map((file) => ({ targets: [file] })) : [{ targets: [target] }],
     )
   }
-  const files = changedFiles().filter((file) => file.endsWith('.ts') && folderOf(file))
-  const byFolder = new Map()
-  for (const file of files) byFolder.set(folderOf(file), [...(byFolder.get(folderOf(file)) ?? []), file])
-  return [...byFolder].map(([folder, targets]) => ({ targets, name: `changed-${folder.replace(/^src\//, '')}` }))
+  // Each file as the folder's own run of it names it, so that its incremental file is shared: a file
+  // measured before has only the mutants of what changed since tested again.
+  return changedFiles()
+    .filter((file) => file.endsWith('.ts') && folderOf(file) && mutatedFiles(folderOf(file)).includes(file))
+    .map((file) => ({ targets: [file] }))
 }
 
 /** Files changed since main: in commits since HEAD left origin/main (when there is one), staged, unstaged and new. */
