@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { bundle } from './test-bundle.mjs'
-import { ORDER_FILE } from './stryker-ordered-tap.mjs'
+import { ORDER_FILE, sourceOfBundle } from './stryker-ordered-tap.mjs'
 
 /** Where the reports of earlier runs are, unless the build is told (Stryker builds in a sandbox). */
 const REPORTS = 'reports/mutation'
@@ -90,8 +90,8 @@ function earlierKills(targets, reports) {
     }
     const fileOfTest = new Map()
     for (const [bundle, { tests }] of Object.entries(report.testFiles ?? {})) {
-      // .mutation-bundle/http/oauth2.test.mjs (or, from older runs, 1-oauth2.test.mjs) → test/http/oauth2.test.ts
-      const source = join('test', bundle.split('/').slice(1).join('/')).replace(/\/\d+-([^/]+)$/, '/$1').replace(/\.mjs$/, '.ts')
+      // test/http/oauth2.test.ts, or, from older runs, .mutation-bundle/http/oauth2.test.mjs or 1-oauth2.test.mjs
+      const source = sourceOfBundle(bundle).replace(/\/\d+-([^/]+)$/, '/$1')
       for (const test of tests) fileOfTest.set(test.id, source)
     }
     for (const target of targets) {

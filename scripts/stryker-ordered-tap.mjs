@@ -11,7 +11,20 @@ import { TapTestRunner } from '@stryker-mutator/tap-runner'
 /** The order file beside the bundles: a JSON list of bundle paths, as the runner names them. */
 export const ORDER_FILE = 'order.json'
 
+/** The test file a bundle was built from: .mutation-bundle/http/oauth2.test.mjs → test/http/oauth2.test.ts. */
+export function sourceOfBundle(bundle) {
+  return join('test', bundle.split('/').slice(1).join('/')).replace(/\.mjs$/, '.ts')
+}
+
 class OrderedTapTestRunner extends TapTestRunner {
+  // Each result names the test file the bundle was built from: a bundle holds the code under test,
+  // so it changes with every change to that code, and Stryker's incremental mode, comparing test
+  // files, would then test every mutant again; the test file changes only when the test does.
+  tapResultToTestResult(fileName, result, timeSpentMs) {
+    return { ...super.tapResultToTestResult(fileName, result, timeSpentMs), fileName: sourceOfBundle(fileName) }
+  }
+
+
   async init() {
     await super.init()
     const bundles = this.testFiles[0]?.split('/')[0]
