@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { StorageUnavailableError } from '../../src/storage/errors.ts'
+import { StorageUnavailableError, isUniqueViolation } from '../../src/storage/errors.ts'
 import { describe as describeError, guardStore, isUnavailableError, toStorageError } from '../../src/storage/unavailable.ts'
 
 /**
@@ -49,7 +49,9 @@ describe('telling an outage from a failure', () => {
     ]) {
       assert.equal(isUnavailableError(new Error(message)), true, message)
     }
-    assert.equal(isUnavailableError(new Error('relation "users" does not exist: Connection terminated')), false, 'only at the start')
+    for (const message of ['Connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error', 'Query read timeout', 'Connection is closed', "Stream isn't writeable", 'Command timed out', 'Redis connection is not ready', 'Reached the max retries per request limit', 'OOM command not allowed']) {
+      assert.equal(isUnavailableError(new Error(`relation "users" does not exist: ${message}`)), false, `${message}: only at the start`)
+    }
     assert.equal(isUnavailableError(new Error('oom command not allowed')), false, "Redis's OOM is spelled in capitals")
     assert.equal(isUnavailableError(new Error('ERR unknown command')), false)
     assert.equal(isUnavailableError(Object.assign(new Error('x'), { name: 'MaxRetriesPerRequestError' })), true)
@@ -98,6 +100,22 @@ describe('telling an outage from a failure', () => {
         holder.close()
       }
     })
+  })
+})
+
+describe("a unique index's refusal", () => {
+  test('is told by its index on PostgreSQL and by its columns on SQLite; nothing else is', () => {
+    const postgres = (constraint: string) => Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', constraint })
+    assert.equal(isUniqueViolation(postgres('apps_owner_name_key'), 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), true)
+    assert.equal(isUniqueViolation(postgres('apps_consumer_key_hash'), 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), false, 'another index')
+    const sqlite = (message: string) => Object.assign(new Error(message), { code: 'SQLITE_CONSTRAINT_UNIQUE' })
+    assert.equal(isUniqueViolation(sqlite('UNIQUE constraint failed: apps.owner_id, apps.name_key'), 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), true)
+    assert.equal(isUniqueViolation(sqlite('UNIQUE constraint failed: apps.consumer_key_hash'), 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), false, 'other columns')
+    assert.equal(isUniqueViolation(Object.assign(new Error('UNIQUE constraint failed: apps.owner_id, apps.name_key'), { code: 'SQLITE_CONSTRAINT_NOTNULL' }), 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), false, 'another constraint')
+    assert.equal(isUniqueViolation({ code: 'SQLITE_CONSTRAINT_UNIQUE', message: 42 }, 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), false)
+    for (const value of [undefined, null, 'UNIQUE constraint failed: apps.owner_id, apps.name_key']) {
+      assert.equal(isUniqueViolation(value, 'apps_owner_name_key', 'apps.owner_id, apps.name_key'), false, String(value))
+    }
   })
 })
 
