@@ -114,6 +114,16 @@ export async function withFreshStores(open: OpenFreshStores, body: (s: Stores, o
   }
 }
 
+/** Fresh stores holding one user and one app of theirs, left open: the caller closes them. */
+export async function openWithApp<T extends { stores: Stores }>(open: (options: { settleNonceEpoch: boolean }) => Promise<T>): Promise<{ opened: T; user: UserRecord; app: AppRecord }> {
+  const opened = await open({ settleNonceEpoch: false })
+  const user = userRecord()
+  const app = appRecord(user.id)
+  await opened.stores.users.create(user)
+  await opened.stores.apps.create(app)
+  return { opened, user, app }
+}
+
 export function storeContract(adapter: string, open: OpenFreshStores): void {
   const withStores = (body: (s: Stores, opened: OpenedStores) => Promise<void>) => withFreshStores(open, body)
 
@@ -1089,11 +1099,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
     })
 
     test('an update that fails for another reason is not told as a taken name', async () => {
-      const opened = await open({ settleNonceEpoch: false })
-      const user = userRecord()
-      const app = appRecord(user.id)
-      await opened.stores.users.create(user)
-      await opened.stores.apps.create(app)
+      const { opened, app } = await openWithApp(open)
       await opened.close()
       await assert.rejects(opened.stores.apps.update(app.id, { name: 'Anything' }, NOW), (error) => !(error instanceof AppNameTakenError))
     })

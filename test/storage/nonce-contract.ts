@@ -12,6 +12,19 @@ import { withFreshStores, type OpenFreshStores } from './contract.ts'
 export function nonceContract(adapter: string, open: OpenFreshStores): void {
   const withStores = (body: (s: Stores) => Promise<void>, settleNonceEpoch: boolean) => withFreshStores(open, body, settleNonceEpoch)
 
+  /** Runs `body` on a store of 20 nonces, near full at 90 %, with a way to remember a nonce of a consumer key now. */
+  async function withSmallBudget(body: (remember: (consumerKey: string, nonce: string) => Promise<unknown>) => Promise<void>): Promise<void> {
+    const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
+    try {
+      await body((consumerKey, nonce) => {
+        const use = nonceUse(consumerKey, nonce)
+        return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
+      })
+    } finally {
+      await opened.close()
+    }
+  }
+
   describe(`${adapter} nonces`, () => {
     test('a nonce is fresh the first time and a replay inside its window', async () => {
       await withStores(async (s) => {
@@ -63,12 +76,7 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     })
 
     test('near the budget, the app holding its share is refused while another is served; at the budget, every app is', async () => {
-      const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
-      try {
-        const remember = (consumerKey: string, nonce: string) => {
-          const use = nonceUse(consumerKey, nonce)
-          return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
-        }
+      await withSmallBudget(async (remember) => {
         for (let i = 0; i < 18; i++) assert.equal(await remember('flooder', `n${i}`), 'fresh', `the flooder's nonce ${i}`)
         await assert.rejects(remember('flooder', 'n18'), StorageUnavailableError, 'alone, it may fill 90 % of the store')
         assert.equal(await remember('flooder', 'n0'), 'replayed', 'a replay is still told apart')
@@ -76,26 +84,17 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
         assert.equal(await remember('other', 'n1'), 'fresh')
         await assert.rejects(remember('flooder', 'n19'), StorageUnavailableError, 'the flooder is still refused')
         await assert.rejects(remember('third', 'n0'), StorageUnavailableError, 'at the capacity every app is refused')
-      } finally {
-        await opened.close()
-      }
+      })
     })
 
     test('near the budget with two apps, the share is the near-full count divided between them: over it refused, under it served', async () => {
-      const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
-      try {
-        const remember = (consumerKey: string, nonce: string) => {
-          const use = nonceUse(consumerKey, nonce)
-          return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
-        }
+      await withSmallBudget(async (remember) => {
         for (let i = 0; i < 10; i++) assert.equal(await remember('big', `n${i}`), 'fresh')
         for (let i = 0; i < 8; i++) assert.equal(await remember('small', `n${i}`), 'fresh')
         // 18 held: near full. Each app's share is 18 ÷ 2 = 9: big (10) is over it, small (8) under.
         await assert.rejects(remember('big', 'n10'), StorageUnavailableError, 'big holds more than its share, though less than the near-full count')
         assert.equal(await remember('small', 'n8'), 'fresh', 'small is under its share')
-      } finally {
-        await opened.close()
-      }
+      })
     })
 
     test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {

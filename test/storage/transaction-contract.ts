@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, test } from 'node:test'
 import type { AuditEventRecord, BearerTokenRecord, RequestTokenRecord } from '../../src/storage/records.ts'
 import type { Stores } from '../../src/storage/types.ts'
-import { appRecord, userRecord } from './contract.ts'
+import { appRecord, openWithApp, userRecord } from './contract.ts'
 
 /**
  * Stores.transaction (src/storage/types.ts), on every adapter: a unit of work commits whole or not
@@ -275,11 +275,7 @@ export function transactionContract(adapter: string, open: (options: { settleNon
     })
 
     test('close waits for units already handed over', async () => {
-      const opened = await open({ settleNonceEpoch: false })
-      const user = userRecord()
-      const app = appRecord(user.id)
-      await opened.stores.users.create(user)
-      await opened.stores.apps.create(app)
+      const { opened, app } = await openWithApp(open)
       const record = requestToken(app.id)
       const pending = opened.stores.transaction((tx) => tx.requestTokens.create(record))
       await opened.close()
