@@ -12,13 +12,19 @@ import { withFreshStores, type OpenFreshStores } from './contract.ts'
 export function nonceContract(adapter: string, open: OpenFreshStores): void {
   const withStores = (body: (s: Stores) => Promise<void>, settleNonceEpoch: boolean) => withFreshStores(open, body, settleNonceEpoch)
 
-  /** Runs `body` on a store of 20 nonces, near full at 90 %, with a way to remember a nonce of a consumer key now. */
+  /**
+   * Runs `body` on a store of 20 nonces, near full at 90 %, with a way to remember a nonce of a
+   * consumer key, every one stamped in the same second: on Redis, nonces whose expiries fall in
+   * different 30 s count buckets count their apps per bucket, so a test spread across a bucket's
+   * end would count fewer apps than it meant to.
+   */
   async function withSmallBudget(body: (remember: (consumerKey: string, nonce: string) => Promise<unknown>) => Promise<void>): Promise<void> {
     const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
+    const nowMs = Date.now()
     try {
       await body((consumerKey, nonce) => {
-        const use = nonceUse(consumerKey, nonce)
-        return opened.stores.nonces.remember(use, expiryOf(use), Date.now())
+        const use = nonceUse(consumerKey, nonce, { timestampSeconds: Math.floor(nowMs / 1000) })
+        return opened.stores.nonces.remember(use, expiryOf(use), nowMs)
       })
     } finally {
       await opened.close()

@@ -174,6 +174,22 @@ export function transactionContract(adapter: string, open: (options: { settleNon
       })
     })
 
+    test('inside a unit, every outer store refuses every call and names itself and the method in the error', { timeout: 20_000 }, async () => {
+      await withApp(async (s) => {
+        const outer = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'credentials', 'admin', 'sessions', 'signatureFailures', 'oauth2'] as const
+        for (const name of outer) {
+          const store = s[name] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+          for (const method of Object.keys(store).filter((key) => typeof store[key] === 'function')) {
+            await assert.rejects(
+              s.transaction(async () => store[method]!()),
+              (error: Error) => error.message.startsWith(`stores.${name}.${method} was called inside a unit of work`),
+              `stores.${name}.${method}`,
+            )
+          }
+        }
+      })
+    })
+
     // The mark is switched off when no unit runs (its cost, storage/sql/transactions.ts): each unit must switch it on again.
     test('every unit is guarded: after other units have settled, and while another unit ends first', { timeout: 20_000 }, async () => {
       await withApp(async (s, appId) => {

@@ -114,3 +114,62 @@ test('a nonce is a replay until its own expiry, wherever that falls in its 10 s 
   assert.equal(nonces.entryCount(expiresAtMs - 1), 1, 'the earlier one has gone with its bucket; this one stays')
   assert.equal(nonces.entryCount(bucketStart + 10_000), 0, 'gone once its bucket has ended')
 })
+
+test('a nonce counts against its app only while it lives: once its bucket has gone, the app holds that many fewer, and an app holding none is not counted among the apps', async () => {
+  // Nearly full at 5 of 10: an app is refused when its holdings times the number of apps reach 5.
+  const nonces = createMemoryNonceStore({ capacity: 10, nearFull: 0.5, epochMs: EPOCH })
+  const bucketStart = Math.ceil(NOW / 10_000) * 10_000 + 10_000
+  const early = bucketStart + 1_000
+  const late = bucketStart + 25_000
+  const remember = (app: string, nonce: string, expiresAtMs: number, atMs: number) => nonces.remember(use(app, nonce), expiresAtMs, atMs)
+  for (const [app, nonce, expiresAtMs] of [
+    ['a', 'a1', early],
+    ['a', 'a2', early],
+    ['b', 'b1', early],
+    ['b', 'b2', late],
+  ] as const) {
+    assert.equal(await remember(app, nonce, expiresAtMs, bucketStart), 'fresh', nonce)
+  }
+  // The early bucket has ended: a holds none and b one; then b takes two more and c two.
+  const afterEarly = bucketStart + 12_000
+  assert.equal(nonces.entryCount(afterEarly), 1)
+  for (const [app, nonce] of [
+    ['b', 'b3'],
+    ['b', 'b4'],
+    ['c', 'c1'],
+    ['c', 'c2'],
+  ] as const) {
+    assert.equal(await remember(app, nonce, late, afterEarly), 'fresh', nonce)
+  }
+  // 5 held: b 3, c 2, and only b and c are counted.
+  assert.equal(await remember('c', 'c3', late, afterEarly), 'fresh', 'c: 2 held × 2 apps is under 5')
+  await assert.rejects(remember('b', 'b5', late, afterEarly), /consumer key b holds 3 of 6 nonces/, 'b: 3 held × 2 apps')
+  assert.equal(await remember('a', 'a3', late, afterEarly), 'fresh', 'a holds none')
+})
+
+test('a request stamped in the very millisecond of the epoch is not before it', async () => {
+  const epochMs = Math.floor(NOW / 1000) * 1000 - 5_000
+  const nonces = createMemoryNonceStore({ epochMs })
+  const at = use('ck', 'at-epoch', epochMs / 1000)
+  assert.equal(await nonces.remember(at, expiryOf(at), NOW), 'fresh')
+  const before = use('ck', 'before-epoch', epochMs / 1000 - 1)
+  assert.equal(await nonces.remember(before, expiryOf(before), NOW), 'before-epoch')
+})
+
+test('a hash with one of its two words 0 is a hash like any other: kept, found, and never overwritten by the next in its probe sequence', () => {
+  const set = new HashSet64()
+  // Each pair shares its low word (the first slot it probes); only 0,0 marks an empty slot.
+  const words = [
+    [0, 5],
+    [9, 5],
+    [7, 0],
+    [8, 0],
+    [0, 1024 + 5],
+  ] as const
+  for (const [hi, lo] of words) assert.equal(set.add(hi, lo), true, `${hi},${lo} added`)
+  for (const [hi, lo] of words) {
+    assert.equal(set.has(hi, lo), true, `${hi},${lo} found`)
+    assert.equal(set.add(hi, lo), false, `${hi},${lo} is already there`)
+  }
+  assert.equal(set.size, words.length)
+})

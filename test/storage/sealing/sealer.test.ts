@@ -46,6 +46,32 @@ describe('sealer', () => {
     assert.equal(createSealer(() => source.ring).open(old), 'v')
   })
 
+  it('a value under a key it has not seen makes it read the key file again (another process rotated), and only then gives up, naming the key', () => {
+    const before = newKeyring()
+    const rotated = withNewActiveKey(before)
+    // What the sealer holds until it forces a read (the key file as it was), and what a forced read finds.
+    const sealer = createSealer((force) => (force ? rotated : before))
+    const sealedElsewhere = createSealer(() => rotated).seal('token secret')
+    assert.equal(sealer.open(sealedElsewhere), 'token secret')
+    const unknown = createSealer(() => newKeyring())
+    const stranger = unknown.seal('v')
+    assert.throws(() => sealer.open(stranger), { name: 'SealError', message: `cannot open a value sealed under key ${stranger.split('.')[1]}` })
+    assert.throws(() => sealer.open('v1'), { name: 'SealError', message: 'cannot open a value sealed under key ?' })
+    assert.throws(() => sealer.open('v2.x.y.z'), { name: 'SealError', message: 'cannot open a value sealed under key x' })
+  })
+
+  it('a value that fails its integrity check is refused naming its key', () => {
+    const ring = newKeyring()
+    const sealer = createSealer(() => ring, { cacheSize: 0 })
+    const sealed = sealer.seal('token secret')
+    const [version, keyId, iv] = sealed.split('.')
+    assert.throws(
+      () => sealer.open(`${version}.${keyId}.${iv}.${Buffer.alloc(20).toString('base64url')}`),
+      (error: Error) =>
+        error.name === 'SealError' && error.message === `a value sealed under key ${keyId} failed its integrity check` && /authenticate/.test(String((error.cause as Error).message)),
+    )
+  })
+
   it('index: the same value always gives the same hash, another value another', () => {
     const ring = newKeyring()
     const sealer = createSealer(() => ring)

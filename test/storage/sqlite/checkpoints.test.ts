@@ -33,6 +33,15 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
     }
   })
 
+  test('an in-memory database (sqlite::memory:) opens, keeps what is written while it is open, and closes without checkpoints to stop', async () => {
+    const db = openSqlite('sqlite::memory:')
+    await sql`create table t (x integer)`.execute(db)
+    await sql`insert into t values (7)`.execute(db)
+    assert.deepEqual((await sql<{ x: number }>`select x from t`.execute(db)).rows, [{ x: 7 }])
+    assert.equal(Object.values((await sql.raw<Record<string, unknown>>('pragma journal_mode').execute(db)).rows[0] ?? {})[0], 'memory')
+    await db.destroy()
+  })
+
   test('is found at a plain path, a sqlite: URL relative or absolute, its folders made as needed', async () => {
     assert.equal(sqlitePath('data/latchkey.sqlite'), 'data/latchkey.sqlite')
     assert.equal(sqlitePath('sqlite:data/latchkey.sqlite'), 'data/latchkey.sqlite')
@@ -54,18 +63,28 @@ describe('the SQLite database', { skip: SQLITE_ONLY_SKIP }, () => {
     const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path })
     try {
       const detail = { note: 'x'.repeat(500) }
-      for (let batch = 0; batch < 30; batch++) {
-        await stores.transaction(async (tx) => {
-          for (let i = 0; i < 100; i++) await tx.audit.record({ atMs: Date.now(), event: 'request_token.issued', appId: '1', userId: null, address: null, detail })
-        })
+      const write3000Rows = async () => {
+        for (let batch = 0; batch < 30; batch++) {
+          await stores.transaction(async (tx) => {
+            for (let i = 0; i < 100; i++) await tx.audit.record({ atMs: Date.now(), event: 'request_token.issued', appId: '1', userId: null, address: null, detail })
+          })
+        }
       }
+      // The rows reach the database file itself only through a checkpoint.
+      const fileReaches = async (bytes: number) => {
+        const deadline = Date.now() + 10_000
+        while (statSync(path).size < bytes && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+        assert.ok(statSync(path).size >= bytes, `the database file holds ${statSync(path).size} bytes, not yet ${bytes}`)
+      }
+      await write3000Rows()
       const walBytes = statSync(`${path}-wal`).size
       assert.ok(walBytes > 1024 * 1024 && walBytes < 10_000 * 4096, `the WAL holds ${walBytes} bytes: more than 1 MB, fewer than the auto-checkpoint's pages`)
-      // The rows reach the database file itself only through a checkpoint.
-      const deadline = Date.now() + 10_000
-      while (statSync(path).size < 1024 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-      assert.ok(statSync(path).size >= 1024 * 1024, `the database file holds ${statSync(path).size} bytes`)
-      assert.equal((await stores.audit.list({ limit: 10_000 })).length, 3000)
+      await fileReaches(1024 * 1024)
+      // Not only once: the next megabytes written are checkpointed too.
+      const afterFirst = statSync(path).size
+      await write3000Rows()
+      await fileReaches(afterFirst + 1024 * 1024)
+      assert.equal((await stores.audit.list({ limit: 10_000 })).length, 6000)
     } finally {
       await runtime.close()
     }
