@@ -92,6 +92,7 @@ describe('storage calls measured', () => {
       isClusterWorker: false,
     })
     const measured = observability.observed.instrument(storage)
+    const startedMs = performance.now()
     await storage.stores.nonces.remember({ nonce: 'held', timestampSeconds: Math.floor(Date.now() / 1000) + 5, consumerKey: 'ck', token: undefined }, Date.now() + 60_000, Date.now())
     assert.equal(await measured.stores.sessions.findById('no-such-session'), undefined)
     // A unit of work that throws: the transaction is measured all the same.
@@ -101,9 +102,12 @@ describe('storage calls measured', () => {
       }),
       /refused by the test/,
     )
+    const elapsedSeconds = (performance.now() - startedMs) / 1000
     const samples = everySample(await observability.scrape())
     for (const operation of ['sessions.findById', 'transaction']) {
       const labels = { backend: 'sqlite', operation }
+      const seconds = samples.get(seriesKey('latchkey_storage_operation_duration_seconds_sum', labels))!
+      assert.ok(seconds > 0 && seconds <= elapsedSeconds, `${operation} took ${seconds} s of the ${elapsedSeconds} s its test ran`)
       const count = samples.get(seriesKey('latchkey_storage_operation_duration_seconds_count', labels))
       assert.equal(count, 1, operation)
       // A local SQLite call takes well under a second: in milliseconds it would land above every bucket.

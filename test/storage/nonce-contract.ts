@@ -84,12 +84,12 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     test('near the budget, the app holding its share is refused while another is served; at the budget, every app is', async () => {
       await withSmallBudget(async (remember) => {
         for (let i = 0; i < 18; i++) assert.equal(await remember('flooder', `n${i}`), 'fresh', `the flooder's nonce ${i}`)
-        await assert.rejects(remember('flooder', 'n18'), StorageUnavailableError, 'alone, it may fill 90 % of the store')
+        await assert.rejects(remember('flooder', 'n18'), { name: 'StorageUnavailableError', message: 'nonce store nearly full: consumer key flooder holds 18 of 18 nonces, its share or more' }, 'alone, it may fill 90 % of the store')
         assert.equal(await remember('flooder', 'n0'), 'replayed', 'a replay is still told apart')
         assert.equal(await remember('other', 'n0'), 'fresh')
         assert.equal(await remember('other', 'n1'), 'fresh')
         await assert.rejects(remember('flooder', 'n19'), StorageUnavailableError, 'the flooder is still refused')
-        await assert.rejects(remember('third', 'n0'), StorageUnavailableError, 'at the capacity every app is refused')
+        await assert.rejects(remember('third', 'n0'), { name: 'StorageUnavailableError', message: 'nonce store full: 20 nonces held' }, 'at the capacity every app is refused')
       })
     })
 
@@ -101,6 +101,24 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
         await assert.rejects(remember('big', 'n10'), StorageUnavailableError, 'big holds more than its share, though less than the near-full count')
         assert.equal(await remember('small', 'n8'), 'fresh', 'small is under its share')
       })
+    })
+
+    test('a nonce with a short life counts against the budget until it expires, not only while its count bucket has begun', async () => {
+      const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 2, nearFull: 0.9 } })
+      try {
+        // Its expiry in the same 30 s count bucket as now (Redis keeps counts per 30 s of expiry).
+        if (Date.now() % 30_000 > 28_000) await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 10))
+        const nowMs = Date.now()
+        const remember = (nonce: string) => {
+          const use = nonceUse('ck', nonce, { timestampSeconds: Math.floor(nowMs / 1000) })
+          return opened.stores.nonces.remember(use, nowMs + 1_500, nowMs)
+        }
+        assert.equal(await remember('n1'), 'fresh')
+        assert.equal(await remember('n2'), 'fresh')
+        await assert.rejects(remember('n3'), { name: 'StorageUnavailableError', message: 'nonce store full: 2 nonces held' })
+      } finally {
+        await opened.close()
+      }
     })
 
     test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {

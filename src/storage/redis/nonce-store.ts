@@ -110,7 +110,6 @@ export function createRedisNonceStore(client: Redis, keyPrefix: string, budget: 
         if (answer === -3) throw nonceRefusal('over-share', use.consumerKey, held!, total!)
         return answer === 1 ? 'fresh' : answer === 0 ? 'replayed' : 'before-epoch'
       } catch (error) {
-        if (error instanceof StorageUnavailableError) throw error
         throw toStorageError(error, 'Redis')
       }
     },

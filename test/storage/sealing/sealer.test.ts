@@ -58,6 +58,11 @@ describe('sealer', () => {
     assert.throws(() => sealer.open(stranger), { name: 'SealError', message: `cannot open a value sealed under key ${stranger.split('.')[1]}` })
     assert.throws(() => sealer.open('v1'), { name: 'SealError', message: 'cannot open a value sealed under key ?' })
     assert.throws(() => sealer.open('v2.x.y.z'), { name: 'SealError', message: 'cannot open a value sealed under key x' })
+    const [, keyId, iv] = sealedElsewhere.split('.')
+    assert.throws(() => sealer.open(`v1.${keyId}`), { name: 'SealError', message: `cannot open a value sealed under key ${keyId}` }, 'no IV')
+    assert.throws(() => sealer.open(`v1.${keyId}.${iv}`), { name: 'SealError', message: `cannot open a value sealed under key ${keyId}` }, 'no body')
+    const body = sealedElsewhere.split('.')[3]
+    assert.throws(() => sealer.open(`v1.${keyId}..${body}`), { name: 'SealError', message: `cannot open a value sealed under key ${keyId}` }, 'an empty IV')
   })
 
   it('a value that fails its integrity check is refused naming its key', () => {
