@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
  */
 export async function waitUntilSecondAfter(epochMs: number): Promise<void> {
   const readyAtMs = Math.ceil(epochMs / 1000) * 1000
-  const waitMs = readyAtMs - Date.now()
-  if (waitMs > 0) await sleep(waitMs)
+  // A timer runs on the monotonic clock and may fire a millisecond before Date.now() reaches its
+  // end: wait again until the wall clock says so.
+  for (let waitMs = readyAtMs - Date.now(); waitMs > 0; waitMs = readyAtMs - Date.now()) await sleep(waitMs)
 }
