@@ -24,7 +24,6 @@ class OrderedTapTestRunner extends TapTestRunner {
     return { ...super.tapResultToTestResult(fileName, result, timeSpentMs), fileName: sourceOfBundle(fileName) }
   }
 
-
   async init() {
     await super.init()
     const bundles = this.testFiles[0]?.split('/')[0]

@@ -13,18 +13,23 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
   const withStores = (body: (s: Stores) => Promise<void>, settleNonceEpoch: boolean) => withFreshStores(open, body, settleNonceEpoch)
 
   /**
-   * Runs `body` on a store of 20 nonces, near full at 90 %, with a way to remember a nonce of a
-   * consumer key, every one stamped in the same second: on Redis, nonces whose expiries fall in
-   * different 30 s count buckets count their apps per bucket, so a test spread across a bucket's
-   * end would count fewer apps than it meant to.
+   * Runs `body` on a store of `capacity` nonces, near full at 90 %, with a way to remember a nonce
+   * of a consumer key, every one stamped in the same second and, unless given a life, expiring as
+   * the verifier has it. On Redis, held counts are kept per 30 s of expiry and apps counted per such
+   * bucket: a test spread across a bucket's end would count fewer than it meant to, so it starts
+   * at least 2 s before one.
    */
-  async function withSmallBudget(body: (remember: (consumerKey: string, nonce: string) => Promise<unknown>) => Promise<void>): Promise<void> {
-    const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 20, nearFull: 0.9 } })
-    const nowMs = Date.now()
+  async function withBudget(
+    capacity: number,
+    body: (remember: (consumerKey: string, nonce: string, lifeMs?: number) => Promise<unknown>) => Promise<void>,
+  ): Promise<void> {
+    const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity, nearFull: 0.9 } })
     try {
-      await body((consumerKey, nonce) => {
+      if (Date.now() % 30_000 > 28_000) await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 10))
+      const nowMs = Date.now()
+      await body((consumerKey, nonce, lifeMs) => {
         const use = nonceUse(consumerKey, nonce, { timestampSeconds: Math.floor(nowMs / 1000) })
-        return opened.stores.nonces.remember(use, expiryOf(use), nowMs)
+        return opened.stores.nonces.remember(use, lifeMs === undefined ? expiryOf(use) : nowMs + lifeMs, nowMs)
       })
     } finally {
       await opened.close()
@@ -82,7 +87,7 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     })
 
     test('near the budget, the app holding its share is refused while another is served; at the budget, every app is', async () => {
-      await withSmallBudget(async (remember) => {
+      await withBudget(20, async (remember) => {
         for (let i = 0; i < 18; i++) assert.equal(await remember('flooder', `n${i}`), 'fresh', `the flooder's nonce ${i}`)
         await assert.rejects(remember('flooder', 'n18'), { name: 'StorageUnavailableError', message: 'nonce store nearly full: consumer key flooder holds 18 of 18 nonces, its share or more' }, 'alone, it may fill 90 % of the store')
         assert.equal(await remember('flooder', 'n0'), 'replayed', 'a replay is still told apart')
@@ -94,7 +99,7 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     })
 
     test('near the budget with two apps, the share is the near-full count divided between them: over it refused, under it served', async () => {
-      await withSmallBudget(async (remember) => {
+      await withBudget(20, async (remember) => {
         for (let i = 0; i < 10; i++) assert.equal(await remember('big', `n${i}`), 'fresh')
         for (let i = 0; i < 8; i++) assert.equal(await remember('small', `n${i}`), 'fresh')
         // 18 held: near full. Each app's share is 18 ÷ 2 = 9: big (10) is over it, small (8) under.
@@ -104,21 +109,12 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     })
 
     test('a nonce with a short life counts against the budget until it expires, not only while its count bucket has begun', async () => {
-      const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity: 2, nearFull: 0.9 } })
-      try {
-        // Its expiry in the same 30 s count bucket as now (Redis keeps counts per 30 s of expiry).
-        if (Date.now() % 30_000 > 28_000) await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 10))
-        const nowMs = Date.now()
-        const remember = (nonce: string) => {
-          const use = nonceUse('ck', nonce, { timestampSeconds: Math.floor(nowMs / 1000) })
-          return opened.stores.nonces.remember(use, nowMs + 1_500, nowMs)
-        }
-        assert.equal(await remember('n1'), 'fresh')
-        assert.equal(await remember('n2'), 'fresh')
-        await assert.rejects(remember('n3'), { name: 'StorageUnavailableError', message: 'nonce store full: 2 nonces held' })
-      } finally {
-        await opened.close()
-      }
+      await withBudget(2, async (remember) => {
+        // Its expiry in the same 30 s count bucket as now.
+        assert.equal(await remember('ck', 'n1', 1_500), 'fresh')
+        assert.equal(await remember('ck', 'n2', 1_500), 'fresh')
+        await assert.rejects(remember('ck', 'n3', 1_500), { name: 'StorageUnavailableError', message: 'nonce store full: 2 nonces held' })
+      })
     })
 
     test('a request stamped before the store was opened is before its epoch, one stamped since is not', async () => {
