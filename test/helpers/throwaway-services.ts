@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -39,8 +39,30 @@ export interface ThrowawayService {
   url: string
   stop(): Promise<void>
   start(): Promise<void>
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as on a hung machine. */
+  pause(): void
+  resume(): void
   /** Stops it for good and removes its files. */
   destroy(): Promise<void>
+}
+
+/** The postmaster (the first line of postmaster.pid) and every process it started. */
+function clusterProcesses(data: string): number[] {
+  const pidFile = join(data, 'postmaster.pid')
+  if (!existsSync(pidFile)) return []
+  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // /proc/<pid>/stat: "pid (name) state ppid …"; the name may hold spaces, so read after its ')'.
+        return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === postmaster
+      } catch {
+        return false // gone since the listing
+      }
+    })
+    .map(Number)
+  return [postmaster, ...children]
 }
 
 /**
@@ -78,12 +100,24 @@ export async function startThrowawayPostgres(): Promise<ThrowawayService | { ski
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
   const start = async () => void (await asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', options, 'start']))
   const stop = async () => void (await asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']))
+  const signal = (name: NodeJS.Signals) => {
+    for (const pid of clusterProcesses(data)) {
+      try {
+        process.kill(pid, name)
+      } catch {
+        // ended since the listing
+      }
+    }
+  }
   await start()
   return {
     url: `postgres://${user}@127.0.0.1:${port}/postgres`,
     start,
     stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     async destroy() {
+      signal('SIGCONT')
       await asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {})
       rmSync(dir, { recursive: true, force: true })
     },
@@ -91,7 +125,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayService | { ski
 }
 
 /** A redis-server child process on a spare port; `stop` ends that child (and only it). */
-export async function startThrowawayRedis(): Promise<(ThrowawayService & { pause(): void; resume(): void }) | { skip: string }> {
+export async function startThrowawayRedis(): Promise<ThrowawayService | { skip: string }> {
   try {
     await run('redis-server', ['--version'])
   } catch {

@@ -205,7 +205,10 @@ describe('GET /metrics (--metrics-public)', () => {
     assert.ok(rows.length >= 12, `docs/metrics.md lists the metrics (${rows.length} rows found)`)
     const { text, families } = await scrape(server)
     for (const [, name, type, labelCell, meaning] of rows) {
-      if (TEST_REDIS_URL && meaning!.includes('without Redis')) continue
+      if (TEST_REDIS_URL && meaning!.includes('without Redis')) {
+        assert.equal(families.get(name!), undefined, `${name} is not in a scrape with Redis`)
+        continue
+      }
       const family = families.get(name!)
       assert.ok(family, `${name} is in the scrape`)
       assert.equal(family.type, type!.toUpperCase(), `${name} is a ${type}`)

@@ -14,21 +14,21 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
 
   /**
    * Runs `body` on a store of `capacity` nonces, near full at 90 %, with a way to remember a nonce
-   * of a consumer key, every one stamped in the same second and, unless given a life, expiring as
-   * the verifier has it. On Redis, held counts are kept per 30 s of expiry and apps counted per such
+   * of a consumer key, every one stamped in the same second (or `aheadSeconds` after it, as a
+   * client whose clock is ahead) and, unless given a life, expiring as the verifier has it. On Redis, held counts are kept per 30 s of expiry and apps counted per such
    * bucket: a test spread across a bucket's end would count fewer than it meant to, so it starts
    * at least 2 s before one.
    */
   async function withBudget(
     capacity: number,
-    body: (remember: (consumerKey: string, nonce: string, lifeMs?: number) => Promise<unknown>) => Promise<void>,
+    body: (remember: (consumerKey: string, nonce: string, options?: { lifeMs?: number; aheadSeconds?: number }) => Promise<unknown>) => Promise<void>,
   ): Promise<void> {
     const opened = await open({ settleNonceEpoch: true, nonceBudget: { capacity, nearFull: 0.9 } })
     try {
       if (Date.now() % 30_000 > 28_000) await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 10))
       const nowMs = Date.now()
-      await body((consumerKey, nonce, lifeMs) => {
-        const use = nonceUse(consumerKey, nonce, { timestampSeconds: Math.floor(nowMs / 1000) })
+      await body((consumerKey, nonce, { lifeMs, aheadSeconds = 0 } = {}) => {
+        const use = nonceUse(consumerKey, nonce, { timestampSeconds: Math.floor(nowMs / 1000) + aheadSeconds })
         return opened.stores.nonces.remember(use, lifeMs === undefined ? expiryOf(use) : nowMs + lifeMs, nowMs)
       })
     } finally {
@@ -111,9 +111,17 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
     test('a nonce with a short life counts against the budget until it expires, not only while its count bucket has begun', async () => {
       await withBudget(2, async (remember) => {
         // Its expiry in the same 30 s count bucket as now.
-        assert.equal(await remember('ck', 'n1', 1_500), 'fresh')
-        assert.equal(await remember('ck', 'n2', 1_500), 'fresh')
-        await assert.rejects(remember('ck', 'n3', 1_500), { name: 'StorageUnavailableError', message: 'nonce store full: 2 nonces held' })
+        assert.equal(await remember('ck', 'n1', { lifeMs: 1_500 }), 'fresh')
+        assert.equal(await remember('ck', 'n2', { lifeMs: 1_500 }), 'fresh')
+        await assert.rejects(remember('ck', 'n3', { lifeMs: 1_500 }), { name: 'StorageUnavailableError', message: 'nonce store full: 2 nonces held' })
+      })
+    })
+
+    test('a nonce stamped ahead by a client whose clock is fast counts against the budget of a request stamped now', async () => {
+      await withBudget(1, async (remember) => {
+        // Timely: at most the 300 s window ahead. It lives until its own timestamp's window ends.
+        assert.equal(await remember('fast-clock', 'n1', { aheadSeconds: 240 }), 'fresh')
+        await assert.rejects(remember('ck', 'n1'), { name: 'StorageUnavailableError', message: 'nonce store full: 1 nonces held' })
       })
     })
 

@@ -192,6 +192,41 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    test('its connections name themselves latchkey, for an operator reading pg_stat_activity', async () => {
+      const db = openPostgres((await freshSchema()).url, { max: 1 })
+      try {
+        const { rows } = await sql<{ application_name: string }>`select application_name from pg_stat_activity where pid = pg_backend_pid()`.execute(db)
+        assert.deepEqual(rows, [{ application_name: 'latchkey' }])
+      } finally {
+        await db.destroy()
+      }
+    })
+
+    test('two instances recording an app\'s signature failures at once leave it no more than it keeps', async () => {
+      const schema = await freshSchema()
+      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+      try {
+        const user = userRecord()
+        const app = appRecord(user.id)
+        await stores.users.create(user)
+        await stores.apps.create(app)
+        // Each insert takes 300 ms, so that the two writes overlap: each prunes before the other commits.
+        await runSql(
+          schema.url,
+          `create function slow_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return new; end $$;
+           create trigger slow_insert after insert on signature_failures for each row execute function slow_insert()`,
+        )
+        const failure = (atMs: number) => ({ atMs, method: 'POST', url: 'https://api.example/oauth/request_token', reason: 'bad_signature' as const })
+        const bounds = { keep: 1, maxAgeMs: 3_600_000 }
+        const now = Date.now()
+        await Promise.all([stores.signatureFailures.record(app.id, failure(now), bounds), stores.signatureFailures.record(app.id, failure(now + 1), bounds)])
+        const rows = await runSql<{ count: string }>(schema.url, `select count(*) from signature_failures where app_id = '${app.id}'`)
+        assert.deepEqual(rows, [{ count: '1' }])
+      } finally {
+        await runtime.close()
+      }
+    })
+
     test('an unreachable server at start is reported as StorageUnavailableError, without the password', async () => {
       await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')

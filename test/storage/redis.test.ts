@@ -145,6 +145,22 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    test("an instance whose clock is behind Redis's keeps counting a nonce as long as it lives, though the 30 s its request arrived in have ended on Redis's clock", async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        const nonces = createRedisNonceStore(redis, keys.prefix, { capacity: 1, nearFull: 0.9 })
+        // 15 s before the last 30 s boundary Redis's clock has passed: 15 to 45 s behind it. The store
+        // is not settled, so its epoch is this instance's first use.
+        const nowMs = Math.floor(Date.now() / 30_000) * 30_000 - 15_000
+        const use = (consumerKey: string) => nonceUse(consumerKey, 'n', { timestampSeconds: nowMs / 1000 })
+        assert.equal(await nonces.remember(use('behind'), expiryOf(use('behind')), nowMs), 'fresh')
+        await assert.rejects(nonces.remember(use('other'), expiryOf(use('other')), nowMs), { name: 'StorageUnavailableError', message: 'nonce store full: 1 nonces held' })
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
     test('a limit window of one second resets', async () => {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)

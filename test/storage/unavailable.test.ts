@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import type { Redis } from 'ioredis'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { createDomainDeps } from '../../src/compose.ts'
 import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
+import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
@@ -26,10 +28,12 @@ const stampedNow = (consumerKey: string, nonce: string) => {
   return [use, expiryOf(use), Date.now()] as const
 }
 
-async function rejectsFast(call: () => Promise<unknown>, label: string): Promise<void> {
+/** The call rejects as unavailable within FAST_MS, its message (the log's) naming the backend that is down. */
+async function rejectsFast(call: () => Promise<unknown>, label: string, backend: RegExp): Promise<void> {
   const started = Date.now()
   await assert.rejects(call(), (error: unknown) => {
     assert.ok(error instanceof StorageUnavailableError, `${label}: ${(error as Error)?.name}: ${(error as Error)?.message}`)
+    assert.match(error.message, backend, label)
     return true
   })
   const elapsed = Date.now() - started
@@ -49,11 +53,21 @@ async function eventually<T>(call: () => Promise<T>, withinMs = 10_000): Promise
   }
 }
 
+/** `body` on a connection of its own to the Redis at `url`. */
+async function withRedis<T>(url: string, body: (client: Redis) => Promise<T>): Promise<T> {
+  const client = await openRedis(url)
+  try {
+    return await body(client)
+  } finally {
+    await closeRedis(client)
+  }
+}
+
 const user = (id: string) => ({ id, screenName: `outage_${id}`, name: 'N', passwordHash: 'h', createdAtMs: NOW })
 
 describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, () => {
   let postgres: ThrowawayService | undefined
-  let redis: (ThrowawayService & { pause(): void; resume(): void }) | undefined
+  let redis: ThrowawayService | undefined
   let storage: Storage | undefined
   let skip: string | undefined
 
@@ -82,11 +96,12 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await r.ping()
 
     await postgres.stop()
-    await rejectsFast(() => s.users.findById('1'), 'users.findById')
-    await rejectsFast(() => s.users.create(user('2')), 'users.create')
-    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)')
-    await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier')
-    await rejectsFast(() => r.ping(), 'ping')
+    await rejectsFast(() => s.users.findById('1'), 'users.findById', /^database unavailable: /)
+    await rejectsFast(() => s.users.create(user('2')), 'users.create', /^database unavailable: /)
+    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)', /^database unavailable: /)
+    await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier', /^database unavailable: /)
+    await rejectsFast(() => s.transaction((tx) => tx.users.findById('1')), 'a unit of work', /^database unavailable: /)
+    await rejectsFast(() => r.ping(), 'ping', /^database unavailable: /)
     assert.equal(await s.nonces.remember(...stampedNow('ck', 'pg-down')), 'fresh', 'Redis still answers')
 
     await postgres.start()
@@ -102,10 +117,10 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     assert.equal((await limiter.hit('k')).isAllowed, true)
 
     await redis.stop()
-    await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember')
-    await rejectsFast(() => limiter.hit('k'), 'limiter.hit')
-    await rejectsFast(() => limiter.peek('k'), 'limiter.peek')
-    await rejectsFast(() => r.ping(), 'ping')
+    await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember', /^Redis unavailable: /)
+    await rejectsFast(() => limiter.hit('k'), 'limiter.hit', /^Redis unavailable: /)
+    await rejectsFast(() => limiter.peek('k'), 'limiter.peek', /^Redis unavailable: /)
+    await rejectsFast(() => r.ping(), 'ping', /^Redis unavailable: /)
     assert.equal((await s.users.findById('1'))?.id, '1', 'PostgreSQL still answers')
 
     await redis.start()
@@ -119,11 +134,43 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const { stores: s } = storage
     redis.pause()
     try {
-      await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'hung')), 'nonces.remember on a hung Redis')
+      await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'hung')), 'nonces.remember on a hung Redis', /^Redis unavailable: /)
     } finally {
       redis.resume()
     }
     assert.equal(await eventually(() => s.nonces.remember(...stampedNow('ck', 'after-hang'))), 'fresh')
+  })
+
+  test('PostgreSQL hanging (not answering at all): the readiness check still answers within its limit, the database down; then up again', async (t) => {
+    if (skip || !storage || !postgres) return t.skip(skip)
+    const { runtime: r } = storage
+    await r.ping()
+    postgres.pause()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      // A load balancer's probe must not hang: the database's own timeouts are far longer.
+      const noAnswer = new Promise((resolve) => (timer = setTimeout(resolve, 5_000, 'no answer within 5 s')))
+      assert.deepEqual(await Promise.race([r.checkDependencies(), noAnswer]), { database: 'down', redis: 'up', master_key: 'loaded' })
+    } finally {
+      clearTimeout(timer)
+      postgres.resume()
+    }
+    await eventually(async () => assert.deepEqual(await r.checkDependencies(), { database: 'up', redis: 'up', master_key: 'loaded' }))
+  })
+
+  test('Redis restarted from an older snapshot, one that holds the epoch marker but not the last nonces: a nonce used before is not fresh again', async (t) => {
+    if (skip || !storage || !redis) return t.skip(skip)
+    const { stores: s } = storage
+    await s.nonces.settleEpoch()
+    const use = nonceUse('ck', 'before-restart', { timestampSeconds: Math.floor(Date.now() / 1000) })
+    assert.equal(await s.nonces.remember(use, expiryOf(use), Date.now()), 'fresh')
+    const marker = 'latchkey:nonce:epoch'
+    const snapshot = await withRedis(redis.url, (client) => client.hgetall(marker))
+    assert.ok(snapshot.run, 'the marker names the run it was written under')
+    await redis.stop()
+    await redis.start()
+    await withRedis(redis.url, (client) => client.hset(marker, snapshot))
+    assert.equal(await eventually(() => s.nonces.remember(use, expiryOf(use), Date.now())), 'before-epoch')
   })
 
   test('over HTTP an outage is 503 code 130, and /readyz names the dependency that is down', async (t) => {
