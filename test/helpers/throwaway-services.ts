@@ -46,20 +46,31 @@ export interface ThrowawayService {
   destroy(): Promise<void>
 }
 
-/** The postmaster (the first line of postmaster.pid) and every process it started. */
+/** A file of /proc/<pid>, or undefined when the process is gone. */
+function procFile(pid: number | string, name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The postmaster of the cluster in `data` (the first line of postmaster.pid, if that process runs
+ * on `data`: a stale file's pid may belong to another process by now) and every process it started.
+ */
 function clusterProcesses(data: string): number[] {
   const pidFile = join(data, 'postmaster.pid')
   if (!existsSync(pidFile)) return []
   const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+  if (!Number.isSafeInteger(postmaster) || postmaster <= 1) return []
+  if (!procFile(postmaster, 'cmdline')?.split('\0').includes(data)) return []
   const children = readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
-      try {
-        // /proc/<pid>/stat: "pid (name) state ppid …"; the name may hold spaces, so read after its ')'.
-        return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === postmaster
-      } catch {
-        return false // gone since the listing
-      }
+      // /proc/<pid>/stat: "pid (name) state ppid …"; the name may hold spaces and parentheses.
+      const stat = procFile(pid, 'stat')
+      return stat !== undefined && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster
     })
     .map(Number)
   return [postmaster, ...children]

@@ -15,9 +15,9 @@ export function nonceContract(adapter: string, open: OpenFreshStores): void {
   /**
    * Runs `body` on a store of `capacity` nonces, near full at 90 %, with a way to remember a nonce
    * of a consumer key, every one stamped in the same second (or `aheadSeconds` after it, as a
-   * client whose clock is ahead) and, unless given a life, expiring as the verifier has it. On Redis, held counts are kept per 30 s of expiry and apps counted per such
-   * bucket: a test spread across a bucket's end would count fewer than it meant to, so it starts
-   * at least 2 s before one.
+   * client whose clock is ahead) and, unless given a life, expiring as the verifier has it. On
+   * Redis, held counts are kept per 30 s of expiry and apps counted per such bucket: a test spread
+   * across a bucket's end would count fewer than it meant to, so it starts at least 2 s before one.
    */
   async function withBudget(
     capacity: number,

@@ -210,11 +210,12 @@ if (SHARED_BACKENDS_SKIP) {
         const app = appRecord(user.id)
         await stores.users.create(user)
         await stores.apps.create(app)
-        // Each insert takes 300 ms, so that the two writes overlap: each prunes before the other commits.
+        // Each write waits 300 ms between its prune and its commit: without an order between them,
+        // each would prune before the other's row was committed, and both rows would stay.
         await runSql(
           schema.url,
-          `create function slow_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return new; end $$;
-           create trigger slow_insert after insert on signature_failures for each row execute function slow_insert()`,
+          `create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return null; end $$;
+           create trigger slow_commit after delete on signature_failures for each statement execute function slow_commit()`,
         )
         const failure = (atMs: number) => ({ atMs, method: 'POST', url: 'https://api.example/oauth/request_token', reason: 'bad_signature' as const })
         const bounds = { keep: 1, maxAgeMs: 3_600_000 }
