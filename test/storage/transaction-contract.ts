@@ -59,6 +59,15 @@ export function transactionContract(adapter: string, open: (options: { settleNon
   }
 
   describe(`${adapter} units of work (stores.transaction)`, () => {
+    test('closing the stores lets every unit handed over before it finish: more units than connections, each answers', { timeout: 30_000 }, async () => {
+      const opened = await open({ settleNonceEpoch: false })
+      const users = Array.from({ length: 20 }, () => userRecord())
+      // On PostgreSQL the pool holds 10 connections: the other units are still waiting for one.
+      const units = users.map((user) => opened.stores.transaction((tx) => tx.users.create(user)))
+      await opened.close()
+      assert.deepEqual(await Promise.all(units), users.map(() => true))
+    })
+
     test('every write of a unit is kept, and the unit answers what its work returned', async () => {
       await withApp(async (s, appId) => {
         const record = requestToken(appId)

@@ -178,6 +178,25 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     assert.equal(await eventually(() => s.nonces.remember(use, expiryOf(use), Date.now())), 'before-epoch')
   })
 
+  test('a Redis that takes connections but refuses writes at start (full, noeviction): the open is refused as unavailable, and leaves no connection behind', async (t) => {
+    if (skip || !postgres || !redis) return t.skip(skip)
+    const connections = () => withRedis(redis!.url, async (client) => (await (client.client('LIST') as Promise<string>)).trim().split('\n').length)
+    const before = await connections()
+    await withRedis(redis.url, (client) => client.config('SET', 'maxmemory', '1'))
+    try {
+      // A prefix of its own: its nonce epoch marker is not written yet, and writing it is refused.
+      const opening = openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
+      await assert.rejects(opening.then(async (opened) => void (await opened.runtime.close())), (error: Error) => {
+        assert.equal(error.name, 'StorageUnavailableError')
+        assert.match(error.message, /^Redis unavailable: OOM/)
+        return true
+      })
+      await eventually(async () => assert.equal(await connections(), before), 2_000)
+    } finally {
+      await withRedis(redis.url, (client) => client.config('SET', 'maxmemory', '0'))
+    }
+  })
+
   test('over HTTP an outage is 503 code 130, and /readyz names the dependency that is down', async (t) => {
     if (skip || !storage || !postgres || !redis) return t.skip(skip)
     const domain = createDomainDeps(storage, testDomainSettings())
