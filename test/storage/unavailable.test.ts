@@ -28,6 +28,10 @@ const stampedNow = (consumerKey: string, nonce: string) => {
   return [use, expiryOf(use), Date.now()] as const
 }
 
+/** How an outage's message (the log's) begins, naming the backend that is down. */
+const DATABASE_DOWN = /^database unavailable: /
+const REDIS_DOWN = /^Redis unavailable: /
+
 /** The call rejects as unavailable within FAST_MS, its message (the log's) naming the backend that is down. */
 async function rejectsFast(call: () => Promise<unknown>, label: string, backend: RegExp): Promise<void> {
   const started = Date.now()
@@ -96,12 +100,12 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await r.ping()
 
     await postgres.stop()
-    await rejectsFast(() => s.users.findById('1'), 'users.findById', /^database unavailable: /)
-    await rejectsFast(() => s.users.create(user('2')), 'users.create', /^database unavailable: /)
-    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)', /^database unavailable: /)
-    await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier', /^database unavailable: /)
-    await rejectsFast(() => s.transaction((tx) => tx.users.findById('1')), 'a unit of work', /^database unavailable: /)
-    await rejectsFast(() => r.ping(), 'ping', /^database unavailable: /)
+    await rejectsFast(() => s.users.findById('1'), 'users.findById', DATABASE_DOWN)
+    await rejectsFast(() => s.users.create(user('2')), 'users.create', DATABASE_DOWN)
+    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)', DATABASE_DOWN)
+    await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier', DATABASE_DOWN)
+    await rejectsFast(() => s.transaction((tx) => tx.users.findById('1')), 'a unit of work', DATABASE_DOWN)
+    await rejectsFast(() => r.ping(), 'ping', DATABASE_DOWN)
     assert.equal(await s.nonces.remember(...stampedNow('ck', 'pg-down')), 'fresh', 'Redis still answers')
 
     await postgres.start()
@@ -117,10 +121,10 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     assert.equal((await limiter.hit('k')).isAllowed, true)
 
     await redis.stop()
-    await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember', /^Redis unavailable: /)
-    await rejectsFast(() => limiter.hit('k'), 'limiter.hit', /^Redis unavailable: /)
-    await rejectsFast(() => limiter.peek('k'), 'limiter.peek', /^Redis unavailable: /)
-    await rejectsFast(() => r.ping(), 'ping', /^Redis unavailable: /)
+    await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember', REDIS_DOWN)
+    await rejectsFast(() => limiter.hit('k'), 'limiter.hit', REDIS_DOWN)
+    await rejectsFast(() => limiter.peek('k'), 'limiter.peek', REDIS_DOWN)
+    await rejectsFast(() => r.ping(), 'ping', REDIS_DOWN)
     assert.equal((await s.users.findById('1'))?.id, '1', 'PostgreSQL still answers')
 
     await redis.start()
@@ -134,7 +138,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const { stores: s } = storage
     redis.pause()
     try {
-      await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'hung')), 'nonces.remember on a hung Redis', /^Redis unavailable: /)
+      await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'hung')), 'nonces.remember on a hung Redis', REDIS_DOWN)
     } finally {
       redis.resume()
     }
