@@ -11,24 +11,28 @@ export interface FlexibleLimiter {
 
 /** The adapter from rate-limiter-flexible (memory or Redis) to our Limiter. */
 export function wrapLimiter(limiter: FlexibleLimiter, limit: number, windowSeconds: number): Limiter {
-  const state = (res: RateLimiterRes | null, isAllowed: boolean): LimitState => ({
+  // The clock is read before the call, so a window's end (and start) is never placed later than it
+  // is: the sign-in throttle compares an unlock's time with the start of the block it may clear.
+  const state = (startedMs: number, res: RateLimiterRes | null, isAllowed: boolean): LimitState => ({
     isAllowed,
     limit,
     remaining: res ? Math.max(0, res.remainingPoints) : limit,
-    resetAtMs: Date.now() + (res ? res.msBeforeNext : windowSeconds * 1000),
+    resetAtMs: startedMs + (res ? res.msBeforeNext : windowSeconds * 1000),
   })
   return {
     async hit(key) {
+      const startedMs = Date.now()
       try {
-        return state(await limiter.consume(key), true)
+        return state(startedMs, await limiter.consume(key), true)
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return state(rejection, false)
+        if (rejection instanceof RateLimiterRes) return state(startedMs, rejection, false)
         throw rejection
       }
     },
     async peek(key) {
+      const startedMs = Date.now()
       const res = await limiter.get(key)
-      return state(res, res === null || res.consumedPoints < limit)
+      return state(startedMs, res, res === null || res.consumedPoints < limit)
     },
     async reset(key) {
       await limiter.delete(key)

@@ -21,7 +21,7 @@ const NETWORK_CODES = new Set([
  */
 const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[1-3]|57014|55P03)$/
 
-/** pg's and ioredis' own messages for a lost or refused connection (they carry no code). */
+/** pg's, ioredis' and Kysely's own messages for a lost or refused connection (they carry no code). */
 const CONNECTION_MESSAGES = [
   /^Connection terminated/i,
   /^timeout exceeded when trying to connect/i,
@@ -30,6 +30,8 @@ const CONNECTION_MESSAGES = [
   /^Connection is closed/i,
   /^Stream isn't writeable/i,
   /^Command timed out/i,
+  // A connection whose rollback failed (it was lost): the Migrator meets it on its way out.
+  /^Postgres connection has been discarded/,
   /^Redis connection is not ready/i,
   /^Reached the max retries per request limit/i,
   // Redis at maxmemory with noeviction refuses writes until memory frees.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { createSqlStorage, openStorage } from '../../src/storage/open-stores.ts'
 import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
 import { openPostgres } from '../../src/storage/postgres/open.ts'
@@ -15,6 +16,16 @@ import { oauth2Contract } from './oauth2-contract.ts'
 import { adminContract } from './admin-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
+
+/** The first row `query` returns, asked again every 50 ms for at most five seconds until there is one. */
+async function eventuallyOne<T>(query: () => Promise<T[]>): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    const [row] = await query()
+    if (row !== undefined) return row
+    assert.ok(tries < 100, 'no row within five seconds')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 /** The same contract as SQLite, on PostgreSQL: every test in a fresh schema, dropped afterwards. */
 if (SHARED_BACKENDS_SKIP) {
@@ -225,6 +236,67 @@ if (SHARED_BACKENDS_SKIP) {
         assert.deepEqual(rows, [{ count: '1' }])
       } finally {
         await runtime.close()
+      }
+    })
+
+    test('a connection lost inside a unit of work, between two statements, fails that unit as unavailable; the process goes on, and so do the stores', async () => {
+      const schema = await freshSchema()
+      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+      const holder = new pg.Client({ connectionString: schema.url })
+      await holder.connect()
+      try {
+        const owner = userRecord()
+        await stores.users.create(owner)
+        const [{ pid: holderPid }] = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [{ pid: number }]
+        await holder.query('begin; lock table users in access exclusive mode')
+        let openGate = () => {}
+        const gate = new Promise<void>((resolve) => (openGate = resolve))
+        const unit = stores.transaction(async (tx) => {
+          await tx.users.findById(owner.id)
+          await gate
+          return tx.users.findById(owner.id)
+        })
+        unit.catch(() => {})
+        // The unit's first statement waits on the held table: that is how its connection is found.
+        const unitPid = await eventuallyOne(() => runSql<{ pid: number }>(schema.url, `select pid from pg_stat_activity where ${holderPid} = any(pg_blocking_pids(pid))`))
+        await holder.query('commit')
+        await eventuallyOne(() => runSql(schema.url, `select 1 from pg_stat_activity where pid = ${unitPid.pid} and state = 'idle in transaction'`))
+        await runSql(schema.url, `select pg_terminate_backend(${unitPid.pid})`)
+        // The client hears of the lost connection while no statement of its runs.
+        await eventuallyOne(() => runSql(schema.url, `select 1 where not exists (select 1 from pg_stat_activity where pid = ${unitPid.pid})`))
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        openGate()
+        await assert.rejects(unit, (error: Error) => {
+          assert.equal(error.name, 'StorageUnavailableError', error.message)
+          return true
+        })
+        assert.equal((await stores.users.findById(owner.id))?.id, owner.id)
+      } finally {
+        await holder.end()
+        await runtime.close()
+      }
+    })
+
+    test('a connection lost while the migrations run is reported as StorageUnavailableError, not as a failed migration', async () => {
+      const schema = await freshSchema()
+      const db = openPostgres(schema.url, { max: 1 })
+      await migrateToLatest(db).finally(() => db.destroy())
+      const holder = new pg.Client({ connectionString: schema.url })
+      await holder.connect()
+      try {
+        // The migrator reads its table inside its transaction: held here, it waits there until its connection is ended.
+        const [{ pid }] = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [{ pid: number }]
+        await holder.query('begin; lock table latchkey_migrations in access exclusive mode')
+        const opening = openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+        opening.catch(() => {})
+        await eventuallyOne(() => runSql(schema.url, `select pg_terminate_backend(pid) from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`))
+        await assert.rejects(opening, (error: Error) => {
+          assert.equal(error.name, 'StorageUnavailableError', error.message)
+          assert.match(error.message, /^cannot reach PostgreSQL at postgres:\/\/\S+: /)
+          return true
+        })
+      } finally {
+        await holder.end()
       }
     })
 

@@ -67,7 +67,14 @@ function withNamedStatements(pool: Pool): PostgresPool {
     async connect() {
       const client = await pool.connect()
       let kyselyClient = wrapped.get(client)
-      if (!kyselyClient) wrapped.set(client, (kyselyClient = wrap(client)))
+      if (!kyselyClient) {
+        // A connection lost while lent out (a unit of work between two statements) emits 'error' on
+        // its client, which the pool listens for only while the client is idle: without a listener
+        // that would crash the process. The unit's next statement fails instead (503), and the pool
+        // drops the client when it comes back.
+        client.on('error', () => {})
+        wrapped.set(client, (kyselyClient = wrap(client)))
+      }
       return kyselyClient
     },
     end: () => pool.end(),

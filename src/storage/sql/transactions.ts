@@ -89,30 +89,33 @@ export interface TransactionRunner {
    * row): run like `run` but not marked, so it costs no async-context tracking.
    */
   runOwnWrite<T>(work: (tx: TransactionStores) => Promise<T>): Promise<T>
-  /** Resolves once every unit handed over so far has settled: call it before closing the database. */
+  /** Resolves once no unit handed over runs any more (every one so far has settled): call it before closing the database. */
   drain(): Promise<void>
 }
 
 /** `storesOn` builds the stores over the connection of one transaction. */
 export function createTransactionRunner(db: Kysely<Database>, storesOn: (db: Kysely<Database>) => TransactionStores): TransactionRunner {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return groupCommit(db, storesOn)
-  const inFlight = new Set<Promise<unknown>>()
+  // drain() waits until no unit runs: a unit that never counted itself out would hang close().
+  let running = 0
+  let idle = Promise.resolve()
+  let becameIdle = () => {}
+  const settle = () => {
+    if (--running === 0) becameIdle()
+  }
   const run = <T>(marked: boolean, work: (tx: TransactionStores) => Promise<T>): Promise<T> => {
     assertOutsideUnit('stores.transaction')
-    const running = db.transaction().execute((trx) => runAs(marked, work, storesOn(trx)))
-    const settled: Promise<unknown> = running.then(
-      () => inFlight.delete(settled),
-      () => inFlight.delete(settled),
-    )
-    inFlight.add(settled)
-    return running
+    if (running++ === 0) idle = new Promise((resolve) => (becameIdle = resolve))
+    const unit = db.transaction().execute((trx) => runAs(marked, work, storesOn(trx)))
+    unit.then(settle, settle)
+    return unit
   }
   return {
     isGrouped: false,
     run: (work) => run(true, work),
     runOwnWrite: (work) => run(false, work),
     async drain() {
-      await Promise.all(inFlight)
+      await idle
     },
   }
 }
