@@ -26,6 +26,9 @@ import { resealAll } from './sql/reseal.ts'
 import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
 import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
+import { createRedisGeneration } from './redis/generation.ts'
+import { withGenerationMoves } from './generation-moves.ts'
+import { claimGenerationHome } from './postgres/generation-home.ts'
 
 export interface StorageOptions {
   /** A postgres:// or postgresql:// URL, or a SQLite path or sqlite: URL. */
@@ -56,7 +59,9 @@ export interface StorageOptions {
  */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   const db = await openDatabase(options.databaseUrl)
-  const what = isPostgresUrl(options.databaseUrl) ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
+  const isPostgres = isPostgresUrl(options.databaseUrl)
+  const what = isPostgres ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
+  const keyPrefix = options.redisKeyPrefix ?? 'latchkey:'
   let redis: Redis | undefined
   try {
     await migrateToLatest(db).catch((error: unknown) => {
@@ -64,6 +69,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
       throw isUnavailableError(cause) ? new StorageUnavailableError(`cannot reach ${what}: ${describe(cause)}`, { cause }) : error
     })
+    if (isPostgres) await claimGenerationHome(db, options.redisUrl ? keyPrefix : undefined)
     if (options.redisUrl) redis = await (await import('./redis/client.ts')).openRedis(options.redisUrl)
   } catch (error) {
     await db.destroy()
@@ -72,7 +78,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const sealer = createSealer(watchKeyring(options.keyring))
   // Values written before sealing existed (or by hand) are sealed now; cheap when there are none.
   await resealAll(db, sealer, { onlyUnsealed: true })
-  const storage = createSqlStorage(db, sealer, redis ? { redis, keyPrefix: options.redisKeyPrefix ?? 'latchkey:' } : undefined, {
+  const storage = createSqlStorage(db, sealer, redis ? { redis, keyPrefix } : undefined, {
     nonceBudget: options.nonceBudget,
     nonceEpochMs: options.nonceEpochMs,
   })
@@ -119,20 +125,27 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
 }
 
 /**
- * The embedded database's generation (sqlite/generation.ts), its failures reported as any store
- * call's are (a busy database is an outage, 503). PostgreSQL has none yet: its instances would share
- * one through Redis, read with the nonce.
+ * The credentials' generation: on SQLite the database's own (sqlite/generation.ts), its failures
+ * reported as any store call's are (a busy database is an outage, 503); on PostgreSQL the one its
+ * instances share in Redis (redis/generation.ts), which every credential write of this process
+ * moves (generation-moves.ts); on PostgreSQL without Redis none, and no cache.
  */
-function generationOf(db: Kysely<Database>): Generation | undefined {
+function generationOf(db: Kysely<Database>, shared: { redis: Redis; keyPrefix: string } | undefined): { read: Generation; move?: () => Promise<void> } | undefined {
   const connection = directConnection(db)
-  if (!connection) return undefined
+  if (!connection) {
+    if (!shared) return undefined
+    const { read, move } = createRedisGeneration(shared.redis, `${shared.keyPrefix}generation`)
+    return { read, move }
+  }
   const generation = sqliteGeneration(connection)
-  return () => {
-    try {
-      return generation()
-    } catch (error) {
-      throw toStorageError(error, 'database')
-    }
+  return {
+    read: () => {
+      try {
+        return generation()
+      } catch (error) {
+        throw toStorageError(error, 'database')
+      }
+    },
   }
 }
 
@@ -161,6 +174,7 @@ export function createSqlStorage(
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
+  const generation = generationOf(db, shared)
   const stores: Storage['stores'] = {
     users: outer(createUserStore(db), 'stores.users'),
     apps: outer(createAppStore(db, sealer), 'stores.apps'),
@@ -184,7 +198,7 @@ export function createSqlStorage(
   }
   const runtime: Storage['runtime'] = {
     limiters,
-    generation: generationOf(db),
+    generation: generation?.read,
     deriveSecret: (purpose) => sealer.derive(purpose),
     legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {
@@ -219,5 +233,5 @@ export function createSqlStorage(
       await db.destroy()
     },
   }
-  return { stores, runtime }
+  return { stores: generation?.move ? withGenerationMoves(stores, generation.move) : stores, runtime }
 }

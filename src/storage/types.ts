@@ -377,18 +377,20 @@ export interface Stores {
 
 /** What runs the storage rather than stores things: limiters, derived secrets, health, shutdown. */
 /**
- * What the database's credentials looked like at one moment: a number that moves whenever a write
+ * What the database's credentials looked like at one moment: a value that changes whenever a write
  * may have committed (by this process, the CLI, another instance), or undefined while that cannot
- * be told (a transaction of this process is open) and the database must be asked.
+ * be told (a transaction of this process is open) and the database must be asked. Read on the spot
+ * on SQLite; a round trip away (a promise) where it is kept in Redis.
  */
-export type Generation = () => number | undefined
+export type Generation = () => GenerationValue | undefined | Promise<GenerationValue>
+export type GenerationValue = number | string
 
 /** How the validity cache answered a lookup: from itself, from the database, or from the database because it could not tell (a transaction was open). */
 export type ValidityCacheResult = 'hit' | 'miss' | 'bypass'
 
 export interface StorageRuntime {
   limiters: LimiterFactory
-  /** The database's generation, where its backend can tell it on every call (SQLite): what the validity cache checks. */
+  /** The credentials' generation, where the deployment keeps one (SQLite; PostgreSQL with Redis): what the validity cache checks. */
   generation?: Generation | undefined
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string

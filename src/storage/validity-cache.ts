@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { Generation, Stores, ValidityCacheResult } from './types.ts'
+import type { Generation, GenerationValue, Stores, ValidityCacheResult } from './types.ts'
 
 /**
  * How many lookups the validity cache keeps: the credentials of the apps and people calling now.
@@ -25,30 +25,31 @@ export function createValidityCache(
 ): ValidityCache {
   const { entries = VALIDITY_CACHE_ENTRIES, onLookup } = options
   const answers = new LRUCache<string, { value: unknown }>({ max: entries })
-  let filledAt: number | undefined
-  /** The generation now, the cache emptied first when it moved; undefined: bypass the cache. */
-  const current = (): number | undefined => {
-    const now = generation()
-    if (now !== undefined && now !== filledAt) {
+  let filledAt: GenerationValue | undefined
+  /** The answer at generation `now`: the cache is emptied first when the generation moved. */
+  async function answerAt<T>(now: GenerationValue, key: string, load: () => Promise<T>): Promise<T> {
+    if (now !== filledAt) {
       answers.clear()
       filledAt = now
     }
-    return now
+    const hit = answers.get(key)
+    onLookup?.(hit ? 'hit' : 'miss')
+    if (hit) return hit.value as T
+    const value = await load()
+    // Kept under the generation read before it was loaded: a write that commits meanwhile moves the
+    // generation after its commit, so the next lookup empties the cache. Not kept when a lookup
+    // has already seen a newer generation: the answer may be older than that one.
+    if (filledAt === now) answers.set(key, { value: deepFreeze(value) })
+    return value
   }
   return {
-    async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-      const before = current()
-      if (before === undefined) {
+    get<T>(key: string, load: () => Promise<T>): Promise<T> {
+      const now = generation()
+      if (now === undefined) {
         onLookup?.('bypass')
         return load()
       }
-      const hit = answers.get(key)
-      onLookup?.(hit ? 'hit' : 'miss')
-      if (hit) return hit.value as T
-      const value = await load()
-      // Kept only when nothing was written while it was read.
-      if (current() === before) answers.set(key, { value: deepFreeze(value) })
-      return value
+      return typeof now === 'object' ? now.then((read) => answerAt(read, key, load)) : answerAt(now, key, load)
     },
   }
 }

@@ -279,7 +279,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     // 1. `latchkey user sign-out-everywhere`, run as the CLI beside the two servers.
     const first = await signIn(password)
     assert.deepEqual(await onBoth(first), [true, true], 'one session, valid on either instance')
-    const cli = await runCli(['user', 'sign-out-everywhere', user.screenName, '--json'], { LATCHKEY_DATABASE_URL: schema.url })
+    const cli = await runCli(['user', 'sign-out-everywhere', user.screenName, '--json'], { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_REDIS_URL: TEST_REDIS_URL!, LATCHKEY_REDIS_KEY_PREFIX: keys.prefix })
     assert.equal(cli.code, 0, cli.stderr)
     assert.deepEqual(await onBoth(first.copy()), [false, false], 'ended on both')
 

@@ -8,7 +8,7 @@ import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
-import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, createTestSchema, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
+import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { nonceContract } from './nonce-contract.ts'
 import { transactionContract } from './transaction-contract.ts'
@@ -274,6 +274,26 @@ if (SHARED_BACKENDS_SKIP) {
       } finally {
         await holder.end()
         await runtime.close()
+      }
+    })
+
+    test('a database whose instances share their generation in Redis refuses a process without Redis, until told no instance uses it', async () => {
+      const schema = await freshSchema()
+      const keys = createTestRedisPrefix()
+      const open = (redisUrl?: string) =>
+        openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, ...(redisUrl ? { redisUrl, redisKeyPrefix: keys.prefix } : {}) })
+      try {
+        await (await open()).runtime.close()
+        await (await open(TEST_REDIS_URL)).runtime.close()
+        await assert.rejects(open(), (error: Error) => {
+          assert.equal(error.name, 'DatabaseRefusedError')
+          assert.match(error.message, new RegExp(`^the instances on this database share their credentials' generation in Redis \\(key prefix "${keys.prefix}"\\): give this process the same redis setting`))
+          return true
+        })
+        await runSql(schema.url, 'delete from redis_generation')
+        await (await open()).runtime.close()
+      } finally {
+        await keys.clean()
       }
     })
 

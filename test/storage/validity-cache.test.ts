@@ -11,8 +11,10 @@ import { openStorage } from '../../src/storage/open-stores.ts'
 import { sqliteGeneration } from '../../src/storage/sqlite/generation.ts'
 import { createValidityCache, withCachedLookups, withValidityCache } from '../../src/storage/validity-cache.ts'
 import { issueEveryCredential } from '../helpers/fixtures.ts'
+import { userRecord } from './contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
+import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, deleteRedisKeys } from '../helpers/backends.ts'
 
 /** A lookup that answers what `rows` holds now and counts how often it was asked. */
 function countingLookup(rows: Map<string, { name: string } | undefined>) {
@@ -98,6 +100,22 @@ describe('validity cache', () => {
     letSlowFinish()
     assert.deepEqual(await slow, { name: 'before' })
     assert.deepEqual(await cached.find('a'), { name: 'after' }, 'not the answer read across the write')
+  })
+
+  test('a generation a round trip away (Redis): read at every lookup, the same rules', async () => {
+    let generation = 'run-a:1'
+    let reads = 0
+    const rows = new Map([['a', { name: 'first' }]])
+    const lookup = countingLookup(rows)
+    const store = withValidityCache(lookup, 'things', ['find'], createValidityCache(async () => (reads++, generation)))
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.deepEqual(await store.find('a'), { name: 'first' })
+    assert.equal(lookup.asked, 1)
+    assert.equal(reads, 2, 'read at every lookup')
+    rows.set('a', { name: 'second' })
+    generation = 'run-b:1'
+    assert.deepEqual(await store.find('a'), { name: 'second' }, 'another value, whatever its form')
+    assert.equal(lookup.asked, 2)
   })
 
   test('works without an observer, the generation unknown or known', async () => {
@@ -237,6 +255,65 @@ describe('the embedded database generation', () => {
     } finally {
       server.close()
       await storage.runtime.close()
+    }
+  })
+})
+
+describe('the PostgreSQL deployment\'s generation, in Redis', { skip: SHARED_BACKENDS_SKIP }, () => {
+  test("one instance's cache sees every credential write of another, outside a unit or in one; not a write of other tables; nor an evicted generation", async () => {
+    const schema = await createTestSchema()
+    const keys = createTestRedisPrefix()
+    const open = () => openStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix, settleNonceEpoch: false })
+    const [reader, writer] = [await open(), await open()]
+    try {
+      const { app, token } = await issueEveryCredential(createDomainDeps(writer, testDomainSettings()))
+      const answered: string[] = []
+      const s = withCachedLookups(reader.stores, createValidityCache(reader.runtime.generation!, { onLookup: (result) => void answered.push(result) }))
+      /** How the reader's lookup of the token was answered, and whether the token was revoked. */
+      const look = async () => {
+        answered.length = 0
+        const found = await s.credentials.findConsumerWithAccessToken(app.consumerKey, token.key)
+        return `${answered.join()} ${found.token?.revokedAtMs === null ? 'live' : 'revoked'} ${found.app?.isSuspended ? 'suspended' : 'active'}`
+      }
+      assert.equal(await look(), 'miss live active')
+      assert.equal(await look(), 'hit live active')
+      await writer.stores.requestTokens.create({
+        token: 'request-token',
+        secret: 'request-secret',
+        appId: app.id,
+        callback: 'oob',
+        accessLevel: 'read',
+        status: 'issued',
+        userId: null,
+        verifierFailures: 0,
+        createdAtMs: Date.now(),
+        expiresAtMs: Date.now() + 60_000,
+      })
+      await writer.stores.transaction((tx) => tx.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null }))
+      assert.equal(await look(), 'hit live active', 'a request token, a unit writing an audit row: the same generation')
+      await writer.stores.transaction((tx) => tx.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now()))
+      assert.equal(await look(), 'miss live suspended', 'a unit that wrote an app')
+      assert.equal(await look(), 'hit live suspended')
+      await writer.stores.accessTokens.revoke(token.key, Date.now())
+      assert.equal(await look(), 'miss revoked suspended', 'a write outside a unit')
+      assert.equal(await look(), 'hit revoked suspended')
+      await deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
+      assert.equal(await look(), 'miss revoked suspended', 'the generation evicted')
+      // Evicted again, the generation never comes back to a value a cache was filled at.
+      const evictedThenMoved = async () => {
+        await deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
+        await writer.stores.users.create(userRecord())
+      }
+      await evictedThenMoved()
+      assert.equal(await look(), 'miss revoked suspended')
+      assert.equal(await look(), 'hit revoked suspended')
+      await writer.stores.apps.update(app.id, { isSuspended: false }, Date.now())
+      await evictedThenMoved()
+      assert.equal(await look(), 'miss revoked active', 'moved as often since its eviction as before it')
+    } finally {
+      await Promise.all([reader.runtime.close(), writer.runtime.close()])
+      await schema.drop()
+      await keys.clean()
     }
   })
 })

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { NonceStore, NonceUse } from '../types.ts'
-import { StorageUnavailableError } from '../errors.ts'
 import { waitUntilSecondAfter } from '../epoch.ts'
 import { toStorageError } from '../unavailable.ts'
+import { trackRunId } from './run-id.ts'
 import { DEFAULT_NONCE_CAPACITY, DEFAULT_NONCE_NEAR_FULL, nonceRefusal, type NonceBudget } from '../nonce-share.ts'
 
 /**
@@ -144,30 +144,4 @@ function keyOf(keyPrefix: string, use: NonceUse): string {
   // The lengths make the split unambiguous whatever characters the parts hold.
   const text = `${use.consumerKey.length}:${use.consumerKey}:${token.length}:${token}:${use.timestampSeconds}:${use.nonce}`
   return `${keyPrefix}${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`
-}
-
-/**
- * The run id of the Redis the connection is talking to, asked once per connection: forgotten when
- * the connection closes, so that the first command on a new connection (a restarted Redis, a
- * promoted replica) carries the new server's id.
- */
-function trackRunId(redis: Redis): { current(): Promise<string> } {
-  let runId: Promise<string> | undefined
-  redis.on('close', () => (runId = undefined))
-  return {
-    current() {
-      runId ??= redis
-        .info('server')
-        .then((info) => {
-          const found = /^run_id:(\w+)/m.exec(info)?.[1]
-          if (!found) throw new StorageUnavailableError('Redis did not say its run_id (INFO server)')
-          return found
-        })
-        .catch((error: unknown) => {
-          runId = undefined
-          throw error
-        })
-      return runId
-    },
-  }
 }

@@ -385,6 +385,15 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  // On PostgreSQL, where the credentials' generation is kept when the instances share one in Redis
+  // (postgres/generation-home.ts): a process without Redis then refuses to open the database, for
+  // its writes would not reach the instances' caches.
+  '018-redis-generation': {
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return
+      await sql`create table redis_generation (id integer primary key check (id = 1), key_prefix text not null)`.execute(db)
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
