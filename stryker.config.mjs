@@ -12,7 +12,7 @@ import { SUITES } from './scripts/mutation-suites.mjs'
 const targets = (process.env.LATCHKEY_MUTATE ?? 'src/protocol').split(',').map((t) => t.trim().replace(/\/+$/, ''))
 const folder = Object.keys(SUITES).find((f) => targets.every((t) => t === f || t.startsWith(`${f}/`)))
 if (!folder) throw new Error(`LATCHKEY_MUTATE must name ${Object.keys(SUITES).join(', ')} or paths under one of them, not ${targets.join(', ')}`)
-const name = process.env.LATCHKEY_MUTATE_NAME ?? targets[0].replace(/^src\//, '').replace(/\.ts$/, '').replaceAll('/', '-')
+const name = process.env.LATCHKEY_MUTATE_NAME ?? targets[0].replace(/^src\//, '').replace(/\.ts(:[\d:-]+)?$/, '').replaceAll('/', '-')
 // The bundled test files sit as deep as the test files do (see scripts/mutation-suites.mjs).
 const BUNDLES = '.mutation-bundle'
 // Property tests try a twentieth of their cases per mutant (test/helpers/property-runs.ts).
@@ -22,7 +22,7 @@ export default {
   // The TAP runner, running the files in the order the suite's build wrote (scripts/stryker-ordered-tap.mjs).
   testRunner: 'ordered-tap',
   plugins: ['@stryker-mutator/tap-runner', './scripts/stryker-ordered-tap.mjs'],
-  mutate: [...targets.map((target) => (target.endsWith('.ts') ? target : `${target}/**/*.ts`)), ...(SUITES[folder].unmutated ?? []).map((file) => `!${file}`)],
+  mutate: [...targets.map((target) => (/\.ts(:[\d:-]+)?$/.test(target) ? target : `${target}/**/*.ts`)), ...(SUITES[folder].unmutated ?? []).map((file) => `!${file}`)],
   // The suite is bundled once per run (in the sandbox, after Stryker has instrumented the code) and
   // each mutant runs bundles with plain Node: a third less CPU per file than tsx.
   // The earlier runs' reports order the files (the build runs in the sandbox, which has none).

@@ -143,6 +143,9 @@ function reaches(outputs, output, sources) {
   return false
 }
 
+/** The files of a comma-separated list of targets, a line range (`file.ts:96-121`) dropped. */
+const targetFiles = (targets) => targets.split(',').map((t) => t.replace(/:[\d:-]+$/, '')).filter((t) => t.endsWith('.ts'))
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   const [folder, outDir, targets = '', reports = REPORTS] = process.argv.slice(2)
   const out = resolve(outDir)
@@ -150,7 +153,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   rmSync(out, { recursive: true, force: true })
   mkdirSync(entries, { recursive: true })
   const importOf = (from, file) => `import '${relative(from, resolve(file)).replaceAll('\\', '/').replace(/^(?!\.)/, './')}'`
-  const order = runOrder(suiteFiles(folder), targets.split(',').filter((t) => t.endsWith('.ts')), reports)
+  const order = runOrder(suiteFiles(folder), targetFiles(targets), reports)
   const entryPoints = order.map((file) => {
     // test/admin/auth.test.ts → <out>/admin/auth.test.mjs.
     const name = relative('test', file).replace(/\.ts$/, '')
@@ -164,7 +167,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   // test/admin/auth.test.ts → admin/auth.test.mjs, in `dir`.
   const bundleIn = (dir, file) => `${dir}/${relative('test', file).replace(/\.ts$/, '.mjs')}`
   // A test file that cannot reach a target (by any import, however deep) is not run, not even in the dry run.
-  const wanted = targets.split(',').filter((t) => t.endsWith('.ts'))
+  const wanted = targetFiles(targets)
   const filtered = wanted.length === 0 ? order : order.filter((file) => reaches(outputsByPath, bundleIn(out, file), wanted))
   // None at all: every file runs, and Stryker reports the targets' mutants as not covered.
   const reaching = filtered.length > 0 ? filtered : order
