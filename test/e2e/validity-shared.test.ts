@@ -12,9 +12,10 @@ import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTest
 import { runCli } from '../helpers/cli.ts'
 import { issueEveryCredential } from '../helpers/fixtures.ts'
 import { testKeyring } from '../helpers/keys.ts'
-import { errorCode, send, signRequest, type HttpAnswer } from '../helpers/oauth1-client.ts'
+import { send, signRequest } from '../helpers/oauth1-client.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
+import { ALL_ACCEPTED, CLI_ENDINGS, outcomes, type ValidityCalls } from '../helpers/validity.ts'
 
 const PUBLIC = 'https://api.latchkey.test'
 const FORWARDED = { 'x-forwarded-proto': 'https' }
@@ -66,30 +67,13 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
       const request = signRequest({ consumer, token, method, url: `${PUBLIC}${path}` })
       return send({ ...request, url: `${instance.url}${path}`, headers: { ...request.headers, ...FORWARDED } })
     }
-    const calls = {
+    const calls: ValidityCalls = {
       signed: () => signed(a, '/1.1/account/verify_credentials.json', 'GET'),
       bearer: () => at(a, '/1.1/application/rate_limit_status.json', { headers: { authorization: `Bearer ${bearer}` } }),
       user: () => at(a, '/2/users/me', { headers: { authorization: `Bearer ${userAccessToken}` } }),
     }
     return { ...issued, calls, signedOn: signed }
   }
-
-  type Calls = Awaited<ReturnType<typeof credentials>>['calls']
-
-  /** Each kind of call's status and Twitter code on A, each made twice (the second from the cache). */
-  async function outcomes(calls: Calls): Promise<Record<keyof Calls, string>> {
-    const seen = {} as Record<keyof Calls, string>
-    for (const name of Object.keys(calls) as Array<keyof Calls>) {
-      const first = await calls[name]()
-      const second = await calls[name]()
-      const shown = (answer: HttpAnswer) => `${answer.status}${errorCode(answer) === undefined ? '' : ` ${errorCode(answer)}`}`
-      assert.equal(shown(second), shown(first), `${name}: the same answer twice`)
-      seen[name] = shown(first)
-    }
-    return seen
-  }
-
-  const ALL_ACCEPTED = { signed: '200', bearer: '200', user: '200' }
 
   test('invalidating the access token on B (POST /1.1/oauth/invalidate_token)', async () => {
     const { calls, signedOn } = await credentials()
@@ -120,31 +104,12 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
     assert.deepEqual(await outcomes(calls), { ...ALL_ACCEPTED, user: '401' })
   })
 
-  test('suspending the app with the CLI ends every credential of it', async () => {
-    const { app, calls } = await credentials()
-    assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
-    await cli('app', 'update', app.id, '--suspended')
-    assert.deepEqual(await outcomes(calls), { signed: '401 416', bearer: '401 416', user: '401' })
-  })
-
-  test('disabling the person with the CLI ends what acts for them; the app-only token goes on', async () => {
-    const { user, calls } = await credentials()
-    assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
-    await cli('user', 'disable', user.id)
-    assert.deepEqual(await outcomes(calls), { signed: '401 89', bearer: '200', user: '401' })
-  })
-
-  test('rotating the keys with the CLI, without grace, ends the tokens signed with the old pair', async () => {
-    const { app, calls } = await credentials()
-    assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
-    await cli('app', 'rotate-keys', app.id, '--yes')
-    assert.deepEqual(await outcomes(calls), { signed: '401 89', bearer: '401 89', user: '200' })
-  })
-
-  test('deleting the app with the CLI ends every credential of it', async () => {
-    const { app, calls } = await credentials()
-    assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
-    await cli('app', 'delete', app.id)
-    assert.deepEqual(await outcomes(calls), { signed: '401 89', bearer: '401 89', user: '401' })
-  })
+  for (const { title, args, after: ended } of CLI_ENDINGS) {
+    test(`with the CLI: ${title}`, async () => {
+      const { app, user, calls } = await credentials()
+      assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
+      await cli(...args({ appId: app.id, userId: user.id }))
+      assert.deepEqual(await outcomes(calls), ended)
+    })
+  }
 })

@@ -46,6 +46,8 @@ export interface TestDomain {
   dbPath: string
   /** The Redis URL and key prefix of this test's nonces and limits (PostgreSQL pass only). */
   redis?: { url: string; keyPrefix: string }
+  /** The CLI's settings for this storage: the database, and Redis where the service has it (so that its changes reach the cache). */
+  cliEnv: Record<string, string>
   close(): Promise<void>
 }
 
@@ -120,6 +122,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
     domain,
     dbPath: storage.dbPath,
     ...(storage.redis ? { redis: storage.redis } : {}),
+    cliEnv: { LATCHKEY_DATABASE_URL: storage.dbPath, ...(redis ? { LATCHKEY_REDIS_URL: redis.url, LATCHKEY_REDIS_KEY_PREFIX: redis.keyPrefix } : {}) },
     async close() {
       await domain.signatureFailures?.settled()
       await runtime.close()

@@ -28,6 +28,20 @@ function countingLookup(rows: Map<string, { name: string } | undefined>) {
   return store
 }
 
+/** A request token of the app: a write to a table no cached lookup reads. */
+const requestToken = (appId: string) => ({
+  token: 'request-token',
+  secret: 'request-secret',
+  appId,
+  callback: 'oob',
+  accessLevel: 'read' as const,
+  status: 'issued' as const,
+  userId: null,
+  verifierFailures: 0,
+  createdAtMs: Date.now(),
+  expiresAtMs: Date.now() + 60_000,
+})
+
 describe('validity cache', () => {
   test('answers from the cache while the generation stays, unknown keys too; asks again once it moves', async () => {
     let generation = 1
@@ -215,18 +229,7 @@ describe('the embedded database generation', () => {
       const issued = generation()
       assert.notEqual(issued, start, "another connection's credentials")
       await storage.stores.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null })
-      await storage.stores.requestTokens.create({
-        token: 'request-token',
-        secret: 'request-secret',
-        appId: app.id,
-        callback: 'oob',
-        accessLevel: 'read',
-        status: 'issued',
-        userId: null,
-        verifierFailures: 0,
-        createdAtMs: Date.now(),
-        expiresAtMs: Date.now() + 60_000,
-      })
+      await storage.stores.requestTokens.create(requestToken(app.id))
       server.prepare('insert into sign_in_unlocks (throttle_key, unlocked_at_ms) values (?, ?)').run('account:someone', 1)
       server.prepare('select * from apps').all()
       assert.equal(generation(), issued, 'an audit row, a request token, an unlock, a read: the same')
@@ -277,18 +280,7 @@ describe('the PostgreSQL deployment\'s generation, in Redis', { skip: SHARED_BAC
       }
       assert.equal(await look(), 'miss live active')
       assert.equal(await look(), 'hit live active')
-      await writer.stores.requestTokens.create({
-        token: 'request-token',
-        secret: 'request-secret',
-        appId: app.id,
-        callback: 'oob',
-        accessLevel: 'read',
-        status: 'issued',
-        userId: null,
-        verifierFailures: 0,
-        createdAtMs: Date.now(),
-        expiresAtMs: Date.now() + 60_000,
-      })
+      await writer.stores.requestTokens.create(requestToken(app.id))
       await writer.stores.transaction((tx) => tx.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null }))
       assert.equal(await look(), 'hit live active', 'a request token, a unit writing an audit row: the same generation')
       await writer.stores.transaction((tx) => tx.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now()))
