@@ -38,7 +38,7 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
     const args = [
       ...['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', PUBLIC],
       ...['--database', schema.url, '--redis', TEST_REDIS_URL!, '--redis-key-prefix', keys.prefix],
-      ...['--cookie-secret', 'validity-shared-cookie-secret-0123456789', '--log-level', 'warn'],
+      ...['--cookie-secret', 'validity-shared-cookie-secret-0123456789', '--log-level', 'warn', '--metrics-public'],
     ]
     ;[a, b] = await Promise.all([startServe(args), startServe(args)])
   })
@@ -75,9 +75,17 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
     return { ...issued, calls, signedOn: signed }
   }
 
+  /** How many lookups A's validity cache has answered itself (its /metrics). */
+  const cacheHits = async () => {
+    const { text } = await at(a, '/metrics')
+    return Number(/^latchkey_validity_cache_lookups_total\{result="hit"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+  }
+
   test('invalidating the access token on B (POST /1.1/oauth/invalidate_token)', async () => {
     const { calls, signedOn } = await credentials()
+    const hitsBefore = await cacheHits()
     assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
+    assert.ok((await cacheHits()) - hitsBefore >= 3, 'A answered the second call of each kind from its cache')
     const answer = await signedOn(b, '/1.1/oauth/invalidate_token', 'POST')
     assert.equal(answer.status, 200, answer.text)
     assert.deepEqual(await outcomes(calls), { ...ALL_ACCEPTED, signed: '401 89' })

@@ -277,7 +277,7 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
-    test('a database whose instances share their generation in Redis refuses a process without Redis, until told no instance uses it', async () => {
+    test('a database whose instances share their generation in Redis refuses a process without Redis, or with another key prefix, until told no instance uses it', async () => {
       const schema = await freshSchema()
       const keys = createTestRedisPrefix()
       const open = (redisUrl?: string) =>
@@ -290,6 +290,8 @@ if (SHARED_BACKENDS_SKIP) {
           assert.match(error.message, new RegExp(`^the instances on this database share their credentials' generation in Redis \\(key prefix "${keys.prefix}"\\): give this process the same redis setting`))
           return true
         })
+        const otherPrefix = openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, redisUrl: TEST_REDIS_URL, redisKeyPrefix: `${keys.prefix}other:` })
+        await assert.rejects(otherPrefix.then(async (opened) => void (await opened.runtime.close())), /give this process their key prefix \(--redis-key-prefix\), not "latchkey_test\S+:other:"/)
         await runSql(schema.url, 'delete from redis_generation')
         await (await open()).runtime.close()
       } finally {

@@ -8,7 +8,7 @@ import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import type { Storage } from '../../src/storage/types.ts'
-import { SHARED_BACKENDS_SKIP } from '../helpers/backends.ts'
+import { SHARED_BACKENDS_SKIP, runSql } from '../helpers/backends.ts'
 import { testDomainSettings } from '../helpers/test-app.ts'
 import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
 import { testKeyring } from '../helpers/keys.ts'
@@ -129,9 +129,12 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     // A credential write cannot move the generation: not told as done, though PostgreSQL holds it.
     await rejectsFast(() => s.users.create(user('redis-down')), 'a credential write', REDIS_DOWN)
     assert.equal((await s.users.findById('redis-down'))?.id, 'redis-down', 'PostgreSQL still answers')
+    assert.equal(r.generation!(), undefined, 'the move owed: this process asks the database')
 
     await redis.start()
     assert.equal(await eventually(() => s.nonces.remember(...stampedNow('ck', 'redis-back'))), 'fresh')
+    // The owed move is made once Redis answers: the generation is read again.
+    assert.match(String(await eventually(async () => r.generation!() ?? Promise.reject(new Error('still owed')))), /^\w+:[\w-]+$/)
     assert.equal((await limiter.hit('k2')).isAllowed, true)
     await r.ping()
   })
@@ -190,8 +193,11 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const connections = () => withRedis(redis!.url, async (client) => (await (client.client('LIST') as Promise<string>)).trim().split('\n').length)
     const before = await connections()
     await withRedis(redis.url, (client) => client.config('SET', 'maxmemory', '1'))
+    // A prefix of its own, which the database is told its instances use (given back below).
+    const claim = (prefix: string) => runSql(postgres!.url, `delete from redis_generation; insert into redis_generation values (1, '${prefix}')`)
+    await claim('full:')
     try {
-      // A prefix of its own: its nonce epoch marker is not written yet, and writing it is refused.
+      // Its nonce epoch marker is not written yet, and writing it is refused.
       const opening = openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
       await assert.rejects(opening.then(async (opened) => void (await opened.runtime.close())), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
@@ -201,6 +207,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
       await eventually(async () => assert.equal(await connections(), before), 2_000)
     } finally {
       await withRedis(redis.url, (client) => client.config('SET', 'maxmemory', '0'))
+      await claim('latchkey:')
     }
   })
 

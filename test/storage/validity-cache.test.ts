@@ -289,8 +289,14 @@ describe('the PostgreSQL deployment\'s generation, in Redis', { skip: SHARED_BAC
       await writer.stores.accessTokens.revoke(token.key, Date.now())
       assert.equal(await look(), 'miss revoked suspended', 'a write outside a unit')
       assert.equal(await look(), 'hit revoked suspended')
-      await deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
+      const evict = () => deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
+      await evict()
       assert.equal(await look(), 'miss revoked suspended', 'the generation evicted')
+      assert.equal(await look(), 'hit revoked suspended')
+      await writer.stores.apps.update(app.id, { isSuspended: false }, Date.now())
+      await evict()
+      assert.equal(await look(), 'miss revoked active', 'filled while it was missing, then moved and evicted again')
+      await writer.stores.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now())
       // Evicted again, the generation never comes back to a value a cache was filled at.
       const evictedThenMoved = async () => {
         await deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)

@@ -8,29 +8,52 @@ import { trackRunId } from './run-id.ts'
  * The credentials' generation of a PostgreSQL deployment, kept in its Redis so that every instance
  * and the CLI share it: a key that every write to a credential sets to a new random value after its
  * commit (`move`), read with the Redis run id (`read`). A value is never used twice, so a cache
- * filled under one can never take a later one for its own, even after the key was evicted or
- * flushed; a Redis restarted from an older snapshot, or a replica promoted, has another run id.
+ * filled under one can never take a later one for its own: a key found missing (evicted, flushed,
+ * never set) is set to a new value before it is read; a Redis restarted from an older snapshot,
+ * or a replica promoted, has another run id.
  */
 export interface RedisGeneration {
-  read(): Promise<GenerationValue>
+  /** The generation now; undefined while a move of this process is owed (its cache then asks the database). */
+  read(): Promise<GenerationValue> | undefined
   move(): Promise<void>
 }
 
+/** How long a move that failed waits before it is tried again. */
+const RETRY_MS = 100
+
 export function createRedisGeneration(redis: Redis, key: string): RedisGeneration {
   const runIds = trackRunId(redis)
+  const setNew = (mode?: 'NX') => (mode ? redis.set(key, randomUUID(), mode) : redis.set(key, randomUUID()))
+  /**
+   * A move that failed after its write committed is owed until Redis takes it: tried again in the
+   * background, so that the other instances' caches learn of the write as soon as Redis answers.
+   */
+  let owed: ReturnType<typeof setTimeout> | undefined
+  const retry = () => {
+    owed = setTimeout(() => {
+      if (redis.status === 'end') return
+      setNew().then(() => (owed = undefined), retry)
+    }, RETRY_MS)
+    owed.unref()
+  }
+  async function readNow(): Promise<GenerationValue> {
+    try {
+      const [runId, value] = await Promise.all([runIds.current(), redis.get(key)])
+      // Missing: set a new value first. Missing still (evicted at once): a value no cache was filled at.
+      return `${runId}:${value ?? (await setNew('NX'), await redis.get(key)) ?? randomUUID()}`
+    } catch (error) {
+      throw toStorageError(error, 'Redis')
+    }
+  }
   return {
-    async read() {
-      try {
-        const [runId, value] = await Promise.all([runIds.current(), redis.get(key)])
-        return `${runId}:${value ?? ''}`
-      } catch (error) {
-        throw toStorageError(error, 'Redis')
-      }
-    },
+    read: () => (owed ? undefined : readNow()),
     async move() {
       try {
-        await redis.set(key, randomUUID())
+        await setNew()
+        clearTimeout(owed)
+        owed = undefined
       } catch (error) {
+        if (!owed) retry()
         throw toStorageError(error, 'Redis')
       }
     },
