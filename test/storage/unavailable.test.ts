@@ -171,7 +171,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await eventually(async () => assert.deepEqual(await r.checkDependencies(), { database: 'up', redis: 'up', master_key: 'loaded' }))
   })
 
-  test('Redis restarted from an older snapshot, one that holds the epoch marker but not the last nonces: a nonce used before is not fresh again', async (t) => {
+  test('Redis restarted from an older snapshot, one that holds the epoch marker but not the last nonces: a nonce used before is not fresh again, nor the generation the same', async (t) => {
     if (skip || !storage || !redis) return t.skip(skip)
     const { stores: s } = storage
     await s.nonces.settleEpoch()
@@ -182,10 +182,16 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const snapshot = await withRedis(redis.url, (client) => client.hgetall(marker))
     // Redis's run id is 40 hex digits: the marker holds it whole, so that no other run is taken for it.
     assert.match(snapshot.run ?? '', /^[0-9a-f]{40}$/, 'the marker names the run it was written under')
+    // The credentials' generation as the snapshot holds it: read under the old run, not the same value under the new one.
+    const generationKey = 'latchkey:generation'
+    const generationBefore = await storage.runtime.generation!()
+    const storedGeneration = await withRedis(redis.url, (client) => client.get(generationKey))
     await redis.stop()
     await redis.start()
     await withRedis(redis.url, (client) => client.hset(marker, snapshot))
     assert.equal(await eventually(() => s.nonces.remember(use, expiryOf(use), Date.now())), 'before-epoch')
+    await withRedis(redis.url, (client) => client.set(generationKey, storedGeneration!))
+    assert.notEqual(await storage.runtime.generation!(), generationBefore, 'the same stored value, another run')
   })
 
   test('a Redis that takes connections but refuses writes at start (full, noeviction): the open is refused as unavailable, and leaves no connection behind', async (t) => {
