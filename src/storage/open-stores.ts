@@ -132,11 +132,7 @@ function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore 
  */
 function generationOf(db: Kysely<Database>, shared: { redis: Redis; keyPrefix: string } | undefined): { read: Generation; move?: () => Promise<void> } | undefined {
   const connection = directConnection(db)
-  if (!connection) {
-    if (!shared) return undefined
-    const { read, move } = createRedisGeneration(shared.redis, `${shared.keyPrefix}generation`)
-    return { read, move }
-  }
+  if (!connection) return shared && createRedisGeneration(shared.redis, `${shared.keyPrefix}generation`)
   const generation = sqliteGeneration(connection)
   return {
     read: () => {

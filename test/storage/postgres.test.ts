@@ -15,17 +15,16 @@ import { transactionContract } from './transaction-contract.ts'
 import { oauth2Contract } from './oauth2-contract.ts'
 import { adminContract } from './admin-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { deleteBehindStores } from '../helpers/test-app.ts'
 
-/** The first row `query` returns, asked again every 50 ms for at most five seconds until there is one. */
-async function eventuallyOne<T>(query: () => Promise<T[]>): Promise<T> {
-  for (let tries = 0; ; tries++) {
+/** The first row `query` returns, asked again until there is one (at most five seconds). */
+const eventuallyOne = <T>(query: () => Promise<T[]>): Promise<T> =>
+  eventually(async () => {
     const [row] = await query()
-    if (row !== undefined) return row
-    assert.ok(tries < 100, 'no row within five seconds')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+    assert.ok(row !== undefined, 'no row yet')
+    return row
+  }, 5_000)
 
 /** The same contract as SQLite, on PostgreSQL: every test in a fresh schema, dropped afterwards. */
 if (SHARED_BACKENDS_SKIP) {

@@ -13,6 +13,7 @@ import { testDomainSettings } from '../helpers/test-app.ts'
 import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } from '../helpers/throwaway-services.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
+import { eventually } from '../helpers/eventually.ts'
 
 /**
  * Outages: a PostgreSQL and a Redis of this test's own are stopped under open stores. Every call
@@ -42,19 +43,6 @@ async function rejectsFast(call: () => Promise<unknown>, label: string, backend:
   })
   const elapsed = Date.now() - started
   assert.ok(elapsed < FAST_MS, `${label} took ${elapsed} ms`)
-}
-
-/** Retries `call` until it succeeds (a reconnecting client may need a moment), at most `withinMs`. */
-async function eventually<T>(call: () => Promise<T>, withinMs = 10_000): Promise<T> {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    try {
-      return await call()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
 }
 
 /** `body` on a connection of its own to the Redis at `url`. */
