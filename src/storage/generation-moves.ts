@@ -69,8 +69,9 @@ type WritingStore = keyof typeof CREDENTIAL_WRITES
  * The stores with the generation moved after every write of a credential table, whatever its
  * outcome (a write that failed while committing may have committed): outside a unit, after the
  * write; inside one, after the unit, when any of its calls wrote such a table. A move that fails
- * fails the call (503): the write is not answered as done while another instance may still accept
- * what it ended.
+ * fails a write that succeeded (503): it is not answered as done while another instance may still
+ * accept what it ended. A write that failed keeps its own error (a name taken stays a name taken):
+ * it is not answered as done either, and the failed move is owed (redis/generation.ts).
  */
 export function withGenerationMoves(stores: Stores, move: () => Promise<void>): Stores {
   const moving = { ...stores }
@@ -82,11 +83,10 @@ export function withGenerationMoves(stores: Stores, move: () => Promise<void>): 
     const marked = () => {
       wrote = true
     }
-    try {
-      return await stores.transaction((tx) => work(markingWrites(tx, marked)))
-    } finally {
-      if (wrote) await move()
-    }
+    return thenMove(
+      () => stores.transaction((tx) => work(markingWrites(tx, marked))),
+      () => (wrote ? move() : Promise.resolve()),
+    )
   }
   return moving
 }
@@ -101,13 +101,20 @@ function markingWrites(tx: TransactionStores, marked: () => void): TransactionSt
 }
 
 function afterWrites<T extends object>(store: T, effects: Readonly<Record<string, Effect>>, move: () => Promise<void>): T {
-  return withWrites(store, effects, (write) => async (...args) => {
-    try {
-      return await write(...args)
-    } finally {
-      await move()
-    }
-  })
+  return withWrites(store, effects, (write) => (...args) => thenMove(() => write(...args), move))
+}
+
+/** `write`, then `move` whatever its outcome; the write's own error wins over the move's. */
+async function thenMove<T>(write: () => Promise<T>, move: () => Promise<void>): Promise<T> {
+  let result: T
+  try {
+    result = await write()
+  } catch (error) {
+    await move().catch(() => {})
+    throw error
+  }
+  await move()
+  return result
 }
 
 function beforeWrites<T extends object>(store: T, effects: Readonly<Record<string, Effect>>, marked: () => void): T {

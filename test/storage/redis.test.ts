@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
+import { createRedisGeneration } from '../../src/storage/redis/generation.ts'
 import { createRedisLimiterFactory } from '../../src/storage/redis/limiter.ts'
 import { createRedisNonceStore } from '../../src/storage/redis/nonce-store.ts'
 import {
@@ -172,6 +173,30 @@ if (SHARED_BACKENDS_SKIP) {
         assert.ok(refused.resetAtMs - Date.now() <= 1_000)
         await new Promise((resolve) => setTimeout(resolve, 1_100))
         assert.equal((await limiter.hit('k')).isAllowed, true)
+      } finally {
+        await closeRedis(redis)
+      }
+    })
+
+    test('generation reads asked for while a GET is on its way share the next one, never that one', async () => {
+      const keys = freshPrefix()
+      const redis = await openRedis(redisUrl)
+      try {
+        const key = `${keys.prefix}generation`
+        const generation = createRedisGeneration(redis, key)
+        await generation.read()
+        let gets = 0
+        const get = redis.get.bind(redis)
+        redis.get = ((...args: Parameters<typeof get>) => (gets++, get(...args))) as typeof redis.get
+        const first = generation.read()
+        // A write on the same connection, behind the first GET: the reads asked for after it must see it.
+        const written = redis.set(key, 'moved')
+        const later = [generation.read(), generation.read(), generation.read()]
+        await written
+        const [before, ...after] = await Promise.all([first, ...later])
+        assert.doesNotMatch(String(before), /:moved$/)
+        assert.deepEqual(after.map((value) => String(value).replace(/^\w+:/, '')), ['moved', 'moved', 'moved'])
+        assert.equal(gets, 2, 'one GET for the first read, one for the three asked for while it was on its way')
       } finally {
         await closeRedis(redis)
       }

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { createDomainDeps } from '../../src/compose.ts'
-import { StorageUnavailableError } from '../../src/storage/errors.ts'
+import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import type { Storage } from '../../src/storage/types.ts'
@@ -14,6 +14,7 @@ import { startThrowawayPostgres, startThrowawayRedis, type ThrowawayService } fr
 import { testKeyring } from '../helpers/keys.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { appRecord } from './contract.ts'
 
 /**
  * Outages: a PostgreSQL and a Redis of this test's own are stopped under open stores. Every call
@@ -107,6 +108,9 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     const { stores: s, runtime: r } = storage
     const limiter = r.limiters.create('outage', 100, 900)
     assert.equal((await limiter.hit('k')).isAllowed, true)
+    const [first, second] = [appRecord('namer', { name: 'First' }), appRecord('namer', { name: 'Second' })]
+    await s.users.create(user('namer'))
+    for (const app of [first, second]) await s.apps.create(app)
 
     await redis.stop()
     await rejectsFast(() => s.nonces.remember(...stampedNow('ck', 'redis-down')), 'nonces.remember', REDIS_DOWN)
@@ -118,6 +122,8 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await rejectsFast(() => s.users.create(user('redis-down')), 'a credential write', REDIS_DOWN)
     assert.equal((await s.users.findById('redis-down'))?.id, 'redis-down', 'PostgreSQL still answers')
     assert.equal(r.generation!(), undefined, 'the move owed: this process asks the database')
+    // A write refused for its own reason says so, whatever the move did.
+    await assert.rejects(s.apps.update(second.id, { name: first.name }, NOW), AppNameTakenError)
 
     await redis.start()
     assert.equal(await eventually(() => s.nonces.remember(...stampedNow('ck', 'redis-back'))), 'fresh')

@@ -45,8 +45,27 @@ export function createRedisGeneration(redis: Redis, key: string): RedisGeneratio
       throw toStorageError(error, 'Redis')
     }
   }
+  /**
+   * One GET on its way at a time: the reads asked for meanwhile wait for it and share the next one.
+   * Never the one on its way: it may have left before a write that was answered before they asked.
+   */
+  let onItsWay: Promise<unknown> | undefined
+  let next: Promise<GenerationValue> | undefined
+  const send = (): Promise<GenerationValue> => {
+    const sent = readNow()
+    onItsWay = sent.finally(() => (onItsWay = undefined)).catch(() => {})
+    return sent
+  }
+  function read(): Promise<GenerationValue> {
+    if (!onItsWay) return send()
+    next ??= onItsWay.then(() => {
+      next = undefined
+      return send()
+    })
+    return next
+  }
   return {
-    read: () => (owed ? undefined : readNow()),
+    read: () => (owed ? undefined : read()),
     async move() {
       try {
         await setNew()

@@ -5,11 +5,12 @@
 // moves (a store it does not name moves it in none), each the list says moves must be seen doing
 // so, and each method must be seen running alone at least once.
 import assert from 'node:assert/strict'
-import { after, describe } from 'node:test'
-import { CREDENTIAL_WRITES } from '../../../src/storage/generation-moves.ts'
+import { after, describe, test } from 'node:test'
+import { CREDENTIAL_WRITES, withGenerationMoves } from '../../../src/storage/generation-moves.ts'
+import { AppNameTakenError, StorageUnavailableError } from '../../../src/storage/errors.ts'
 import type { Generation, Stores } from '../../../src/storage/types.ts'
 import { adminContract } from '../admin-contract.ts'
-import { storeContract, type OpenFreshStores } from '../contract.ts'
+import { appRecord, requestTokenRecord, storeContract, userRecord, type OpenFreshStores } from '../contract.ts'
 import { oauth2Contract } from '../oauth2-contract.ts'
 import { transactionContract } from '../transaction-contract.ts'
 import { openFreshSqlite } from './open-fresh.ts'
@@ -80,5 +81,75 @@ describe('the credential writes named for PostgreSQL are those SQLite\'s trigger
     assert.deepEqual(unseen, [], 'said to move the generation, but never seen doing so')
     const neverAlone = said.filter(([key]) => !seen.has(key)).map(([key]) => key)
     assert.deepEqual(neverAlone, [], 'never seen running alone: what they do to the generation is not known')
+  })
+})
+
+describe('withGenerationMoves: when the generation moves and whose error a caller sees', () => {
+  /** Fresh stores whose moves are counted, each failing while `failing` is set. */
+  async function moving(body: (s: Stores, moves: { count: number; failing: boolean }) => Promise<void>) {
+    const opened = await openFreshSqlite({ settleNonceEpoch: false })
+    const moves = { count: 0, failing: false }
+    const move = async () => {
+      moves.count++
+      if (moves.failing) throw new StorageUnavailableError('Redis is down')
+    }
+    try {
+      await body(withGenerationMoves(opened.stores, move), moves)
+    } finally {
+      await opened.close()
+    }
+  }
+
+  test('a credential write moves it once, after the write, whatever its outcome; a read or another table never', async () => {
+    await moving(async (s, moves) => {
+      const owner = userRecord()
+      const [first, second] = [appRecord(owner.id), appRecord(owner.id)]
+      await s.users.create(owner)
+      for (const app of [first, second]) await s.apps.create(app)
+      assert.equal(moves.count, 3)
+      await s.apps.findById(first.id)
+      await s.requestTokens.create(requestTokenRecord(first.id))
+      assert.equal(moves.count, 3, 'a read and a request token keep it')
+      await assert.rejects(s.apps.update(second.id, { name: first.name }, Date.now()), AppNameTakenError)
+      assert.equal(moves.count, 4, 'a write that failed may have committed: it moves too')
+    })
+  })
+
+  test('a failed move fails a write that succeeded; a write that failed keeps its own error', async () => {
+    await moving(async (s, moves) => {
+      const owner = userRecord()
+      const [first, second] = [appRecord(owner.id), appRecord(owner.id)]
+      await s.users.create(owner)
+      for (const app of [first, second]) await s.apps.create(app)
+      moves.failing = true
+      await assert.rejects(s.apps.update(second.id, { name: 'Renamed' }, Date.now()), StorageUnavailableError)
+      assert.equal((await s.apps.findById(second.id))?.name, 'Renamed', 'written, but not answered as done')
+      await assert.rejects(s.apps.update(second.id, { name: first.name }, Date.now()), AppNameTakenError)
+    })
+  })
+
+  test('a unit of work moves it once, after its commit, when one of its calls wrote a credential; its own error wins', async () => {
+    await moving(async (s, moves) => {
+      const owner = userRecord()
+      await s.transaction(async (tx) => {
+        await tx.users.create(owner)
+        await tx.apps.create(appRecord(owner.id))
+        assert.equal(moves.count, 0, 'not before the commit')
+      })
+      assert.equal(moves.count, 1)
+      await s.transaction((tx) => tx.users.findById(owner.id))
+      assert.equal(moves.count, 1, 'a unit that only read keeps it')
+      moves.failing = true
+      const refused = new Error('the unit gives up')
+      await assert.rejects(
+        s.transaction(async (tx) => {
+          await tx.apps.create(appRecord(owner.id))
+          throw refused
+        }),
+        (error) => error === refused,
+      )
+      assert.equal(moves.count, 2, 'a unit that wrote and failed moves it too')
+      await assert.rejects(s.transaction((tx) => tx.apps.create(appRecord(owner.id))), StorageUnavailableError)
+    })
   })
 })
