@@ -197,6 +197,14 @@ if (SHARED_BACKENDS_SKIP) {
         assert.doesNotMatch(String(before), /:moved$/)
         assert.deepEqual(after.map((value) => String(value).replace(/^\w+:/, '')), ['moved', 'moved', 'moved'])
         assert.equal(gets, 2, 'one GET for the first read, one for the three asked for while it was on its way')
+        // Again, with the second round's shared GET the one on its way.
+        const third = generation.read()
+        const rewritten = redis.set(key, 'moved again')
+        const fourth = generation.read()
+        await rewritten
+        assert.match(String(await third), /:moved$/)
+        assert.match(String(await fourth), /:moved again$/)
+        assert.equal(gets, 4)
       } finally {
         await closeRedis(redis)
       }

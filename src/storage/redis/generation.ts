@@ -53,12 +53,16 @@ export function createRedisGeneration(redis: Redis, key: string): RedisGeneratio
   let next: Promise<GenerationValue> | undefined
   const send = (): Promise<GenerationValue> => {
     const sent = readNow()
-    onItsWay = sent.finally(() => (onItsWay = undefined)).catch(() => {})
+    onItsWay = sent.then(
+      () => (onItsWay = undefined),
+      () => (onItsWay = undefined),
+    )
     return sent
   }
   function read(): Promise<GenerationValue> {
+    if (next) return next
     if (!onItsWay) return send()
-    next ??= onItsWay.then(() => {
+    next = onItsWay.then(() => {
       next = undefined
       return send()
     })

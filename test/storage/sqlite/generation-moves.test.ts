@@ -86,10 +86,11 @@ describe('the credential writes named for PostgreSQL are those SQLite\'s trigger
 
 describe('withGenerationMoves: when the generation moves and whose error a caller sees', () => {
   /** Fresh stores whose moves are counted, each failing while `failing` is set. */
-  async function moving(body: (s: Stores, moves: { count: number; failing: boolean }) => Promise<void>) {
+  async function moving(body: (s: Stores, moves: { count: number; failing: boolean; probe?: () => Promise<void> }) => Promise<void>) {
     const opened = await openFreshSqlite({ settleNonceEpoch: false })
-    const moves = { count: 0, failing: false }
+    const moves: { count: number; failing: boolean; probe?: () => Promise<void> } = { count: 0, failing: false }
     const move = async () => {
+      await moves.probe?.()
       moves.count++
       if (moves.failing) throw new StorageUnavailableError('Redis is down')
     }
@@ -112,6 +113,10 @@ describe('withGenerationMoves: when the generation moves and whose error a calle
       assert.equal(moves.count, 3, 'a read and a request token keep it')
       await assert.rejects(s.apps.update(second.id, { name: first.name }, Date.now()), AppNameTakenError)
       assert.equal(moves.count, 4, 'a write that failed may have committed: it moves too')
+      const namesAtMove: Array<string | undefined> = []
+      moves.probe = async () => void namesAtMove.push((await s.apps.findById(second.id))?.name)
+      await s.apps.update(second.id, { name: 'Renamed' }, Date.now())
+      assert.deepEqual(namesAtMove, ['Renamed'], 'moved once the write is there to read')
     })
   })
 
