@@ -92,7 +92,8 @@ function keyOf(name: string, method: string, args: readonly string[]): string {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  for (const inner of Object.values(value)) deepFreeze(inner)
+  // Anything not an object (null too) counts as frozen.
+  if (Object.isFrozen(value)) return value
+  for (const inner of Object.values(value as object)) deepFreeze(inner)
   return Object.freeze(value)
 }

@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
+import Database from 'better-sqlite3'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
@@ -45,6 +46,23 @@ describe('opening the stores', () => {
       assert.equal(await stores.nonces.remember(use, expiryOf(use), Date.now()), 'fresh')
     } finally {
       await runtime.close()
+    }
+  })
+
+  test('an embedded database another process holds locked at start refuses the open as unavailable, not as a failed migration', async () => {
+    const path = join(dir, 'locked.sqlite')
+    const holder = new Database(path)
+    holder.pragma('journal_mode = WAL')
+    holder.exec('BEGIN EXCLUSIVE')
+    try {
+      await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false }), (error: Error) => {
+        assert.equal(error.name, 'StorageUnavailableError')
+        assert.match(error.message, /^cannot reach the database: .*locked/)
+        return true
+      })
+    } finally {
+      holder.exec('ROLLBACK')
+      holder.close()
     }
   })
 

@@ -276,6 +276,23 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    test('a connection lent again and again is given its lost-connection listener once (no MaxListenersExceededWarning)', async () => {
+      const schema = await freshSchema()
+      const warnings: string[] = []
+      const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`)
+      process.on('warning', onWarning)
+      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+      try {
+        // One after another: the pool lends its one idle connection each time.
+        for (let i = 0; i < 30; i++) await stores.transaction((tx) => tx.users.findById('1'))
+        await new Promise((resolve) => setImmediate(resolve))
+        assert.deepEqual(warnings.filter((warning) => /MaxListeners/.test(warning)), [])
+      } finally {
+        process.off('warning', onWarning)
+        await runtime.close()
+      }
+    })
+
     test('a database whose instances share their generation in Redis refuses a process without Redis, or with another key prefix, until told no instance uses it', async () => {
       const schema = await freshSchema()
       const keys = createTestRedisPrefix()
