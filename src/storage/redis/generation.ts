@@ -53,10 +53,8 @@ export function createRedisGeneration(redis: Redis, key: string): RedisGeneratio
   let next: Promise<GenerationValue> | undefined
   const send = (): Promise<GenerationValue> => {
     const sent = readNow()
-    onItsWay = sent.then(
-      () => (onItsWay = undefined),
-      () => (onItsWay = undefined),
-    )
+    const arrived = () => (onItsWay = undefined)
+    onItsWay = sent.then(arrived, arrived)
     return sent
   }
   function read(): Promise<GenerationValue> {
