@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { CREDENTIAL_WRITES, withGenerationMoves } from '../../../src/storage/generation-moves.ts'
 import { AppNameTakenError, StorageUnavailableError } from '../../../src/storage/errors.ts'
+import type { AppRecord } from '../../../src/storage/records.ts'
 import type { Generation, Stores } from '../../../src/storage/types.ts'
 import { adminContract } from '../admin-contract.ts'
 import { appRecord, requestTokenRecord, storeContract, userRecord, type OpenFreshStores } from '../contract.ts'
@@ -101,12 +102,18 @@ describe('withGenerationMoves: when the generation moves and whose error a calle
     }
   }
 
+  /** A person with two apps: three credential writes. */
+  async function twoAppsOfOneOwner(s: Stores): Promise<[AppRecord, AppRecord]> {
+    const owner = userRecord()
+    const apps: [AppRecord, AppRecord] = [appRecord(owner.id), appRecord(owner.id)]
+    await s.users.create(owner)
+    for (const app of apps) await s.apps.create(app)
+    return apps
+  }
+
   test('a credential write moves it once, after the write, whatever its outcome; a read or another table never', async () => {
     await moving(async (s, moves) => {
-      const owner = userRecord()
-      const [first, second] = [appRecord(owner.id), appRecord(owner.id)]
-      await s.users.create(owner)
-      for (const app of [first, second]) await s.apps.create(app)
+      const [first, second] = await twoAppsOfOneOwner(s)
       assert.equal(moves.count, 3)
       await s.apps.findById(first.id)
       await s.requestTokens.create(requestTokenRecord(first.id))
@@ -122,10 +129,7 @@ describe('withGenerationMoves: when the generation moves and whose error a calle
 
   test('a failed move fails a write that succeeded; a write that failed keeps its own error', async () => {
     await moving(async (s, moves) => {
-      const owner = userRecord()
-      const [first, second] = [appRecord(owner.id), appRecord(owner.id)]
-      await s.users.create(owner)
-      for (const app of [first, second]) await s.apps.create(app)
+      const [first, second] = await twoAppsOfOneOwner(s)
       moves.failing = true
       await assert.rejects(s.apps.update(second.id, { name: 'Renamed' }, Date.now()), StorageUnavailableError)
       assert.equal((await s.apps.findById(second.id))?.name, 'Renamed', 'written, but not answered as done')
