@@ -280,16 +280,20 @@ if (SHARED_BACKENDS_SKIP) {
       const schema = await freshSchema()
       const warnings: string[] = []
       const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`)
+      // Listening from before the open: its own statements lend connections too.
       process.on('warning', onWarning)
-      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
       try {
-        // One after another: the pool lends its one idle connection each time.
-        for (let i = 0; i < 30; i++) await stores.transaction((tx) => tx.users.findById('1'))
-        await new Promise((resolve) => setImmediate(resolve))
-        assert.deepEqual(warnings.filter((warning) => /MaxListeners/.test(warning)), [])
+        const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+        try {
+          // One after another: the pool lends its one idle connection each time.
+          for (let i = 0; i < 30; i++) await stores.transaction((tx) => tx.users.findById('1'))
+          await new Promise((resolve) => setImmediate(resolve))
+          assert.deepEqual(warnings.filter((warning) => /MaxListeners/.test(warning)), [])
+        } finally {
+          await runtime.close()
+        }
       } finally {
         process.off('warning', onWarning)
-        await runtime.close()
       }
     })
 
