@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { startServe } from '../helpers/serve-process.ts'
 
 /**
  * A production server (behind what it takes for a TLS proxy) whose log output stops being read: a
@@ -71,5 +73,27 @@ describe('a log output that stalls', { timeout: 120_000 }, () => {
     assert.match(text, /"msg":"process stats"/)
     const stats = JSON.parse(text.split('\n').find((line) => line.includes('"process stats"'))!).stats
     for (const field of ['rssBytes', 'heapUsedBytes', 'eventLoopDelayP99Ms', 'nonceEntries']) assert.equal(typeof stats[field], 'number', field)
+  })
+})
+
+describe('a production server with little traffic', { timeout: 60_000 }, () => {
+  test("a request's access line reaches the output while the server runs, though far less than a batch of lines is waiting", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-log-'))
+    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--database', join(dir, 'latchkey.sqlite')])
+    try {
+      const answer = await fetch(`${server.url}/healthz?probe=1`, { headers: { 'x-forwarded-proto': 'https' } })
+      assert.equal(answer.status, 200)
+      const line = await eventually(async () => {
+        const found = server.output().split('\n').find((text) => text.includes('"path":"/healthz"'))
+        assert.ok(found, `no access line yet: ${server.output().slice(-500)}`)
+        return JSON.parse(found) as { status: number; msg: string }
+      }, 5_000)
+      assert.equal(line.status, 200)
+      assert.equal(line.msg, 'request')
+      assert.equal(server.child.exitCode, null, 'written while the server still runs, not only at its exit')
+    } finally {
+      await server.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
