@@ -145,7 +145,7 @@ try {
   const accessLog = await import('../src/http/access-log.ts').catch(() => undefined)
   if (accessLog) {
     const controller = new accessLog.AccessLog(logger, { message: 'request', enabled: true })
-    const request = { id: 'f1d2', method: 'GET', raw: { url: '/x?y=1' } } as unknown as FastifyRequest
+    const request = { id: 'f1d2', method: 'GET', url: '/x?y=1', ip: '127.0.0.1', headers: { 'user-agent': 'bench' } } as unknown as FastifyRequest
     const reply = { statusCode: 200, elapsedTime: 3.2 } as unknown as FastifyReply
     await time('AccessLog: the fixed-shape request line (src/http/access-log.ts)', () => controller.requestCompleted(null, request, reply))
   }
