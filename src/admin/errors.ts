@@ -41,7 +41,8 @@ export function toProblem(error: unknown): Problem {
   if (error instanceof ProblemError) return error.problem
   if (error instanceof ServiceError) return fromServiceError(error)
   if (error instanceof StorageUnavailableError) {
-    return new ProblemError(503, PROBLEM_TYPES.unavailable, 'The database cannot be reached; try again shortly.').problem
+    // Which of them, and where, is the operator's log's to say (the cause names addresses).
+    return new ProblemError(503, PROBLEM_TYPES.unavailable, 'The database or Redis cannot be reached; try again shortly.').problem
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {

@@ -20,12 +20,14 @@ describe('admin problem documents', () => {
   after(() => server.close())
 
   test('a storage outage is 503 "cannot be reached", an over-capacity 503 its own words, any other failure a bare 500', () => {
-    assert.deepEqual(toProblem(new StorageUnavailableError('ECONNREFUSED 10.0.0.5:5432')), {
-      type: 'urn:latchkey:problem:unavailable',
-      title: 'Service Unavailable',
-      status: 503,
-      detail: 'The database cannot be reached; try again shortly.',
-    })
+    for (const outage of ['cannot reach PostgreSQL: ECONNREFUSED 10.0.0.5:5432', 'cannot reach Redis at redis://10.0.0.6:6379: ECONNREFUSED']) {
+      assert.deepEqual(toProblem(new StorageUnavailableError(outage)), {
+        type: 'urn:latchkey:problem:unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'The database or Redis cannot be reached; try again shortly.',
+      })
+    }
     assert.deepEqual(toProblem(new ServiceError(E.overCapacity, { detail: 'pool exhausted' })), {
       type: 'urn:latchkey:problem:unavailable',
       title: 'Service Unavailable',
