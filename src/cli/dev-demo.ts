@@ -52,6 +52,16 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
 }
 
 /**
+ * The demo as the database has it now: the app's current keys (new ones after a rotation) and a
+ * live owner token, the one it had or a new one once that one was invalidated, so that what
+ * `latchkey demo` prints works. The sign-in and the admin token are the first start's.
+ */
+export async function currentDemo(deps: Pick<DomainDeps, 'stores' | 'clock'>, demo: DemoCredentials): Promise<DemoCredentials> {
+  const { app, token } = await issueOwnerToken(deps, demo.appId)
+  return { ...demo, consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
+}
+
+/**
  * Where the development server keeps the demo credentials it made, beside the embedded database
  * (readable by its owner only): the front door and `latchkey demo` show them again. Undefined on
  * PostgreSQL, which is never a development database.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -201,6 +201,39 @@ describe('latchkey user and app commands', () => {
     await json(['--database', path, 'user', 'create', '--screen-name', 'flagged', '--password', 'long enough password'], {})
     const users = (await json(['user', 'list'], { LATCHKEY_DATABASE_URL: path })) as unknown as Array<Record<string, unknown>>
     assert.deepEqual(users.map((u) => u.screen_name), ['flagged'])
+  })
+})
+
+describe('latchkey demo', () => {
+  test('prints the demo as it is now: after a rotation that stopped its keys and its owner token, the new keys and a live token', async () => {
+    const env = newDatabase()
+    const user = await json(['user', 'create', '--screen-name', 'demo', '--password', 'demo password 1'], env)
+    const app = await json(['app', 'create', '--name', 'Demo app', '--owner', 'demo', '--callback', 'http://127.0.0.1:3000/callback'], env)
+    const owner = await json(['app', 'owner-token', String(app.app_id)], env)
+    // What the development server's first start writes beside the database (src/cli/dev-demo.ts).
+    const file = `${env.LATCHKEY_DATABASE_URL}.demo.json`
+    const made = {
+      screenName: user.screen_name, password: 'demo password 1', appId: app.app_id, consumerKey: app.consumer_key, consumerSecret: app.consumer_secret,
+      accessToken: owner.oauth_token, accessTokenSecret: owner.oauth_token_secret, adminToken: 'lk_admin_made_at_first_start',
+    }
+    writeFileSync(file, JSON.stringify(made), { mode: 0o600 })
+
+    const before = await json(['demo'], env)
+    assert.equal(before.consumer_key, app.consumer_key)
+    assert.equal(before.owner_access_token, owner.oauth_token)
+
+    const rotated = await json(['app', 'rotate-keys', String(app.app_id), '--yes'], env)
+    const after = await json(['demo'], env)
+    assert.equal(after.sign_in, 'demo / demo password 1')
+    assert.equal(after.admin_token, 'lk_admin_made_at_first_start')
+    assert.equal(after.consumer_key, rotated.consumer_key)
+    assert.equal(after.consumer_secret, rotated.consumer_secret)
+    assert.notEqual(after.owner_access_token, owner.oauth_token, 'the rotation stopped the old owner token')
+    // The owner's live token is handed out again, never a second one: the one demo printed is live.
+    const live = await json(['app', 'owner-token', String(app.app_id)], env)
+    assert.equal(live.oauth_token, after.owner_access_token)
+    assert.equal(live.oauth_token_secret, after.owner_token_secret)
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).consumerKey, rotated.consumer_key, 'the front door shows the file: the new keys')
   })
 })
 
