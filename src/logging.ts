@@ -1,11 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino'
 
-/** Log lines are written out once this many bytes have gathered (about 20 access lines)... */
-const BATCH_BYTES = 4096
-
-/** ...or this often, whichever comes first: a line reaches the output at most this late. */
-const FLUSH_MS = 100
-
 /** How often a "log lines dropped" line is written while lines are being dropped. */
 const DROP_REPORT_MS = 5_000
 
@@ -25,14 +19,11 @@ export function createLogger(options: { dev: boolean; level: string; bufferBytes
       : {}),
   }
   if (options.dev) return pino(settings)
-  // Lines go out together, a write(2) once BATCH_BYTES have gathered or every FLUSH_MS, instead of
-  // one per line (each hands a write to a libuv thread on the server's own core); pino flushes what
-  // is left when the process exits. While the output is slow or blocked (a full pipe, a stalled
-  // disk) lines wait in memory up to bufferBytes; past it they are dropped and counted rather than
-  // held without bound.
-  const maxLength = options.bufferBytes
-  const minLength = Math.min(BATCH_BYTES, Math.floor((maxLength ?? Infinity) / 2))
-  const destination = pino.destination({ dest: 1, sync: false, minLength, periodicFlush: FLUSH_MS, ...(maxLength ? { maxLength } : {}) })
+  // Lines written while a write is in flight go out together in the next one, instead of one
+  // write(2) per line on the event loop; pino flushes what is left when the process exits. While
+  // the output is slow or blocked (a full pipe, a stalled disk) lines wait in memory up to
+  // bufferBytes; past it they are dropped and counted rather than held without bound.
+  const destination = pino.destination({ dest: 1, sync: false, ...(options.bufferBytes ? { maxLength: options.bufferBytes } : {}) })
   const logger = pino(settings, destination)
   reportDrops(logger, destination)
   return logger

@@ -77,7 +77,7 @@ describe('a log output that stalls', { timeout: 120_000 }, () => {
 })
 
 describe('a production server with little traffic', { timeout: 60_000 }, () => {
-  test("a request's access line reaches the output while the server runs, though far less than a batch of lines is waiting", async () => {
+  test("a request's access line reaches the output while the server runs, not held back for a batch of lines", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-log-'))
     const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--database', join(dir, 'latchkey.sqlite')])
     try {
