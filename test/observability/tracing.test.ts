@@ -29,7 +29,8 @@ after(async () => {
 
 /** The server as `serve --dev` on this pass's backends (a schema and key prefix of its own on PostgreSQL). */
 async function startOnThisPass(settings: Partial<Record<SettingName, unknown>>): Promise<RunningServer> {
-  const flags: Partial<Record<SettingName, unknown>> = { dev: true, port: 0, masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...settings }
+  // Free ports, the admin listener's too: a development server left running holds 8080 and 8081.
+  const flags: Partial<Record<SettingName, unknown>> = { dev: true, port: 0, adminPort: 0, masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...settings }
   if (TEST_DATABASE_URL && TEST_REDIS_URL) {
     const schema = await createTestSchema()
     const keys = createTestRedisPrefix()
