@@ -34,6 +34,7 @@ export const TIERS = [
           'test/storage/sql',
           'test/storage/secrets-at-rest.test.ts',
           'test/storage/copy.test.ts',
+          'test/storage/validity-cache.test.ts',
           'test/scripts',
           'test/domain',
         ],
@@ -65,7 +66,7 @@ export const TIERS = [
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
       { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/server'] },
-      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/server/workers.test.ts', 'test/cli/copy.test.ts'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/validity-shared.test.ts', 'test/server/workers.test.ts', 'test/cli/copy.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
   },

@@ -42,8 +42,9 @@ export interface StorageOptions {
   /** How many nonces the store holds, and past which fraction an app's share counts (src/storage/nonce-share.ts); the defaults when unset. */
   nonceBudget?: Partial<NonceBudget> | undefined
   /**
-   * Whether to wait (up to a second) until the nonce store's epoch is in a past second before
-   * resolving: what anything that verifies signed requests needs (default); the CLI does not.
+   * Whether this process serves requests (default; the CLI does not): it waits (up to a second) until
+   * the nonce store's epoch is in a past second before resolving, and on PostgreSQL with Redis it
+   * claims and keeps the credentials' generation's home (postgres/generation-home.ts).
    */
   settleNonceEpoch?: boolean
   /**
@@ -63,15 +64,17 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const what = isPostgres ? `PostgreSQL at ${redactUrl(options.databaseUrl)}` : 'the database'
   const keyPrefix = options.redisKeyPrefix ?? 'latchkey:'
   let redis: Redis | undefined
+  let home: { stop(): void } | undefined
   try {
     await migrateToLatest(db).catch((error: unknown) => {
       // A database that cannot be reached at start is an outage, not a failed migration.
       const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
       throw isUnavailableError(cause) ? new StorageUnavailableError(`cannot reach ${what}: ${describe(cause)}`, { cause }) : error
     })
-    if (isPostgres) await claimGenerationHome(db, options.redisUrl ? keyPrefix : undefined)
     if (options.redisUrl) redis = await (await import('./redis/client.ts')).openRedis(options.redisUrl)
+    if (isPostgres) home = await claimGenerationHome(db, redis && { redis, keyPrefix }, options.settleNonceEpoch !== false)
   } catch (error) {
+    if (redis) await (await import('./redis/client.ts')).closeRedis(redis)
     await db.destroy()
     throw error
   }
@@ -81,6 +84,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const storage = createSqlStorage(db, sealer, redis ? { redis, keyPrefix } : undefined, {
     nonceBudget: options.nonceBudget,
     nonceEpochMs: options.nonceEpochMs,
+    onClose: home?.stop,
   })
   try {
     if (options.settleNonceEpoch !== false) await storage.stores.nonces.settleEpoch()
@@ -150,7 +154,7 @@ export function createSqlStorage(
   db: Kysely<Database>,
   sealer: Sealer,
   shared?: { redis: Redis; keyPrefix: string },
-  options: { nonceBudget?: Partial<NonceBudget> | undefined; nonceEpochMs?: number | undefined } = {},
+  options: { nonceBudget?: Partial<NonceBudget> | undefined; nonceEpochMs?: number | undefined; onClose?: (() => void) | undefined } = {},
 ): Storage {
   const budget = options.nonceBudget ?? {}
   const nonces: NonceStore = shared
@@ -224,6 +228,7 @@ export function createSqlStorage(
       }
     },
     async close() {
+      options.onClose?.()
       if (shared) await (await import('./redis/client.ts')).closeRedis(shared.redis)
       await units.drain()
       await db.destroy()

@@ -112,6 +112,17 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
     assert.deepEqual(await outcomes(calls), { ...ALL_ACCEPTED, user: '401' })
   })
 
+  test('the CLI on another Redis database with the same key prefix is refused and changes nothing', async () => {
+    const { app, calls } = await credentials()
+    const otherDb = new URL(TEST_REDIS_URL!)
+    otherDb.pathname = '/1'
+    const result = await runCli(['app', 'update', app.id, '--suspended'], { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_REDIS_URL: otherDb.href, LATCHKEY_REDIS_KEY_PREFIX: keys.prefix })
+    assert.notEqual(result.code, 0)
+    assert.match(result.stderr, /give this process their Redis: this one does not hold their marker/)
+    assert.equal((await storage.stores.apps.findById(app.id))?.isSuspended, false)
+    assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
+  })
+
   for (const { title, args, after: ended } of CLI_ENDINGS) {
     test(`with the CLI: ${title}`, async () => {
       const { app, user, calls } = await credentials()

@@ -8,7 +8,7 @@ import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { appRecord, userRecord } from './contract.ts'
-import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
+import { SHARED_BACKENDS_SKIP, TEST_DATABASE_URL, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, deleteRedisKeys, runSql, withSearchPath, type TestSchema } from '../helpers/backends.ts'
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { nonceContract } from './nonce-contract.ts'
 import { transactionContract } from './transaction-contract.ts'
@@ -316,6 +316,55 @@ if (SHARED_BACKENDS_SKIP) {
         await (await open()).runtime.close()
       } finally {
         await keys.clean()
+      }
+    })
+
+    test('a process whose Redis is not the serving instances\' one is refused, whatever makes it so: another database number, another marker, a Redis without the marker while they serve', async () => {
+      const schema = await freshSchema()
+      const keys = createTestRedisPrefix()
+      const otherDb = new URL(TEST_REDIS_URL!)
+      otherDb.pathname = '/1'
+      const open = (redisUrl: string, serves: boolean) =>
+        openStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: serves })
+      const refusedAs = (because: RegExp) => (error: Error) => {
+        assert.equal(error.name, 'DatabaseRefusedError')
+        assert.match(error.message, because)
+        return true
+      }
+      const opened = (storage: Promise<{ runtime: { close(): Promise<void> } }>) => storage.then((s) => s.runtime.close())
+      try {
+        const serving = await open(TEST_REDIS_URL!, true)
+        try {
+          // The issue's CLI: the same prefix on database 1 of the same server, while an instance serves on 0.
+          await assert.rejects(opened(open(otherDb.href, false)), refusedAs(/give this process their Redis: this one does not hold their marker/))
+          await assert.rejects(opened(open(otherDb.href, true)), refusedAs(/does not hold their marker/))
+          // The same Redis is taken, by the CLI and by another instance alike.
+          await opened(open(TEST_REDIS_URL!, false))
+          await opened(open(TEST_REDIS_URL!, true))
+        } finally {
+          await serving.runtime.close()
+        }
+        // No instance serving (their last beat long ago): an instance on an empty Redis claims the home, and the old Redis's marker is then another's.
+        await runSql(schema.url, "update redis_generation set beat_at = now() - interval '1 hour'")
+        await opened(open(otherDb.href, false))
+        await opened(open(otherDb.href, true))
+        await assert.rejects(opened(open(TEST_REDIS_URL!, false)), refusedAs(/this one holds another marker \(another server or database number\)/))
+        // A Redis that lost its keys while an instance serves: the instance puts the marker back …
+        const loseMarker = () => deleteRedisKeys(otherDb.href, `${keys.prefix}generation-home`)
+        const serving2 = await open(otherDb.href, true)
+        try {
+          await loseMarker()
+          await eventually(() => opened(open(otherDb.href, false)), 15_000)
+        } finally {
+          await serving2.runtime.close()
+        }
+        // … and until it has, a process on it is refused (here that instance's last beat was a moment ago).
+        await loseMarker()
+        await assert.rejects(opened(open(otherDb.href, false)), refusedAs(/does not hold their marker/))
+        await assert.rejects(opened(open(otherDb.href, true)), refusedAs(/does not hold their marker/))
+      } finally {
+        await keys.clean()
+        await deleteRedisKeys(otherDb.href, keys.prefix)
       }
     })
 

@@ -394,6 +394,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create table redis_generation (id integer primary key check (id = 1), key_prefix text not null)`.execute(db)
     },
   },
+  // The marker that proves a process's Redis is the one its serving instances use, and when one of
+  // them last said it serves (postgres/generation-home.ts).
+  '019-redis-generation-home': {
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return
+      await sql`alter table redis_generation add column marker text, add column beat_at timestamptz`.execute(db)
+    },
+  },
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
