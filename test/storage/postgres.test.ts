@@ -368,6 +368,29 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    test('instances starting at once on a new database agree where the generation is kept: all on one Redis start, of two Redises one does', async () => {
+      const keys = createTestRedisPrefix()
+      const otherDb = new URL(TEST_REDIS_URL!)
+      otherDb.pathname = '/1'
+      const open = (databaseUrl: string, redisUrl: string) => openStorage({ keyring: testKeyring(), databaseUrl, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: true })
+      const closeAll = (results: PromiseSettledResult<Awaited<ReturnType<typeof open>>>[]) =>
+        Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.runtime.close() : undefined)))
+      try {
+        const oneRedis = (await freshSchema()).url
+        const together = await Promise.allSettled([open(oneRedis, TEST_REDIS_URL!), open(oneRedis, TEST_REDIS_URL!), open(oneRedis, TEST_REDIS_URL!)])
+        await closeAll(together)
+        assert.deepEqual(together.map((result) => result.status), ['fulfilled', 'fulfilled', 'fulfilled'])
+        await keys.clean()
+        const twoRedises = (await freshSchema()).url
+        const apart = await Promise.allSettled([open(twoRedises, TEST_REDIS_URL!), open(twoRedises, otherDb.href)])
+        await closeAll(apart)
+        assert.deepEqual(apart.map((result) => result.status).sort(), ['fulfilled', 'rejected'])
+      } finally {
+        await keys.clean()
+        await deleteRedisKeys(otherDb.href, keys.prefix)
+      }
+    })
+
     test('a connection lost while the migrations run is reported as StorageUnavailableError, not as a failed migration', async () => {
       const schema = await freshSchema()
       const db = openPostgres(schema.url, { max: 1 })

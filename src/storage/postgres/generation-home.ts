@@ -74,12 +74,19 @@ function refusal(home: HomeRow, given: string): DatabaseRefusedError {
   )
 }
 
-/** A new marker, taken only if no other process took one since `previous` was read: one of two racing claims wins. */
+/**
+ * Takes the home for this process's Redis. Racing claims agree: on one Redis they all adopt the
+ * marker the first of them set there; across Redises, the first to record its marker in the
+ * table wins and the others are refused.
+ */
 async function claim(db: Kysely<Database>, shared: { redis: Redis; keyPrefix: string }, previous: string | null): Promise<string> {
-  const marker = randomUUID()
-  const { numAffectedRows } = await sql`update ${sql.table(REDIS_GENERATION_TABLE)} set marker = ${marker} where id = 1 and marker is not distinct from ${previous}`.execute(db)
-  if (numAffectedRows !== 1n) throw new DatabaseRefusedError('another instance claimed where the credentials\' generation is kept at the same moment: start this one again')
-  await inRedis(() => shared.redis.set(homeKey(shared.keyPrefix), marker))
+  const key = homeKey(shared.keyPrefix)
+  const marker = await inRedis(async () => (await shared.redis.set(key, randomUUID(), 'NX'), await shared.redis.get(key)))
+  if (marker === null) throw new DatabaseRefusedError(`Redis lost the key ${key} as soon as it was set: give it room (maxmemory) or a policy that keeps keys without a time to live`)
+  const { numAffectedRows } = await sql`
+    update ${sql.table(REDIS_GENERATION_TABLE)} set marker = ${marker}, beat_at = now()
+    where id = 1 and (marker is not distinct from ${previous} or marker = ${marker})`.execute(db)
+  if (numAffectedRows !== 1n) throw new DatabaseRefusedError('another instance took another Redis as the home of the credentials\' generation at the same moment: start this one again to be checked against it')
   return marker
 }
 
