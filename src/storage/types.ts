@@ -135,8 +135,8 @@ export interface NewOAuth2Token {
 
 export type CodeRedemption =
   | { outcome: 'redeemed'; record: AuthorizationCodeRecord }
-  /** Redeemed before: `grantId` is what that redemption made (null while it is being made). */
-  | { outcome: 'reused'; grantId: string | null }
+  /** Redeemed before: `grantId` is what that redemption made (null while it is being made), `record` whom the code was for. */
+  | { outcome: 'reused'; grantId: string | null; record: AuthorizationCodeRecord }
   | { outcome: 'unknown' }
 
 /**

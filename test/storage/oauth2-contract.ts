@@ -88,16 +88,16 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       })
     })
 
-    test('a code is redeemed once: its record the first time, reused (with the grant it made) after, unknown for another', async () => {
+    test('a code is redeemed once: its record the first time, reused (with the grant it made and its record) after, unknown for another', async () => {
       await withApp(async (s, user, app) => {
         const code = unique('code')
         const record = codeRecord(app, user)
         await s.oauth2.createCode(code, record)
         assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 1), { outcome: 'redeemed', record })
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null })
+        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null, record })
         const grant = grantRecord(app, user)
         await s.oauth2.createGrant(grant, [accessToken(grant.id)], code)
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 3), { outcome: 'reused', grantId: grant.id })
+        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 3), { outcome: 'reused', grantId: grant.id, record })
         assert.deepEqual(await s.oauth2.redeemCode(`${code}x`, NOW + 3), { outcome: 'unknown' })
       })
     })
