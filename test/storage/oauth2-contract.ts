@@ -168,6 +168,32 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       })
     })
 
+    test("revokeGrants deletes the codes of the same not yet redeemed, and only those: another app's or person's code still redeems", async () => {
+      await withApp(async (s, user, app) => {
+        const other = userRecord()
+        await s.users.create(other)
+        const otherApp = appRecord(user.id)
+        await s.apps.create(otherApp)
+        const codes = { mine: unique('code'), theirs: unique('code'), elsewhere: unique('code') }
+        await s.oauth2.createCode(codes.mine, codeRecord(app, user))
+        await s.oauth2.createCode(codes.theirs, codeRecord(app, other))
+        await s.oauth2.createCode(codes.elsewhere, codeRecord(otherApp, user))
+        const redeemed = await grantWithTokens(s, app, user)
+        assert.equal(await s.oauth2.revokeGrants({ appId: app.id, userId: user.id }, NOW + 2), 1)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.mine, NOW + 3), { outcome: 'unknown' })
+        assert.equal((await s.oauth2.redeemCode(redeemed.code, NOW + 3)).outcome, 'reused', 'a redeemed code is kept: its reuse is still known')
+        assert.equal((await s.oauth2.redeemCode(codes.theirs, NOW + 3)).outcome, 'redeemed')
+        await s.oauth2.createCode(codes.theirs + 'x', codeRecord(app, other))
+        assert.equal(await s.oauth2.revokeGrants({ userId: other.id }, NOW + 4), 0)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.theirs + 'x', NOW + 5), { outcome: 'unknown' }, 'ended by the person alone')
+        assert.equal(await s.oauth2.revokeGrants({ appId: app.id }, NOW + 6), 0)
+        assert.equal((await s.oauth2.redeemCode(codes.elsewhere, NOW + 7)).outcome, 'redeemed', "another app's code stays")
+        await s.oauth2.createCode(codes.elsewhere + 'x', codeRecord(otherApp, other))
+        await s.oauth2.revokeGrants({ appId: otherApp.id }, NOW + 8)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.elsewhere + 'x', NOW + 9), { outcome: 'unknown' }, 'ended by the app alone')
+      })
+    })
+
     test('deleting the app removes its client, codes, grants and tokens', async () => {
       await withApp(async (s, user, app) => {
         await s.oauth2.saveClient(clientRecord(app.id))

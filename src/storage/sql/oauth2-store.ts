@@ -204,11 +204,22 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
       return Number(result.numUpdatedRows) === 1
     },
     async revokeGrants(filter, nowMs) {
-      let query = db.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('revoked_at_ms', 'is', null)
-      if (filter.appId !== undefined) query = query.where('app_id', '=', filter.appId)
-      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
-      const result = await query.executeTakeFirst()
-      return Number(result.numUpdatedRows)
+      return atomically(async (tx) => {
+        let grants = tx.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('revoked_at_ms', 'is', null)
+        // A code not yet redeemed would make a grant after this: it ends with them (never brought back).
+        let codes = tx.deleteFrom('oauth2_codes').where('redeemed_at_ms', 'is', null)
+        if (filter.appId !== undefined) {
+          grants = grants.where('app_id', '=', filter.appId)
+          codes = codes.where('app_id', '=', filter.appId)
+        }
+        if (filter.userId !== undefined) {
+          grants = grants.where('user_id', '=', filter.userId)
+          codes = codes.where('user_id', '=', filter.userId)
+        }
+        await codes.execute()
+        const result = await grants.executeTakeFirst()
+        return Number(result.numUpdatedRows)
+      })
     },
     async listGrants(userId) {
       const rows = await db

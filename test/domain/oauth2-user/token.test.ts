@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { updateUser } from '../../../src/domain/admin/people.ts'
 import { issueUserToken } from '../../../src/domain/oauth2-user/token.ts'
 import { findUserTokenHolder } from '../../../src/domain/oauth2-user/user-token.ts'
+import { updateApp } from '../../../src/domain/registry/apps.ts'
 import { E } from '../../../src/errors/catalogue.ts'
 import type { UserRecord } from '../../../src/storage/records.ts'
 import { assertServiceError, openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
@@ -40,5 +42,26 @@ describe('issueUserToken (domain tier)', () => {
     assert.equal(await isLive(tokens.access_token), false, 'the reuse ended the grant')
     const [revoked] = (await grantRevocations()).slice(before)
     assert.deepEqual([revoked?.appId, revoked?.userId, revoked?.detail], [client.app.id, person.id, { reason: 'code_reused' }])
+  })
+
+  test('a code allowed before the app is suspended gives no tokens once the suspension is lifted; one allowed after, tokens', async () => {
+    const client = await oauth2Client(tier.domain)
+    const before = await allowedCode(tier.domain, client, person)
+    await updateApp(tier.domain, client.app.id, { isSuspended: true })
+    await updateApp(tier.domain, client.app.id, { isSuspended: false })
+    await assertServiceError(redeem(client, before), E.oauth2InvalidRequest.code)
+    const after = await allowedCode(tier.domain, client, person)
+    assert.ok((await redeem(client, after)).answer.access_token)
+  })
+
+  test('a code allowed before its person is disabled gives no tokens once they are enabled again; one allowed after, tokens', async () => {
+    const client = await oauth2Client(tier.domain)
+    const { user } = await makeUser(tier.domain)
+    const before = await allowedCode(tier.domain, client, user)
+    await updateUser(tier.domain, user.id, { disabled: true })
+    await updateUser(tier.domain, user.id, { disabled: false })
+    await assertServiceError(redeem(client, before), E.oauth2InvalidRequest.code)
+    const after = await allowedCode(tier.domain, client, user)
+    assert.ok((await redeem(client, after)).answer.access_token)
   })
 })
