@@ -9,6 +9,7 @@ import type { DomainDeps } from '../deps.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
+import { usableScopes } from './grant-scopes.ts'
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from './lifetimes.ts'
 import { tokenRequestParams } from './token-request.ts'
 import { newUserTokenValue } from './token-values.ts'
@@ -65,8 +66,10 @@ function newTokens(grant: OAuth2GrantRecord, nowMs: number): { access: NewOAuth2
   return { access, refresh }
 }
 
-function answerOf(grant: OAuth2GrantRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
-  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope: scopeString(grant.scopes) }
+/** The answer, its `scope` what the tokens may do now: the grant's scopes within the app's current level. */
+function answerOf(grant: OAuth2GrantRecord, app: AppRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
+  const scope = scopeString(usableScopes(grant.scopes, app.accessLevel))
+  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope }
   if (tokens.refresh) answer.refresh_token = tokens.refresh.token
   return answer
 }
@@ -114,7 +117,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   })
   deps.observe?.tokenIssued('user_access_token')
   if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
-  return answerOf(grant, tokens)
+  return answerOf(grant, caller.app, tokens)
 }
 
 async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
@@ -148,5 +151,5 @@ async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswe
   await recordAudit(deps, { event: 'oauth2_token.refreshed', appId: caller.app.id, userId: grant.userId, address: caller.address, detail: { scopes: grant.scopes } })
   deps.observe?.tokenIssued('user_access_token')
   if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
-  return answerOf(grant, tokens)
+  return answerOf(grant, caller.app, tokens)
 }

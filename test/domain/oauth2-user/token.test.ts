@@ -8,7 +8,7 @@ import { E } from '../../../src/errors/catalogue.ts'
 import type { UserRecord } from '../../../src/storage/records.ts'
 import { assertServiceError, openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
 import { makeUser } from '../../helpers/fixtures.ts'
-import { allowedCode, exchange, newVerifier, oauth2Client, REDIRECT, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
+import { allowedCode, exchange, newVerifier, oauth2Client, refresh, REDIRECT, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
 
 // POST /2/oauth2/token as a use case (src/domain/oauth2-user/token.ts) on real storage: what a code
 // and a refresh token give, to whom, for how long, and what their reuse ends.
@@ -63,5 +63,16 @@ describe('issueUserToken (domain tier)', () => {
     await assertServiceError(redeem(client, before), E.oauth2InvalidRequest.code)
     const after = await allowedCode(tier.domain, client, user)
     assert.ok((await redeem(client, after)).answer.access_token)
+  })
+
+  test("once the app's level is lowered to read, a refresh answers without the write scopes; raised again, with what the person allowed", async () => {
+    const client = await oauth2Client(tier.domain, { accessLevel: 'read-write-directmessages' })
+    const tokens = await exchange(tier.domain, client, await allowedCode(tier.domain, client, person, 'tweet.read tweet.write dm.write offline.access'))
+    assert.equal(tokens.scope, 'tweet.read tweet.write offline.access dm.write')
+    await updateApp(tier.domain, client.app.id, { accessLevel: 'read' })
+    const lowered = await refresh(tier.domain, client, tokens.refresh_token)
+    assert.equal(lowered.scope, 'tweet.read offline.access')
+    await updateApp(tier.domain, client.app.id, { accessLevel: 'read-write' })
+    assert.equal((await refresh(tier.domain, client, lowered.refresh_token)).scope, 'tweet.read tweet.write offline.access dm.write')
   })
 })
