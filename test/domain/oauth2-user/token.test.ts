@@ -13,6 +13,9 @@ import { allowedCode, exchange, newVerifier, oauth2Client, refresh, REDIRECT, to
 // POST /2/oauth2/token as a use case (src/domain/oauth2-user/token.ts) on real storage: what a code
 // and a refresh token give, to whom, for how long, and what their reuse ends.
 
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
+
 describe('issueUserToken (domain tier)', () => {
   let tier: DomainTier
   let person: UserRecord
@@ -74,5 +77,27 @@ describe('issueUserToken (domain tier)', () => {
     assert.equal(lowered.scope, 'tweet.read offline.access')
     await updateApp(tier.domain, client.app.id, { accessLevel: 'read-write' })
     assert.equal((await refresh(tier.domain, client, lowered.refresh_token)).scope, 'tweet.read tweet.write offline.access dm.write')
+  })
+
+  test('a refresh token outlives the access token by far: it refreshes after the two hours, and 180 days unused it ends', async () => {
+    const client = await oauth2Client(tier.domain)
+    const tokens = await exchange(tier.domain, client, await allowedCode(tier.domain, client, person))
+    tier.clock.advance(2 * HOUR_MS)
+    assert.equal(await isLive(tokens.access_token), false, 'the access token lives two hours')
+    const next = await refresh(tier.domain, client, tokens.refresh_token)
+    assert.equal(await isLive(next.access_token), true)
+    tier.clock.advance(180 * DAY_MS - 1)
+    const last = await refresh(tier.domain, client, next.refresh_token)
+    tier.clock.advance(180 * DAY_MS)
+    await assertServiceError(refresh(tier.domain, client, last.refresh_token), E.oauth2InvalidToken.code, '180 days unused')
+  })
+
+  test("a refresh token presented with another client's credentials is refused and changes nothing: its own client still refreshes with it", async () => {
+    const client = await oauth2Client(tier.domain)
+    const other = await oauth2Client(tier.domain)
+    const tokens = await exchange(tier.domain, client, await allowedCode(tier.domain, client, person))
+    await assertServiceError(refresh(tier.domain, other, tokens.refresh_token), E.oauth2InvalidToken.code)
+    assert.equal(await isLive(tokens.access_token), true, 'the access token still works')
+    assert.ok((await refresh(tier.domain, client, tokens.refresh_token)).access_token, 'the refresh token was not spent')
   })
 })
