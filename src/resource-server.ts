@@ -19,10 +19,11 @@ export interface VerifiedCaller {
   appId: string
   consumerKey: string
   appName: string
+  /** For an OAuth 2.0 user access token, what its `scopes` amount to (read without a write scope): check `scopes`. */
   accessLevel: AccessLevel
   userId?: string
   screenName?: string
-  /** An OAuth 2.0 user access token's scopes (X's, e.g. `tweet.read`): require the one your route needs. */
+  /** An OAuth 2.0 user access token's scopes within its app's current level (X's, e.g. `tweet.read`): require the one your route needs. */
   scopes?: string[]
 }
 

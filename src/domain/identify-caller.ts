@@ -16,7 +16,7 @@ import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 
 export type Caller =
   | { context: 'app'; app: AppRecord; accessLevel: AccessLevel; credential: string }
-  /** `scopes`: only for an OAuth 2.0 user access token, what its grant allows. */
+  /** `scopes`: only for an OAuth 2.0 user access token, what its grant allows within the app's level (its `accessLevel` follows them). */
   | { context: 'user'; app: AppRecord; user: UserRecord; accessLevel: AccessLevel; credential: string; scopes?: string[] }
 
 /**
@@ -32,9 +32,9 @@ export async function identifyCaller(deps: DomainDeps, input: RequestInput, char
   if (presented !== undefined) {
     const holder = await findUserTokenHolder(deps, presented)
     if (holder) {
-      const { app, user, grant } = holder
+      const { app, user, scopes, accessLevel } = holder
       const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id, userId: user.id })
-      return { caller: { context: 'user', app, user, accessLevel: app.accessLevel, credential: presented, scopes: grant.scopes }, limit }
+      return { caller: { context: 'user', app, user, accessLevel, credential: presented, scopes }, limit }
     }
     const { app, token } = await verifyBearer(deps, input.authorization)
     const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id })

@@ -135,8 +135,8 @@ export interface NewOAuth2Token {
 
 export type CodeRedemption =
   | { outcome: 'redeemed'; record: AuthorizationCodeRecord }
-  /** Redeemed before: `grantId` is what that redemption made (null while it is being made). */
-  | { outcome: 'reused'; grantId: string | null }
+  /** Redeemed before: `grantId` is what that redemption made (null while it is being made), `record` whom the code was for. */
+  | { outcome: 'reused'; grantId: string | null; record: AuthorizationCodeRecord }
   | { outcome: 'unknown' }
 
 /**
@@ -167,7 +167,10 @@ export interface OAuth2Store {
   rotate(refreshToken: string, successors: NewOAuth2Token[], nowMs: number): Promise<boolean>
   /** Ends the grant and so every token of it; false when it was unknown or already ended. */
   revokeGrant(grantId: string, nowMs: number): Promise<boolean>
-  /** Ends every live grant of an app, of a person, or of a person for one app; how many. */
+  /**
+   * Ends every live grant of an app, of a person, or of a person for one app, and deletes the codes
+   * of the same not yet redeemed, which would make new ones; how many grants.
+   */
   revokeGrants(filter: { appId?: string; userId?: string }, nowMs: number): Promise<number>
   /** A person's live grants, newest first. */
   listGrants(userId: string): Promise<OAuth2GrantRecord[]>

@@ -13,12 +13,13 @@ import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-to
 import { verifyPassword } from '../../src/domain/passwords.ts'
 import { chargeCall } from '../../src/domain/rate-limits.ts'
 import { RATE_LIMITED_ENDPOINTS } from '../../src/domain/rate-limit-table.ts'
-import { MAX_APPS_PER_OWNER, createApp, deleteApp } from '../../src/domain/registry/apps.ts'
+import { MAX_APPS_PER_OWNER, createApp, deleteApp, updateApp } from '../../src/domain/registry/apps.ts'
 import { createSignInThrottle } from '../../src/domain/sign-in.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { createMemoryLimiterFactory } from '../../src/storage/memory/limiter.ts'
 import type { UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { allowedCode, exchange, oauth2Client } from '../helpers/oauth2-user.ts'
 import { openTestDomain, testClock, type TestDomain } from '../helpers/test-domain.ts'
 
 const clock = testClock()
@@ -136,6 +137,16 @@ describe('connectedApps', () => {
     ].sort((a, b) => (BigInt(a.appId) < BigInt(b.appId) ? -1 : 1))
     assert.deepEqual(await connectedApps(t.domain, user.id), expected)
     assert.deepEqual(await connectedApps(t.domain, (await makeUser(t.domain)).user.id), [], 'a person who authorized nothing')
+  })
+
+  test("an OAuth 2.0 grant's scopes as its app may use them now: lowered to read, no write scope", async () => {
+    const { user } = await makeUser(t.domain)
+    const client = await oauth2Client(t.domain)
+    await exchange(t.domain, client, await allowedCode(t.domain, client, user, 'tweet.read tweet.write users.read'))
+    const scopesListed = async () => (await connectedApps(t.domain, user.id)).map((app) => app.scopes)
+    assert.deepEqual(await scopesListed(), [['tweet.read', 'tweet.write', 'users.read']])
+    await updateApp(t.domain, client.app.id, { accessLevel: 'read' })
+    assert.deepEqual(await scopesListed(), [['tweet.read', 'users.read']])
   })
 
   test('an app deleted while the list is read is listed without an owner, not an error', async () => {

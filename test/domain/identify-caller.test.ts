@@ -5,7 +5,9 @@ import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-to
 import { issueOrReuseBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
+import { updateApp } from '../../src/domain/registry/apps.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { allowedCode, exchange, oauth2Client } from '../helpers/oauth2-user.ts'
 import { assertRefusedOnlyWhenBrokenCall, inputOf, openDomainTier, signedInput, TIER_URL, type DomainTier } from '../helpers/domain-tier.ts'
 
 const VERIFY = '/1.1/account/verify_credentials.json'
@@ -78,6 +80,27 @@ describe('identifyCaller (domain tier)', () => {
       (v) => identifyCaller(tier.domain, signedInput(tier, { consumer: consumer(), token: v === 'broken' ? { key: '1-unknown', secret: 'x' } : access, method: 'GET', path: VERIFY }), null),
       89,
     )
+  })
+  test("an OAuth 2.0 user token: its scopes within the app's current level, and the level they amount to, not the app's", async () => {
+    const client = await oauth2Client(tier.domain, { accessLevel: 'read-write-directmessages' })
+    const callerOf = async (scope: string) => {
+      const { access_token: token } = await exchange(tier.domain, client, await allowedCode(tier.domain, client, person, scope))
+      return async () => {
+        const { caller } = await identifyCaller(tier.domain, bearerInput(token), null)
+        return { accessLevel: caller.accessLevel, scopes: caller.context === 'user' ? caller.scopes : undefined }
+      }
+    }
+    const reader = await callerOf('tweet.read users.read')
+    const writer = await callerOf('tweet.read tweet.write')
+    const messenger = await callerOf('tweet.write dm.read')
+    assert.deepEqual(await reader(), { accessLevel: 'read', scopes: ['tweet.read', 'users.read'] })
+    assert.deepEqual(await writer(), { accessLevel: 'read-write', scopes: ['tweet.read', 'tweet.write'] })
+    assert.deepEqual(await messenger(), { accessLevel: 'read-write-directmessages', scopes: ['tweet.write', 'dm.read'] })
+    await updateApp(tier.domain, client.app.id, { accessLevel: 'read-write' })
+    assert.deepEqual(await messenger(), { accessLevel: 'read-write', scopes: ['tweet.write', 'dm.read'] })
+    await updateApp(tier.domain, client.app.id, { accessLevel: 'read' })
+    assert.deepEqual(await writer(), { accessLevel: 'read', scopes: ['tweet.read'] }, 'lowered to read: no write scope left')
+    assert.deepEqual(await messenger(), { accessLevel: 'read', scopes: ['dm.read'] })
   })
 })
 

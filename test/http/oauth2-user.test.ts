@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { identifyCaller } from '../../src/domain/identify-caller.ts'
 import { regenerateClientSecret, setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
@@ -8,6 +7,7 @@ import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
+import { basic, challengeOf, newVerifier, REDIRECT } from '../helpers/oauth2-user.ts'
 import { signRequest } from '../helpers/oauth1-client.ts'
 import { csrfOf, newBrowser, submit, visit } from '../pages/helpers.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
@@ -18,11 +18,7 @@ import { counterValues, deltas, parseScrape, seriesKey } from '../helpers/promet
  * the token endpoint's two grants, revocation and /2/users/me, each refusal beside its accepted twin.
  */
 
-const REDIRECT = 'https://client.example/callback'
 const FORM = 'application/x-www-form-urlencoded'
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
-const verifierOf = (n: number) => `verifier-${String(n).padStart(4, '0')}-${'x'.repeat(40)}`
-const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
 
 interface Client {
   app: AppRecord
@@ -35,7 +31,6 @@ describe('OAuth 2.0 user context', () => {
   const clock = testClock()
   let server: TestServer
   let person: { user: UserRecord; password: string }
-  let verifiers = 0
   before(async () => {
     server = await startTestServer({ clock, metrics: true })
     person = await makeUser(server.domain)
@@ -56,7 +51,7 @@ describe('OAuth 2.0 user context', () => {
       redirect_uri: options.redirectUri ?? REDIRECT,
       scope: options.scope ?? 'tweet.read users.read offline.access',
       state: options.state ?? 'state-123',
-      code_challenge: options.challenge ?? challengeOf(verifierOf(0)),
+      code_challenge: options.challenge ?? challengeOf(newVerifier()),
       code_challenge_method: options.method ?? 's256',
     })
   }
@@ -73,7 +68,7 @@ describe('OAuth 2.0 user context', () => {
 
   /** A fresh code with its verifier, as an app gets it. */
   async function newCode(client: Client, scope?: string): Promise<{ code: string; verifier: string }> {
-    const verifier = verifierOf(++verifiers)
+    const verifier = newVerifier()
     const location = await consent(client, authorizeQuery(client, { challenge: challengeOf(verifier), ...(scope ? { scope } : {}) }))
     assert.equal(location.searchParams.get('state'), 'state-123')
     return { code: location.searchParams.get('code')!, verifier }
@@ -239,7 +234,7 @@ describe('OAuth 2.0 user context', () => {
   test('a wrong verifier is refused; the right one is accepted', async () => {
     const client = await oauth2App()
     const first = await newCode(client)
-    const wrong = await exchange(client, first.code, verifierOf(9999))
+    const wrong = await exchange(client, first.code, newVerifier())
     assert.equal(wrong.status, 400)
     assert.deepEqual(json(wrong), { error: 'invalid_request', error_description: 'Value passed for the authorization code was invalid.' })
     const second = await newCode(client)
@@ -400,7 +395,7 @@ describe('OAuth 2.0 user context', () => {
   test('Connected apps lists an OAuth 2.0 grant with what its scopes allow; Revoke ends it at once', async () => {
     const client = await oauth2App()
     const browser = newBrowser()
-    const verifier = verifierOf(++verifiers)
+    const verifier = newVerifier()
     const location = await consent(client, authorizeQuery(client, { challenge: challengeOf(verifier), scope: 'tweet.read users.read' }), 'allow', browser)
     const tokens = json(await exchange(client, location.searchParams.get('code')!, verifier))
     assert.equal((await me(String(tokens.access_token))).status, 200)
@@ -434,7 +429,7 @@ describe('OAuth 2.0 user context', () => {
   test('a plain challenge answers with the verifier itself; the first of a repeated authorize parameter counts', async () => {
     const client = await oauth2App()
     const other = await oauth2App()
-    const verifier = verifierOf(++verifiers)
+    const verifier = newVerifier()
     const query = authorizeQuery(client, { challenge: verifier, method: 'plain' })
     query.append('client_id', other.clientId)
     const location = await consent(client, query)

@@ -88,16 +88,16 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       })
     })
 
-    test('a code is redeemed once: its record the first time, reused (with the grant it made) after, unknown for another', async () => {
+    test('a code is redeemed once: its record the first time, reused (with the grant it made and its record) after, unknown for another', async () => {
       await withApp(async (s, user, app) => {
         const code = unique('code')
         const record = codeRecord(app, user)
         await s.oauth2.createCode(code, record)
         assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 1), { outcome: 'redeemed', record })
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null })
+        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null, record })
         const grant = grantRecord(app, user)
         await s.oauth2.createGrant(grant, [accessToken(grant.id)], code)
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 3), { outcome: 'reused', grantId: grant.id })
+        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 3), { outcome: 'reused', grantId: grant.id, record })
         assert.deepEqual(await s.oauth2.redeemCode(`${code}x`, NOW + 3), { outcome: 'unknown' })
       })
     })
@@ -165,6 +165,32 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
         assert.equal(await s.oauth2.revokeGrants({ userId: user.id }, NOW + 4), 1)
         assert.equal(await s.oauth2.revokeGrants({ appId: app.id }, NOW + 5), 1)
         assert.deepEqual((await s.oauth2.listGrants(other.id)).map((g) => g.id), [elsewhere.id], "another app's grant stays")
+      })
+    })
+
+    test("revokeGrants deletes the codes of the same not yet redeemed, and only those: another app's or person's code still redeems", async () => {
+      await withApp(async (s, user, app) => {
+        const other = userRecord()
+        await s.users.create(other)
+        const otherApp = appRecord(user.id)
+        await s.apps.create(otherApp)
+        const codes = { mine: unique('code'), theirs: unique('code'), elsewhere: unique('code') }
+        await s.oauth2.createCode(codes.mine, codeRecord(app, user))
+        await s.oauth2.createCode(codes.theirs, codeRecord(app, other))
+        await s.oauth2.createCode(codes.elsewhere, codeRecord(otherApp, user))
+        const redeemed = await grantWithTokens(s, app, user)
+        assert.equal(await s.oauth2.revokeGrants({ appId: app.id, userId: user.id }, NOW + 2), 1)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.mine, NOW + 3), { outcome: 'unknown' })
+        assert.equal((await s.oauth2.redeemCode(redeemed.code, NOW + 3)).outcome, 'reused', 'a redeemed code is kept: its reuse is still known')
+        assert.equal((await s.oauth2.redeemCode(codes.theirs, NOW + 3)).outcome, 'redeemed')
+        await s.oauth2.createCode(codes.theirs + 'x', codeRecord(app, other))
+        assert.equal(await s.oauth2.revokeGrants({ userId: other.id }, NOW + 4), 0)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.theirs + 'x', NOW + 5), { outcome: 'unknown' }, 'ended by the person alone')
+        assert.equal(await s.oauth2.revokeGrants({ appId: app.id }, NOW + 6), 0)
+        assert.equal((await s.oauth2.redeemCode(codes.elsewhere, NOW + 7)).outcome, 'redeemed', "another app's code stays")
+        await s.oauth2.createCode(codes.elsewhere + 'x', codeRecord(otherApp, other))
+        await s.oauth2.revokeGrants({ appId: otherApp.id }, NOW + 8)
+        assert.deepEqual(await s.oauth2.redeemCode(codes.elsewhere + 'x', NOW + 9), { outcome: 'unknown' }, 'ended by the app alone')
       })
     })
 

@@ -1,5 +1,6 @@
 import type { AccessLevel, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { usableScopes } from '../oauth2-user/grant-scopes.ts'
 
 export interface ConnectedApp {
   appId: string
@@ -7,7 +8,7 @@ export interface ConnectedApp {
   owner: Pick<UserRecord, 'name' | 'screenName'> | undefined
   accessLevel: AccessLevel
   authorizedAtMs: number
-  /** What OAuth 2.0 grants of the app allow (X's scopes); absent when it holds only OAuth 1.0a tokens. */
+  /** What OAuth 2.0 grants of the app allow within its current access level (X's scopes); absent when it holds only OAuth 1.0a tokens. */
   scopes?: string[]
 }
 
@@ -33,7 +34,9 @@ export async function connectedApps(deps: Pick<DomainDeps, 'stores'>, userId: st
     [...byApp.values()].map(async (entry) => {
       const app = await deps.stores.apps.findById(entry.appId)
       const owner = app && (await deps.stores.users.findById(app.ownerId))
-      return { ...entry, owner: owner ? { name: owner.name, screenName: owner.screenName } : undefined }
+      // What the grants may do now: their scopes within the app's current access level.
+      const scopes = entry.scopes && app ? { scopes: usableScopes(entry.scopes, app.accessLevel) } : {}
+      return { ...entry, ...scopes, owner: owner ? { name: owner.name, screenName: owner.screenName } : undefined }
     }),
   )
 }

@@ -2,9 +2,10 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { parseFormEncoded } from '../../protocol/form.ts'
 import { challengeMethod, isCodeChallenge, type ChallengeMethod } from '../../protocol/oauth2/pkce.ts'
-import { parseScopes, writeScopes, type Scope } from '../../protocol/oauth2/scopes.ts'
+import { parseScopes, type Scope } from '../../protocol/oauth2/scopes.ts'
 import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { usableScopes } from './grant-scopes.ts'
 
 /**
  * GET /i/oauth2/authorize (RFC 6749 §4.1.1, RFC 7636 §4.3, twitter-behaviour §9): the request a
@@ -85,9 +86,9 @@ export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>
   const parsed = parseScopes(parameters.scope ?? '')
   if ('unknown' in parsed) return refused(redirectUri, 'invalid_scope', `unknown scope: ${parsed.unknown.slice(0, 64)}`, state)
   if (parsed.scopes.length === 0) return refused(redirectUri, 'invalid_scope', 'scope is required', state)
-  if (app.accessLevel === 'read' && writeScopes(parsed.scopes).length > 0) {
-    return refused(redirectUri, 'invalid_scope', `this app may only read: ${writeScopes(parsed.scopes).join(' ')} needs write access`, state)
-  }
+  const usable = usableScopes(parsed.scopes, app.accessLevel)
+  const beyondLevel = parsed.scopes.filter((scope) => !usable.includes(scope))
+  if (beyondLevel.length > 0) return refused(redirectUri, 'invalid_scope', `this app may only read: ${beyondLevel.join(' ')} needs write access`, state)
   const owner = await deps.stores.users.findById(app.ownerId)
   return {
     outcome: 'valid',

@@ -2,13 +2,14 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { verifierMatches } from '../../protocol/oauth2/pkce.ts'
 import { OFFLINE_ACCESS, parseScopes, scopeString } from '../../protocol/oauth2/scopes.ts'
-import type { AppRecord, OAuth2ClientRecord, OAuth2GrantRecord } from '../../storage/records.ts'
+import type { AppRecord, AuthorizationCodeRecord, OAuth2ClientRecord, OAuth2GrantRecord } from '../../storage/records.ts'
 import type { NewOAuth2Token } from '../../storage/types.ts'
 import { changeWithAudit, recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
+import { usableScopes } from './grant-scopes.ts'
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from './lifetimes.ts'
 import { tokenRequestParams } from './token-request.ts'
 import { newUserTokenValue } from './token-values.ts'
@@ -65,19 +66,28 @@ function newTokens(grant: OAuth2GrantRecord, nowMs: number): { access: NewOAuth2
   return { access, refresh }
 }
 
-function answerOf(grant: OAuth2GrantRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
-  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope: scopeString(grant.scopes) }
+/** The answer, its `scope` what the tokens may do now: the grant's scopes within the app's current level. */
+function answerOf(grant: OAuth2GrantRecord, app: AppRecord, tokens: ReturnType<typeof newTokens>): UserTokenAnswer {
+  const scope = scopeString(usableScopes(grant.scopes, app.accessLevel))
+  const answer: UserTokenAnswer = { token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, access_token: tokens.access.token, scope }
   if (tokens.refresh) answer.refresh_token = tokens.refresh.token
   return answer
 }
 
-/** Ends a grant whose code or refresh token was presented again: whoever holds the copy gets nothing. */
-async function endReusedGrant(deps: DomainDeps, caller: Caller, grantId: string, what: 'code' | 'refresh_token'): Promise<void> {
+/**
+ * Ends a grant whose code or refresh token was presented again: whoever holds the copy gets nothing.
+ * The audit row names the grant's own app and person.
+ */
+async function endReusedGrant(deps: DomainDeps, caller: Caller, grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>, what: 'code' | 'refresh_token'): Promise<void> {
   const nowMs = deps.clock.nowMs()
-  if (!(await deps.stores.oauth2.revokeGrant(grantId, nowMs))) return
-  await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: caller.app.id, address: caller.address, detail: { reason: `${what}_reused` } })
+  if (!(await deps.stores.oauth2.revokeGrant(grant.id, nowMs))) return
+  await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: grant.appId, userId: grant.userId, address: caller.address, detail: { reason: `${what}_reused` } })
   deps.observe?.tokenInvalidated('user_access_token', 'refresh_reuse')
 }
+
+/** Whether a code was issued to this client, for this redirect URI and the challenge of this verifier. */
+const isBoundTo = (record: AuthorizationCodeRecord, caller: Caller, redirectUri: string, verifier: string): boolean =>
+  record.appId === caller.app.id && record.redirectUri === redirectUri && verifierMatches(verifier, record.codeChallenge, record.challengeMethod)
 
 async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
   const code = param(caller.params, 'code')
@@ -86,10 +96,15 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   assertThat(code && redirectUri && verifier, E.oauth2InvalidRequest, { message: 'Missing required parameter [code, redirect_uri or code_verifier].' })
   const nowMs = deps.clock.nowMs()
   const redemption = await deps.stores.oauth2.redeemCode(code, nowMs)
-  if (redemption.outcome === 'reused' && redemption.grantId !== null) await endReusedGrant(deps, caller, redemption.grantId, 'code')
-  if (redemption.outcome !== 'redeemed') throw new ServiceError(E.oauth2InvalidRequest, { detail: `code ${redemption.outcome}` })
-  const record = redemption.record
-  const isBound = record.appId === caller.app.id && record.redirectUri === redirectUri && verifierMatches(verifier, record.codeChallenge, record.challengeMethod)
+  if (redemption.outcome === 'unknown') throw new ServiceError(E.oauth2InvalidRequest, { detail: 'code unknown' })
+  const { record } = redemption
+  const isBound = isBoundTo(record, caller, redirectUri, verifier)
+  if (redemption.outcome === 'reused') {
+    // Only the client the code was issued to, presenting it as issued, ends what the first use made:
+    // a leaked code under another client id (or without the verifier) ends nobody's grant.
+    if (isBound && redemption.grantId !== null) await endReusedGrant(deps, caller, { id: redemption.grantId, appId: record.appId, userId: record.userId }, 'code')
+    throw new ServiceError(E.oauth2InvalidRequest, { detail: 'code reused' })
+  }
   assertThat(isBound, E.oauth2InvalidRequest, { detail: 'code not bound to this client, redirect_uri or verifier' })
   assertThat(nowMs < record.expiresAtMs, E.oauth2InvalidRequest, { detail: 'code expired' })
   const user = await deps.stores.users.findById(record.userId)
@@ -102,7 +117,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   })
   deps.observe?.tokenIssued('user_access_token')
   if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
-  return answerOf(grant, tokens)
+  return answerOf(grant, caller.app, tokens)
 }
 
 async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
@@ -114,7 +129,7 @@ async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswe
   if (!isOurs) throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token unknown or not this client\'s' })
   const { token, grant } = found
   if (token.spentAtMs !== null) {
-    await endReusedGrant(deps, caller, grant.id, 'refresh_token')
+    await endReusedGrant(deps, caller, grant, 'refresh_token')
     throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
   }
   assertThat(grant.revokedAtMs === null && nowMs < token.expiresAtMs, E.oauth2InvalidToken, { detail: 'grant revoked or refresh token expired' })
@@ -130,11 +145,11 @@ async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswe
   const rotated = await deps.stores.oauth2.rotate(presented, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], nowMs)
   if (!rotated) {
     // Another request spent it first: one of the two is a copy.
-    await endReusedGrant(deps, caller, grant.id, 'refresh_token')
+    await endReusedGrant(deps, caller, grant, 'refresh_token')
     throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
   }
   await recordAudit(deps, { event: 'oauth2_token.refreshed', appId: caller.app.id, userId: grant.userId, address: caller.address, detail: { scopes: grant.scopes } })
   deps.observe?.tokenIssued('user_access_token')
   if (tokens.refresh) deps.observe?.tokenIssued('refresh_token')
-  return answerOf(grant, tokens)
+  return answerOf(grant, caller.app, tokens)
 }

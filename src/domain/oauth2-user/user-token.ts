@@ -1,14 +1,18 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
-import type { AppRecord, OAuth2GrantRecord, UserRecord } from '../../storage/records.ts'
+import type { AccessLevel, AppRecord, OAuth2GrantRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { accessLevelOfScopes, usableScopes } from './grant-scopes.ts'
 import { isUserTokenValue } from './token-values.ts'
 
 export interface UserTokenHolder {
   app: AppRecord
   user: UserRecord
   grant: OAuth2GrantRecord
+  /** What the token may do now: its grant's scopes within the app's current access level. */
+  scopes: string[]
+  accessLevel: AccessLevel
   expiresAtMs: number
 }
 
@@ -25,7 +29,7 @@ export async function findUserTokenHolder(deps: Pick<DomainDeps, 'stores' | 'clo
   if (record.spentAtMs !== null || grant.revokedAtMs !== null || deps.clock.nowMs() >= record.expiresAtMs) return undefined
   const [app, user] = await Promise.all([deps.stores.apps.findById(grant.appId), deps.stores.users.findById(grant.userId)])
   if (!app || app.isSuspended || !user || user.isDisabled) return undefined
-  return { app, user, grant, expiresAtMs: record.expiresAtMs }
+  return { app, user, grant, scopes: usableScopes(grant.scopes, app.accessLevel), accessLevel: accessLevelOfScopes(grant.scopes, app.accessLevel), expiresAtMs: record.expiresAtMs }
 }
 
 /**

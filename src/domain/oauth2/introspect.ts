@@ -83,7 +83,7 @@ async function describeBearerToken(deps: DomainDeps, value: string): Promise<Int
       token_type: 'bearer',
       client_id: client.clientId,
       app_id: holder.app.id,
-      scope: scopeString(holder.grant.scopes),
+      scope: scopeString(holder.scopes),
       user_id: holder.user.id,
       username: holder.user.screenName,
       exp: Math.floor(holder.expiresAtMs / 1000),

@@ -46,8 +46,11 @@ export function parseScopes(value: string): { scopes: Scope[] } | { unknown: str
   return { scopes: (Object.keys(SCOPES) as Scope[]).filter((scope) => asked.has(scope)) }
 }
 
+/** Whether `word` is a scope that needs write access. */
+export const isWriteScope = (word: string): boolean => isScope(word) && SCOPES[word].write
+
 /** The scopes that need write access, among `scopes`. */
-export const writeScopes = (scopes: readonly Scope[]): Scope[] => scopes.filter((scope) => SCOPES[scope].write)
+export const writeScopes = (scopes: readonly Scope[]): Scope[] => scopes.filter(isWriteScope)
 
 /** The scope string of a grant, as token answers and introspection give it. */
 export const scopeString = (scopes: readonly string[]): string => scopes.join(' ')

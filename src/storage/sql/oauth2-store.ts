@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely'
-import type { ClientType, OAuth2ClientRecord, OAuth2GrantRecord, OAuth2TokenRecord } from '../records.ts'
+import type { AuthorizationCodeRecord, ClientType, OAuth2ClientRecord, OAuth2GrantRecord, OAuth2TokenRecord } from '../records.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { NewOAuth2Token, OAuth2Store } from '../types.ts'
-import type { Database, OAuth2ClientsTable, OAuth2GrantsTable, OAuth2TokensTable } from './schema.ts'
+import type { Database, OAuth2ClientsTable, OAuth2CodesTable, OAuth2GrantsTable, OAuth2TokensTable } from './schema.ts'
 import { atomicallyOn } from './transactions.ts'
 
 /** Ends a grant's live access tokens (a refresh rotation), found through the live ones only (migration 016). */
@@ -32,6 +32,19 @@ function toGrant(row: Selectable<OAuth2GrantsTable>): OAuth2GrantRecord {
     scopes: splitScopes(row.scopes),
     createdAtMs: Number(row.created_at_ms),
     revokedAtMs: row.revoked_at_ms === null ? null : Number(row.revoked_at_ms),
+  }
+}
+
+function toCode(row: Selectable<OAuth2CodesTable>): AuthorizationCodeRecord {
+  return {
+    appId: row.app_id,
+    userId: row.user_id,
+    redirectUri: row.redirect_uri,
+    codeChallenge: row.code_challenge,
+    challengeMethod: row.challenge_method as AuthorizationCodeRecord['challengeMethod'],
+    scopes: splitScopes(row.scopes),
+    createdAtMs: Number(row.created_at_ms),
+    expiresAtMs: Number(row.expires_at_ms),
   }
 }
 
@@ -126,23 +139,9 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         .where('redeemed_at_ms', 'is', null)
         .returningAll()
         .executeTakeFirst()
-      if (row) {
-        return {
-          outcome: 'redeemed',
-          record: {
-            appId: row.app_id,
-            userId: row.user_id,
-            redirectUri: row.redirect_uri,
-            codeChallenge: row.code_challenge,
-            challengeMethod: row.challenge_method as 'S256' | 'plain',
-            scopes: splitScopes(row.scopes),
-            createdAtMs: Number(row.created_at_ms),
-            expiresAtMs: Number(row.expires_at_ms),
-          },
-        }
-      }
-      const used = await db.selectFrom('oauth2_codes').select('grant_id').where('code_hash', '=', hash).executeTakeFirst()
-      return used ? { outcome: 'reused', grantId: used.grant_id } : { outcome: 'unknown' }
+      if (row) return { outcome: 'redeemed', record: toCode(row) }
+      const used = await db.selectFrom('oauth2_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst()
+      return used ? { outcome: 'reused', grantId: used.grant_id, record: toCode(used) } : { outcome: 'unknown' }
     },
     async createGrant(grant, tokens, code) {
       await atomically(async (tx) => {
@@ -205,11 +204,22 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
       return Number(result.numUpdatedRows) === 1
     },
     async revokeGrants(filter, nowMs) {
-      let query = db.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('revoked_at_ms', 'is', null)
-      if (filter.appId !== undefined) query = query.where('app_id', '=', filter.appId)
-      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
-      const result = await query.executeTakeFirst()
-      return Number(result.numUpdatedRows)
+      return atomically(async (tx) => {
+        let grants = tx.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('revoked_at_ms', 'is', null)
+        // A code not yet redeemed would make a grant after this: it ends with them (never brought back).
+        let codes = tx.deleteFrom('oauth2_codes').where('redeemed_at_ms', 'is', null)
+        if (filter.appId !== undefined) {
+          grants = grants.where('app_id', '=', filter.appId)
+          codes = codes.where('app_id', '=', filter.appId)
+        }
+        if (filter.userId !== undefined) {
+          grants = grants.where('user_id', '=', filter.userId)
+          codes = codes.where('user_id', '=', filter.userId)
+        }
+        await codes.execute()
+        const result = await grants.executeTakeFirst()
+        return Number(result.numUpdatedRows)
+      })
     },
     async listGrants(userId) {
       const rows = await db

@@ -7,7 +7,8 @@ import { deleteApp, updateApp } from '../../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import type { AppRecord } from '../../../src/storage/records.ts'
-import { makeApp } from '../../helpers/fixtures.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { allowedCode, exchange, oauth2Client } from '../../helpers/oauth2-user.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, inputOf, openDomainTier, TIER_URL, type DomainTier } from '../../helpers/domain-tier.ts'
 
 // RFC 7662 introspection as a use case (test/http/introspect.test.ts checks the same over HTTP).
@@ -116,6 +117,20 @@ describe('introspectToken (domain tier)', () => {
     await deleteApp(tier.domain, client.id)
     assert.deepEqual(await answerFor(other, bearer), { active: false })
     assert.deepEqual(await accessAnswerFor(other, token.token), { active: false })
+  })
+
+  test("a user access token's scope follows its app's level: lowered to read, no write scope is reported", async () => {
+    const server = await resourceServer()
+    const client = await oauth2Client(tier.domain)
+    const person = (await makeUser(tier.domain)).user
+    const { access_token: token } = await exchange(tier.domain, client, await allowedCode(tier.domain, client, person, 'tweet.read tweet.write users.read'))
+    const scopeOf = async () => {
+      const answer = await answerFor(server, token)
+      return answer.active ? answer.scope : 'not active'
+    }
+    assert.equal(await scopeOf(), 'tweet.read tweet.write users.read')
+    await updateApp(tier.domain, client.app.id, { accessLevel: 'read' })
+    assert.equal(await scopeOf(), 'tweet.read users.read')
   })
 
   test('only a registered resource server with its right secret may ask (403 code 99), and a suspended one may not', async () => {

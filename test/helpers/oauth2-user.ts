@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import type { DomainDeps } from '../../src/domain/deps.ts'
+import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authorization-request.ts'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
+import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
+import { issueUserToken, type UserTokenAnswer } from '../../src/domain/oauth2-user/token.ts'
+import type { RequestInput } from '../../src/domain/request.ts'
+import type { AccessLevel, AppRecord, ClientType, UserRecord } from '../../src/storage/records.ts'
+import { inputOf, TIER_URL } from './domain-tier.ts'
+import { makeApp } from './fixtures.ts'
+
+// OAuth 2.0 user context in the domain tier: an app's client, a code the person allowed through the
+// use cases of the consent page, and token requests as the use cases take them.
+
+export const REDIRECT = 'https://client.example/callback'
+let verifiers = 0
+/** A fresh PKCE verifier (43 or more unreserved characters). */
+export const newVerifier = () => `verifier-${String(++verifiers).padStart(4, '0')}-${'x'.repeat(40)}`
+export const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
+export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+
+export interface OAuth2Client {
+  app: AppRecord
+  clientId: string
+  /** Only a confidential client has one. */
+  clientSecret: string | undefined
+}
+
+/** An app (read-write unless told) with an OAuth 2.0 client of this type, its callback REDIRECT. */
+export async function oauth2Client(domain: DomainDeps, options: { type?: ClientType; accessLevel?: AccessLevel } = {}): Promise<OAuth2Client> {
+  const app = await makeApp(domain, { callbackUrls: [REDIRECT], accessLevel: options.accessLevel ?? 'read-write' })
+  const change = await setOAuth2Client(domain, { appId: app.id, setting: options.type ?? 'confidential' })
+  return { app, clientId: change.client!.clientId, clientSecret: change.newSecret }
+}
+
+/** The authorization request's parameters, as the client sends the browser with them. */
+export const authorizeParameters = (client: OAuth2Client, verifier: string, scope: string) => ({
+  response_type: 'code',
+  client_id: client.clientId,
+  redirect_uri: REDIRECT,
+  scope,
+  state: 'state-1',
+  code_challenge: challengeOf(verifier),
+  code_challenge_method: 'S256',
+})
+
+/** A code `person` allowed on the consent page, with its verifier. */
+export async function allowedCode(domain: DomainDeps, client: OAuth2Client, person: UserRecord, scope = 'tweet.read users.read offline.access') {
+  const verifier = newVerifier()
+  const check = await checkAuthorizationRequest(domain, authorizeParameters(client, verifier, scope))
+  assert.equal(check.outcome, 'valid', JSON.stringify(check))
+  assert.ok(check.outcome === 'valid')
+  const { redirectTo } = await approveAuthorizationRequest(domain, check.request, { userId: person.id, address: null })
+  return { code: new URL(redirectTo).searchParams.get('code')!, verifier }
+}
+
+/** A POST to /2/oauth2/token (or `path`) with these fields, authenticated as `client` (Basic for a confidential one, client_id for a public one). */
+export function tokenInput(client: OAuth2Client, fields: Record<string, string>, path = '/2/oauth2/token'): RequestInput {
+  const authorization: Record<string, string> = client.clientSecret ? { authorization: basic(client.clientId, client.clientSecret) } : {}
+  const body = new URLSearchParams({ ...(client.clientSecret ? {} : { client_id: client.clientId }), ...fields }).toString()
+  return inputOf('POST', `${TIER_URL}${path}`, { 'content-type': 'application/x-www-form-urlencoded', ...authorization }, body)
+}
+
+/** The code exchanged for tokens by `client`. */
+export const exchange = async (domain: DomainDeps, client: OAuth2Client, issued: { code: string; verifier: string }): Promise<UserTokenAnswer> =>
+  (await issueUserToken(domain, tokenInput(client, { grant_type: 'authorization_code', code: issued.code, redirect_uri: REDIRECT, code_verifier: issued.verifier }))).answer
+
+/** A refresh by `client`. */
+export const refresh = async (domain: DomainDeps, client: OAuth2Client, refreshToken: string | undefined): Promise<UserTokenAnswer> =>
+  (await issueUserToken(domain, tokenInput(client, { grant_type: 'refresh_token', refresh_token: String(refreshToken) }))).answer
