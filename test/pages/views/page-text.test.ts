@@ -109,6 +109,12 @@ describe('the account pages', () => {
     assert.doesNotMatch(page, /role="status"/)
   })
 
+  test('the sessions page offers "Sign out of all other sessions" only when there is another session', () => {
+    const offered = (sessions: BrowserSessionRecord[]) => sessionsPage({ csrfToken: 'c', user, sessions, currentId: 'b' }).includes('Sign out of all other sessions')
+    assert.equal(offered([session('b')]), false, 'this browser alone')
+    assert.equal(offered([session('a'), session('b')]), true)
+  })
+
   test('the password pages are titled for what they do; the confirmation carries the hidden fields it is given', () => {
     assert.equal(titleOf(passwordPage({ csrfToken: 'c', user })), 'Change your password · Latchkey')
     const confirm = confirmPasswordPage({ csrfToken: 'c', user, action: '/console/apps/1/keys', hidden: new Map([['grace', '60']]) })
