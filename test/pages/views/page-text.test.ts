@@ -82,6 +82,8 @@ describe('the connected apps page', () => {
       ['read-write-directmessages', 'Read, write and direct messages'],
     ]
     for (const [accessLevel, said] of levels) assert.match(page([app({ accessLevel })]), new RegExp(`<p>Access: ${said}\\. Authorized`), accessLevel)
+    // Only what is known: when it was authorized (its last use is not recorded, so not claimed).
+    assert.match(page([app({})]), /<p>Access: Read\. Authorized 1970-01-01 00:00 UTC\.<\/p>/)
     assert.match(page([app({ owner: undefined })]), /By an unknown developer/)
     const scoped = page([app({ scopes: ['users.read', 'made.up'] })])
     assert.deepEqual(listAfter(scoped, 'Through OAuth 2.0 it can:'), ['See your profile and the profiles of other accounts.', 'made.up'])
