@@ -56,7 +56,9 @@ export const SCRIPT = `for(const b of document.querySelectorAll('button[data-cop
 
 export const SCRIPT_HASH = `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`
 
-/** A whole document: language, viewport, title and one <main> holding the page's heading. */
+const BRAND = 'Latchkey'
+
+/** A whole document: language, viewport, title (the page's, then the brand's, once) and one <main> holding the page's heading. */
 /** `width`: wide for the console's pages, widest for one in two columns; `script`: the page has Copy buttons (SCRIPT), which the consent pages never do. */
 export function layout(title: string, body: SafeHtml, options: { width?: 'wide' | 'widest'; script?: boolean } = {}): string {
   return html`<!doctype html>
@@ -64,7 +66,7 @@ export function layout(title: string, body: SafeHtml, options: { width?: 'wide' 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Latchkey</title>
+<title>${title === BRAND ? BRAND : `${title} · ${BRAND}`}</title>
 <style>${raw(CSS)}</style>
 </head>
 <body>

@@ -9,6 +9,8 @@ import { browserName } from '../../../src/pages/views/browser-name.ts'
 import { connectedAppsPage } from '../../../src/pages/views/connected-apps.ts'
 import { consentPage } from '../../../src/pages/views/consent.ts'
 import { signInPage, signUpPage, urlText } from '../../../src/pages/views/frame.ts'
+import { html } from '../../../src/pages/views/html.ts'
+import { layout } from '../../../src/pages/views/layout.ts'
 import type { AccessLevel, AppRecord, BrowserSessionRecord, UserRecord } from '../../../src/storage/records.ts'
 
 const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
@@ -150,6 +152,11 @@ describe('the console frame', () => {
     const page = connectedAppsPage({ csrfToken: 'c', user, apps: [] })
     assert.match(page, /<script>[^<]+<\/script>/)
     assert.match(page, /<main class="wide">\n<nav aria-label="Account">/)
+  })
+
+  test('a page is titled with its own name, then the brand once: the brand alone when the page is named after it', () => {
+    assert.equal(titleOf(layout('Latchkey', html`<h1>Latchkey</h1>`)), 'Latchkey')
+    assert.equal(titleOf(layout('Your PIN', html`<h1>PIN</h1>`)), 'Your PIN · Latchkey')
   })
 
   test('a URL is a link only when it is http or https; anything else, a URL or not, is code', () => {
