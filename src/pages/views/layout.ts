@@ -70,7 +70,7 @@ export function layout(title: string, body: SafeHtml, options: { width?: 'wide' 
 <style>${raw(CSS)}</style>
 </head>
 <body>
-<p class="brand">Latchkey</p>
+<header class="brand">${BRAND}</header>
 ${options.width ? html`<main class="${options.width}">` : html`<main>`}
 ${body}
 </main>

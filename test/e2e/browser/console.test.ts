@@ -154,6 +154,98 @@ describe('the developer console and connected apps in a real browser', { skip: s
     await context.close()
   })
 
+  test('every page the console and settings render, in each state it shows, passes axe-core with every rule', async () => {
+    const page = await newPerson(browser)
+    const checked: string[] = []
+    const check = async (what: string) => {
+      await assertAccessible(page, what)
+      checked.push(new URL(page.url()).pathname.replace(/\/apps\/\d+/, '/apps/:id'))
+    }
+    await open(page, `${server.url}/console`)
+    await page.fill('#username', 'nobody_here')
+    await page.fill('#password', 'not the password')
+    assert.equal((await submitWith(page, '#sign_in')).status(), 401)
+    await check('the sign-in page with a refusal')
+    await signUp(page, server, 'Edsger Dijkstra')
+    const appId = await createApp(page, server, site.registered)
+    await check("the app's page showing the new secret")
+    const appPage = `${server.url}/console/apps/${appId}`
+    await open(page, `${server.url}/console`)
+    await check('the list of apps')
+    await open(page, appPage)
+    await check("the app's page")
+    await page.fill(`form[action="/console/apps/${appId}"] textarea[name="callbacks"]`, 'javascript:alert(1)')
+    assert.equal((await submitWith(page, '#save_app')).status(), 400)
+    await check("the app's page with a form error")
+    for (const [button, what] of [
+      ['#generate_access_token', 'the access token shown'],
+      ['#get_bearer_token', 'the bearer token shown'],
+      ['#invalidate_bearer_token', 'a message'],
+      ['#suspend_app', 'the app suspended'],
+    ]) {
+      await submitWith(page, button!)
+      await check(`the app's page with ${what}`)
+    }
+    await page.selectOption('#oauth2', 'confidential')
+    await submitWith(page, '#save_oauth2')
+    await check("the app's page with the OAuth 2.0 client secret shown")
+    await open(page, `${appPage}/delete`)
+    await check('the delete confirmation')
+
+    await open(page, `${appPage}/failures`)
+    await check('the signature failures page, empty')
+    const key = (await server.domain.stores.apps.findById(appId))?.consumerKey ?? ''
+    const unsigned = `OAuth oauth_consumer_key="${key}", oauth_nonce="axe${Date.now()}", oauth_signature="bad", oauth_signature_method="HMAC-SHA1", oauth_timestamp="${Math.floor(Date.now() / 1000)}", oauth_version="1.0"`
+    assert.equal((await fetch(`${server.url}/1.1/account/verify_credentials.json`, { headers: { authorization: unsigned } })).status, 401)
+    await server.domain.signatureFailures?.settled()
+    await open(page, `${appPage}/failures`)
+    assert.match(await mainText(page), /The app is suspended \(app_suspended\)/, "the refusal listed (the app was suspended above)")
+    await check('the signature failures page with a failure')
+
+    await open(page, `${appPage}/oauth-tool`)
+    await check('the OAuth tool')
+    await submitWith(page, '#sign_request')
+    await check('the OAuth tool with a signed request')
+    await page.fill('#url', 'http://x')
+    await page.fill('#parameters', 'oauth_nonce=mine')
+    await submitWith(page, '#sign_request')
+    await check('the OAuth tool with an error')
+
+    for (const [path, what] of [
+      ['/settings/connected_apps', 'connected apps, none'],
+      ['/settings/sessions', 'the sessions page'],
+      ['/settings/password', 'the password page'],
+    ]) {
+      await open(page, `${server.url}${path}`)
+      await check(what!)
+    }
+    await page.fill('#current_password', 'not the password')
+    await page.fill('#new_password', 'a new horse battery')
+    await submitWith(page, '#change_password')
+    await check('the password page with a refusal')
+    await page.fill('#current_password', 'correct horse battery')
+    await page.fill('#new_password', 'a new horse battery')
+    await submitWith(page, '#change_password')
+    await check('the password page, changed')
+    // Every address the console and settings answer with a page of their own, each checked above (the
+    // sign-up page and the 404 page in the tests around this one; the password confirmation in sessions.test.ts).
+    assert.deepEqual([...new Set(checked)].sort(), [
+      '/console',
+      '/console/apps/:id',
+      '/console/apps/:id/bearer-token',
+      '/console/apps/:id/bearer-token/invalidate',
+      '/console/apps/:id/delete',
+      '/console/apps/:id/failures',
+      '/console/apps/:id/oauth-tool',
+      '/console/apps/:id/oauth2',
+      '/console/apps/:id/owner-token',
+      '/console/sign-in',
+      '/settings/connected_apps',
+      '/settings/password',
+      '/settings/sessions',
+    ])
+  })
+
   test("developer B opens developer A's app pages: 404, nothing of A's app shown", async () => {
     const a = await newPerson(browser)
     await signUp(a, server, 'Alice')
