@@ -454,11 +454,11 @@ describe('developer console', () => {
     const status = await t.signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
     const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
     const page = await b.get(location)
-    const row = /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
+    const row = /<tr><td><code class="endpoint">\/oauth<wbr>\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
     assert.ok(row, 'a row for /oauth/request_token')
     assert.equal(Number(row[1]), 3)
     assert.equal(Number(row[2]) - Number(row[1]), remaining)
-    assert.doesNotMatch(page.body, /<code>\/oauth\/authorize<\/code>/, 'pages counted per address are no app\'s budget')
+    assert.doesNotMatch(page.body, /\/oauth<wbr>\/authorize</, 'pages counted per address are no app\'s budget')
   })
 
   test('regenerating the keys shows the new pair once; the old pair stops working', async () => {

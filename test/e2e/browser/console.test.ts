@@ -246,6 +246,53 @@ describe('the developer console and connected apps in a real browser', { skip: s
     ])
   })
 
+  /** The lines a browser laid out each cell of the usage table in, read from where it put each character. */
+  const usageLines = (page: Page) =>
+    page.locator('section[aria-labelledby="usage"] td').evaluateAll((cells) =>
+      cells.map((cell) => {
+        const characters: Array<[string, number]> = []
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT)
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? ''
+          for (let i = 0; i < text.length; i++) {
+            const range = document.createRange()
+            range.setStart(node, i)
+            range.setEnd(node, i + 1)
+            characters.push([text.charAt(i), Math.round(range.getBoundingClientRect().top)])
+          }
+        }
+        const lines: string[] = []
+        characters.forEach(([char, top], i) => {
+          if (i === 0 || top !== characters[i - 1]?.[1]) lines.push(char)
+          else lines.push(`${lines.pop() ?? ''}${char}`)
+        })
+        return lines
+      }),
+    )
+
+  for (const viewport of [{ width: 360, height: 740 }, VIEWPORT]) {
+    test(`the app's page ${viewport.width} pixels wide: each part is reached from the contents at the top; the usage table breaks no word (an endpoint only before a slash)`, async () => {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
+      const page = await context.newPage()
+      await signUp(page, server, 'Barbara Liskov')
+      const appId = await createApp(page, server, site.registered)
+      await open(page, `${server.url}/console/apps/${appId}`)
+      const contents = page.locator('nav[aria-label="On this page"] a')
+      assert.deepEqual(await contents.allInnerTexts(), ['Keys and tokens', 'Settings', 'User authentication settings', 'Usage', 'Signature failures', 'Suspend or delete'])
+      for (const link of await contents.all()) {
+        const name = await link.innerText()
+        await link.click()
+        assert.equal(await page.locator('h2:target').innerText(), name, `${name} leads to its part`)
+      }
+      const cells = await usageLines(page)
+      assert.ok(cells.some((lines) => lines.length > 1), 'at this width some cells wrap')
+      for (const lines of cells) {
+        lines.slice(1).forEach((line, i) => assert.ok(/^[\s/]/.test(line) || /\s$/.test(lines[i]!), `${lines.join('|')} breaks at a space or before a slash`))
+      }
+      await context.close()
+    })
+  }
+
   test("developer B opens developer A's app pages: 404, nothing of A's app shown", async () => {
     const a = await newPerson(browser)
     await signUp(a, server, 'Alice')
