@@ -55,6 +55,7 @@ export const TIERS = [
           'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
           'test/console/text-fields.test.ts',
+          'test/console/sudo.test.ts',
           'test/http/nonce-store-share.test.ts',
           'test/http/oauth2-user.test.ts',
         ],

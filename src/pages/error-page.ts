@@ -8,7 +8,12 @@ import { errorPage } from './views/outcome.ts'
 /** Codes from 1100 up are written for people; the API's own codes get a plain sentence by status. */
 const FIRST_PAGE_CODE = 1100
 
-function title(status: number): string {
+/** Refusals that are no broken link, headed for what they are. */
+const OWN_TITLES: ReadonlyMap<number, string> = new Map([[E.signUpClosed.code, 'Sign-up is closed']])
+
+function title({ status, code }: ServiceError): string {
+  const own = OWN_TITLES.get(code)
+  if (own !== undefined) return own
   if (status >= 500) return 'Something went wrong'
   if (status === 429) return 'Too many attempts'
   if (status === 404 || status === 410) return 'This link does not work'
@@ -37,7 +42,7 @@ export function isPagePath(url: string): boolean {
  */
 export function pageFrameworkError(error: FastifyError, reply: FastifyReply): void {
   const serviceError = new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code })
-  void sendPage(reply, serviceError.status, errorPage(title(serviceError.status), message(serviceError)))
+  void sendPage(reply, serviceError.status, errorPage(title(serviceError), message(serviceError)))
 }
 
 /** The pages context's one error renderer: a plain HTML page; a 5xx shows only the request id. */
@@ -47,9 +52,9 @@ export function installPageErrors(app: FastifyInstance): void {
     if (serviceError.status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'page failed')
       const text = `${message(serviceError)} (Reference: ${request.id})`
-      return sendPage(reply, serviceError.status, errorPage(title(serviceError.status), text))
+      return sendPage(reply, serviceError.status, errorPage(title(serviceError), text))
     }
     request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'page refused')
-    return sendPage(reply, serviceError.status, errorPage(title(serviceError.status), message(serviceError)))
+    return sendPage(reply, serviceError.status, errorPage(title(serviceError), message(serviceError)))
   })
 }

@@ -357,8 +357,9 @@ describe('developer console', () => {
       const b = new CookieBrowser(off.app)
       const closed = await b.get('/console/signup')
       assert.equal(closed.statusCode, 404)
-      assert.match(closed.body, /Sign-up is closed/)
-      assert.match(closed.body, /Ask the operator of this service for an account/)
+      assert.match(closed.body, /<title>Sign-up is closed · Latchkey<\/title>/)
+      assert.match(closed.body, /<h1>Sign-up is closed<\/h1>\n<p role="alert">Sign-up is closed on this service\. Ask the operator of this service for an account\.<\/p>/)
+      assert.doesNotMatch(closed.body, /This link does not work/, 'the link works: sign-up is what is off')
       const csrf = csrfOf((await b.get('/console')).body)
       assert.equal((await b.post('/console/signup', { csrf_token: csrf, screen_name: 'nobody_new', name: 'N', password: 'a good password' })).statusCode, 404)
       assert.equal(await off.domain.stores.users.findByScreenName('nobody_new'), undefined)
@@ -453,11 +454,11 @@ describe('developer console', () => {
     const status = await t.signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
     const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
     const page = await b.get(location)
-    const row = /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
+    const row = /<tr><td><code class="endpoint">\/oauth<wbr>\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
     assert.ok(row, 'a row for /oauth/request_token')
     assert.equal(Number(row[1]), 3)
     assert.equal(Number(row[2]) - Number(row[1]), remaining)
-    assert.doesNotMatch(page.body, /<code>\/oauth\/authorize<\/code>/, 'pages counted per address are no app\'s budget')
+    assert.doesNotMatch(page.body, /\/oauth<wbr>\/authorize</, 'pages counted per address are no app\'s budget')
   })
 
   test('regenerating the keys shows the new pair once; the old pair stops working', async () => {

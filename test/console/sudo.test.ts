@@ -31,32 +31,36 @@ describe('a fresh password before sensitive console actions', () => {
     return { user, password, app, browser }
   }
 
-  const ACTIONS: Array<[string, string, RegExp]> = [
+  /** The OAuth tool signing with the owner's token: the Authorization header acts as the owner. */
+  const WITH_TOKEN = { method: 'GET', url: 'http://localhost/1.1/account/verify_credentials.json', parameters: '', with_token: 'on' }
+  const ACTIONS: Array<[string, string, RegExp, Record<string, string>?]> = [
     ['get the owner token', 'owner-token', /id="access_token_secret"/],
     ['get the bearer token', 'bearer-token', /id="bearer_token"/],
     ['regenerate the keys', 'keys', /^$/],
     ['delete the app', 'delete', /^$/],
+    ["sign a request with the owner's token in the OAuth tool", 'oauth-tool', /id="authorization_header"[^>]*>OAuth [^<]*oauth_token=/, WITH_TOKEN],
   ]
 
-  for (const [what, path, shown] of ACTIONS) {
+  for (const [what, path, shown, fields = {}] of ACTIONS) {
     test(`${what}: asked for the password when it is 10 minutes old, done once it is given`, async () => {
-      const { password, app, browser } = await developerWithApp()
+      const { user, password, app, browser } = await developerWithApp()
       clock.advance(STALE)
       const page = await browser.get(`/console/apps/${app.id}`)
-      const asked = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(page.body) })
+      const asked = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(page.body), ...fields })
       assert.equal(asked.statusCode, 200)
       assert.match(asked.body, /Confirm your password/)
       assert.match(asked.body, new RegExp(`action="/console/apps/${app.id}/${path}"`))
       assert.doesNotMatch(asked.body, /class="secret"/)
       const stored = await t.domain.stores.apps.findById(app.id)
       assert.equal(stored?.consumerKey, app.consumerKey, 'nothing was done yet')
+      assert.equal(await t.domain.stores.accessTokens.findLive(app.id, user.id, app.accessLevel), undefined, 'no owner token was made')
 
-      const wrong = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(asked.body), sudo_password: 'not the password' })
+      const wrong = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(asked.body), ...fields, sudo_password: 'not the password' })
       assert.equal(wrong.statusCode, 401)
       assert.match(wrong.body, /The username or password is not right\./)
       assert.deepEqual(await t.domain.stores.apps.findById(app.id), stored, 'a wrong password does nothing')
 
-      const done = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(wrong.body), sudo_password: password })
+      const done = await browser.post(`/console/apps/${app.id}/${path}`, { csrf_token: csrfOf(wrong.body), ...fields, sudo_password: password })
       const after = await t.domain.stores.apps.findById(app.id)
       if (path === 'delete') assert.equal(after, undefined, 'deleted')
       else if (path === 'keys') assert.notEqual(after?.consumerKey, app.consumerKey, 'regenerated')
@@ -65,7 +69,7 @@ describe('a fresh password before sensitive console actions', () => {
 
       // Confirmed: for the next 10 minutes the actions ask nothing.
       if (path !== 'delete') {
-        const again = await browser.post(`/console/apps/${app.id}/${path === 'keys' ? 'bearer-token' : path}`, { csrf_token: csrfOf((await browser.get(`/console/apps/${app.id}`)).body) })
+        const again = await browser.post(`/console/apps/${app.id}/${path === 'keys' ? 'bearer-token' : path}`, { csrf_token: csrfOf((await browser.get(`/console/apps/${app.id}`)).body), ...fields })
         assert.doesNotMatch(again.body, /Confirm your password/)
       }
     })
@@ -109,10 +113,14 @@ describe('a fresh password before sensitive console actions', () => {
     assert.deepEqual(logLines.slice(from).filter((line) => (JSON.parse(line) as { level: number }).level >= 50), [])
   })
 
-  test('saving settings and suspending do not ask, however old the password', async () => {
+  test("saving settings, suspending and signing with the app's keys alone do not ask, however old the password", async () => {
     const { app, browser } = await developerWithApp()
     clock.advance(STALE)
     const page = await browser.get(`/console/apps/${app.id}`)
+    const keysOnly = await browser.post(`/console/apps/${app.id}/oauth-tool`, { csrf_token: csrfOf(page.body), ...WITH_TOKEN, with_token: '' })
+    assert.equal(keysOnly.statusCode, 200)
+    assert.doesNotMatch(keysOnly.body, /oauth_token=/)
+    assert.match(keysOnly.body, /id="authorization_header"[^>]*>OAuth oauth_consumer_key=/)
     const suspended = await browser.post(`/console/apps/${app.id}/suspend`, { csrf_token: csrfOf(page.body) })
     assert.equal(suspended.statusCode, 302)
     assert.equal((await t.domain.stores.apps.findById(app.id))?.isSuspended, true)

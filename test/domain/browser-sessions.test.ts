@@ -10,14 +10,19 @@ import {
   endBrowserSession,
   endEveryBrowserSession,
   endOtherBrowserSessions,
+  hasSecretToReveal,
   listBrowserSessions,
   markPasswordFresh,
+  markSecretToReveal,
   resumeBrowserSession,
   startBrowserSession,
+  takeSecretToReveal,
+  type LiveSession,
   type SessionClaim,
 } from '../../src/domain/browser-sessions.ts'
+import { rotateAppKeys } from '../../src/domain/registry/apps.ts'
 import type { UserRecord } from '../../src/storage/records.ts'
-import { makeUser } from '../helpers/fixtures.ts'
+import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, testClock, type TestDomain } from '../helpers/test-domain.ts'
 
 const MINUTE = 60_000
@@ -283,6 +288,32 @@ describe('markPasswordFresh', () => {
     assert.equal((await resume(other))?.isPasswordFresh, false)
     clock.advance(FRESH_PASSWORD_MS)
     assert.equal((await resume(claim))?.isPasswordFresh, false)
+  })
+})
+
+describe('the consumer secret shown once (markSecretToReveal, hasSecretToReveal, takeSecretToReveal)', () => {
+  const live = async (claim: SessionClaim): Promise<LiveSession> => {
+    const resumed = await resume(claim)
+    assert.ok(resumed, 'the session is live')
+    return resumed
+  }
+
+  test('after two regenerations of the keys in two sessions, the first session no longer sees a secret; the second sees the newest, once', async () => {
+    const user = await person()
+    const app = await makeApp(t.domain, { owner: user })
+    const first = await start(user)
+    const second = await start(user)
+    const once = await rotateAppKeys(t.domain, app.id)
+    await markSecretToReveal(t.domain, await live(first), once)
+    const twice = await rotateAppKeys(t.domain, app.id)
+    await markSecretToReveal(t.domain, await live(second), twice)
+
+    // The first session's mark names the pair it made: the app now has another, not its to see.
+    assert.equal(hasSecretToReveal(t.domain, await live(first), twice), false)
+    assert.equal(await takeSecretToReveal(t.domain, await live(first), twice), false)
+    assert.equal(hasSecretToReveal(t.domain, await live(second), twice), true)
+    assert.equal(await takeSecretToReveal(t.domain, await live(second), twice), true)
+    assert.equal(hasSecretToReveal(t.domain, await live(second), twice), false, 'once')
   })
 })
 

@@ -21,7 +21,7 @@ describe('the front door', () => {
     assert.equal(page.statusCode, 200)
     assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
     assert.match(page.body, /<h1>Latchkey<\/h1>/)
-    assert.match(page.body, /<title>Latchkey · Latchkey<\/title>/)
+    assert.match(page.body, /<title>Latchkey<\/title>/)
     assert.match(page.body, /<main class="wide">/)
     assert.match(page.body, /<script>[^<]+<\/script>/, 'the Copy buttons work')
     for (const [id, href] of [

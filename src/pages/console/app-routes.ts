@@ -132,6 +132,8 @@ export function consoleAppRoutes(context: PageContext) {
     if (!posted) return reply
     const method = posted.fields.get('method') === 'POST' ? 'POST' : 'GET'
     const typed: ToolRequest = { method, url: posted.fields.get('url') ?? '', parameters: posted.fields.get('parameters') ?? '', withToken: posted.fields.get('with_token') === 'on' }
+    // Signing with the owner's access token is as sensitive as showing it: a fresh password first.
+    if (typed.withToken && !(await hasFreshPassword(context, request, reply, posted))) return reply
     const view = { csrfToken: posted.session.csrf, user: posted.user, app: posted.app, request: typed }
     try {
       const signed = await signWithTool(posted.acting, { app: posted.app, user: posted.user, ...typed })

@@ -9,9 +9,9 @@ import { personPosting, safeNext, type PageContext, type Person } from './contex
 
 /**
  * A fresh password ("sudo mode") before a sensitive action: showing or regenerating a consumer
- * secret, an owner token or a bearer token, deleting an app. When the password was not entered in
- * this session within the last 10 minutes (FRESH_PASSWORD_MS), the action answers "Confirm your
- * password" instead; the form posts the same action again with its fields and the password, which
+ * secret, an owner token or a bearer token, signing with the owner token in the OAuth tool,
+ * deleting an app. When the password was not entered in this session within the last 10 minutes
+ * (FRESH_PASSWORD_MS), the action answers "Confirm your password" instead; the form posts the same action again with its fields and the password, which
  * is counted by the sign-in throttle like any sign-in. A page to be shown (a consumer secret after
  * creation) is confirmed through POST /console/sudo, which leads back to it.
  */

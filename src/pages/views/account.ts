@@ -59,7 +59,7 @@ function sessionEntry(session: BrowserSessionRecord, view: SessionsView) {
 </tr>`
 }
 
-/** The person's live sessions, each with "Sign out", and "Sign out of all other sessions". */
+/** The person's live sessions, each with "Sign out", and "Sign out of all other sessions" when there is another. */
 export function sessionsPage(view: SessionsView): string {
   return framedPage(
     { title: 'Your sessions', csrfToken: view.csrfToken, user: view.user },
@@ -70,10 +70,10 @@ ${view.message && html`<p role="status">${view.message}</p>`}
 <thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>${view.sessions.map((session) => sessionEntry(session, view))}</tbody>
 </table>
-<form method="post" action="/settings/sessions/end-others">
+${view.sessions.some((session) => session.id !== view.currentId) && html`<form method="post" action="/settings/sessions/end-others">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <div class="actions"><button type="submit" id="end_other_sessions" class="danger">Sign out of all other sessions</button></div>
-</form>`,
+</form>`}`,
   )
 }
 

@@ -22,7 +22,7 @@ function appEntry(app: ConnectedApp, csrfToken: string) {
   return html`<li data-app-id="${app.appId}">
 <h2>${app.appName}</h2>
 <p class="muted">By ${owner}</p>
-<p>Access: ${ACCESS[app.accessLevel]}. Authorized ${minute(app.authorizedAtMs)}. Last used: not recorded.</p>
+<p>Access: ${ACCESS[app.accessLevel]}. Authorized ${minute(app.authorizedAtMs)}.</p>
 ${app.scopes && html`<p>Through OAuth 2.0 it can:</p><ul>${app.scopes.map((scope) => html`<li>${SCOPES[scope as Scope]?.allows ?? scope}</li>`)}</ul>`}
 <form method="post" action="/settings/connected_apps/revoke">
 <input type="hidden" name="csrf_token" value="${csrfToken}">

@@ -152,7 +152,6 @@ function suspensionAction(app: AppRecord, csrfToken: string): SafeHtml {
 function details(app: AppRecord): SafeHtml {
   return html`<table><tbody>
 <tr><th scope="row">App id</th><td><code>${app.id}</code></td></tr>
-<tr><th scope="row">Consumer key</th><td><code>${app.consumerKey}</code></td></tr>
 <tr><th scope="row">Status</th><td>${statusText(app)}</td></tr>
 <tr><th scope="row">Website</th><td>${app.website ? urlText(app.website) : 'None'}</td></tr>
 <tr><th scope="row">Callback URLs</th><td>${app.callbackUrls.length === 0 ? 'None (PIN flow only)' : app.callbackUrls.map((url) => html`<code>${url}</code><br>`)}</td></tr>
@@ -160,11 +159,21 @@ function details(app: AppRecord): SafeHtml {
 </tbody></table>`
 }
 
+/** An endpoint's path that may break before a slash, never inside a name. */
+const endpointName = (resource: string): SafeHtml =>
+  html`<code class="endpoint">${resource.split(/(?=\/)/).map((part, i) => html`${i > 0 && html`<wbr>`}${part}`)}</code>`
+
+/** "2026-12-06 07:50 UTC" that may break after the date, never inside it (a hyphen is a break for the browser). */
+const unbrokenDate = (text: string): SafeHtml => {
+  const [date, ...time] = text.split(' ')
+  return html`<span class="nowrap">${date}</span> ${time.join(' ')}`
+}
+
 function usageTable(usage: EndpointUsage[]): SafeHtml {
-  return html`<section aria-labelledby="usage"><h2 id="usage">Rate-limit usage</h2>
-<table><thead><tr><th scope="col">Endpoint</th><th scope="col">Used</th><th scope="col">Limit</th><th scope="col">Window resets</th></tr></thead>
-<tbody>${usage.map((u) => html`<tr><td><code>${u.resource}</code></td><td>${u.used}</td><td>${u.limit}</td><td>${minute(u.reset * 1000)}</td></tr>`)}</tbody></table>
-<p class="muted">The app's own budget per window, as GET /1.1/application/rate_limit_status.json reports it for an app-only call.</p></section>`
+  return html`<section class="part" aria-labelledby="usage"><h2 id="usage">Usage</h2>
+<p class="muted">The app's own rate-limit budget per window, as GET /1.1/application/rate_limit_status.json reports it for an app-only call.</p>
+<table><caption class="muted">Calls this window, per endpoint</caption><thead><tr><th scope="col">Endpoint</th><th scope="col">Used</th><th scope="col">Limit</th><th scope="col">Window resets</th></tr></thead>
+<tbody>${usage.map((u) => html`<tr><td>${endpointName(u.resource)}</td><td>${u.used}</td><td>${u.limit}</td><td>${unbrokenDate(minute(u.reset * 1000))}</td></tr>`)}</tbody></table></section>`
 }
 
 function actionForm(app: AppRecord, token: string, path: string, label: string, id: string, style = 'secondary'): SafeHtml {
@@ -179,7 +188,7 @@ const OAUTH2_CHOICES: ReadonlyArray<readonly [string, string]> = [
 
 /** X's "User authentication settings": OAuth 2.0 user context on or off, and the client's type. */
 function userAuthenticationSettings(app: AppRecord, client: OAuth2ClientRecord | undefined, csrfToken: string): SafeHtml {
-  return html`<section aria-labelledby="user_authentication"><h2 id="user_authentication">User authentication settings</h2>
+  return html`<section class="part" aria-labelledby="user_authentication"><h2 id="user_authentication">User authentication settings</h2>
 <p>${client ? html`OAuth 2.0 is on. Client id: <code id="client_id">${client.clientId}</code>` : 'OAuth 2.0 is off: only OAuth 1.0a can act for people.'}</p>
 <form method="post" action="/console/apps/${app.id}/oauth2">
 ${csrf(csrfToken)}
@@ -203,6 +212,51 @@ function graceChoice(name: string, label: string, hint: string): SafeHtml {
 <p id="${name}_hint" class="muted">${hint}</p>`
 }
 
+/** The parts of an app's page, in order, as the contents at its top links them: [heading id, heading]. */
+export const APP_PAGE_PARTS: ReadonlyArray<readonly [string, string]> = [
+  ['keys_and_tokens', 'Keys and tokens'],
+  ['settings', 'Settings'],
+  ['user_authentication', 'User authentication settings'],
+  ['usage', 'Usage'],
+  ['failures', 'Signature failures'],
+  ['danger', 'Suspend or delete'],
+]
+
+const contents = (): SafeHtml =>
+  html`<nav aria-label="On this page"><ul>${APP_PAGE_PARTS.map(([id, heading]) => html`<li><a href="#${id}">${heading}</a></li>`)}</ul></nav>`
+
+/** X's "Keys and tokens": the consumer keys, the bearer token and the owner's access token, each under its own heading. */
+function keysAndTokens(view: AppPageView): SafeHtml {
+  const { app, csrfToken, user } = view
+  return html`<section class="part" aria-labelledby="keys_and_tokens"><h2 id="keys_and_tokens">Keys and tokens</h2>
+<h3>Consumer keys</h3>
+<p>Consumer key (API key): <code>${app.consumerKey}</code>. Its secret is shown once, when the pair is made.</p>
+<form method="post" action="/console/apps/${app.id}/keys">
+${csrf(csrfToken)}
+${graceChoice('grace', 'Keep the old key and secret working for', 'Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.')}
+<div class="actions"><button type="submit" id="regenerate_keys" class="secondary">Regenerate consumer key and secret</button></div>
+</form>
+<h3>Bearer token</h3>
+<p class="muted">App-only OAuth 2.0: calls as the app itself, for no person. The same token until you invalidate it.</p>
+<div class="actions">
+${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer_token')}
+${actionForm(app, csrfToken, 'bearer-token/invalidate', 'Invalidate the bearer token', 'invalidate_bearer_token')}
+</div>
+<h3>Access token and secret</h3>
+<p class="muted">OAuth 1.0a user context: calls as @${user.screenName} with this app.</p>
+<div class="actions">
+${actionForm(app, csrfToken, 'owner-token', 'Generate your access token', 'generate_access_token')}
+${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access token', 'invalidate_access_token')}
+</div>
+<p><a href="/console/apps/${app.id}/oauth-tool" id="oauth_tool">OAuth tool: sign a request</a> with these keys, as a curl command.</p>
+</section>`
+}
+
+function failuresPart(app: AppRecord): SafeHtml {
+  return html`<section class="part" aria-labelledby="failures"><h2 id="failures">Signature failures</h2>
+<p>Calls of this app refused in the last 24 hours, with the base string Latchkey computed: <a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a>.</p></section>`
+}
+
 export function appPage(view: AppPageView): string {
   const { app, csrfToken } = view
   return framedPage(
@@ -211,35 +265,24 @@ export function appPage(view: AppPageView): string {
 ${alert(view.message)}
 ${view.revealed && revealed(view.revealed)}
 ${details(app)}
-<p><a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a> · <a href="/console/apps/${app.id}/oauth-tool" id="oauth_tool">OAuth tool: sign a request</a></p>
-<div class="columns"><div>
-<section aria-labelledby="credentials"><h2 id="credentials">Credentials</h2>
-<form method="post" action="/console/apps/${app.id}/keys">
-${csrf(csrfToken)}
-${graceChoice('grace', 'Keep the old key and secret working for', 'Without a grace period every token of the app stops working at once; with one, the old pair and the tokens keep working while your clients move to the new pair.')}
-<div class="actions"><button type="submit" id="regenerate_keys" class="secondary">Regenerate consumer key and secret</button></div>
-</form>
-<div class="actions">
-${actionForm(app, csrfToken, 'owner-token', 'Generate your access token', 'generate_access_token')}
-${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access token', 'invalidate_access_token')}
-${actionForm(app, csrfToken, 'bearer-token', 'Get the bearer token', 'get_bearer_token')}
-${actionForm(app, csrfToken, 'bearer-token/invalidate', 'Invalidate the bearer token', 'invalidate_bearer_token')}
-</div></section>
-${userAuthenticationSettings(app, view.oauth2Client, csrfToken)}
-<section aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
-<div class="actions">
-${suspensionAction(app, csrfToken)}
-<a href="/console/apps/${app.id}/delete">Delete this app…</a>
-</div></section>
-</div><div>
-<section aria-labelledby="settings"><h2 id="settings">Settings</h2>
+${contents()}
+<div class="parts">
+${keysAndTokens(view)}
+<section class="part" aria-labelledby="settings"><h2 id="settings">Settings</h2>
 <form method="post" action="/console/apps/${app.id}">
 ${csrf(csrfToken)}
 ${appFields(view.values ?? appFormValues(app))}
 <div class="actions"><button type="submit" id="save_app" class="primary">Save changes</button></div>
 </form></section>
+${userAuthenticationSettings(app, view.oauth2Client, csrfToken)}
 ${usageTable(view.usage)}
-</div></div>`,
+${failuresPart(app)}
+<section class="part" aria-labelledby="danger"><h2 id="danger">Suspend or delete</h2>
+<div class="actions">
+${suspensionAction(app, csrfToken)}
+<a href="/console/apps/${app.id}/delete">Delete this app…</a>
+</div></section>
+</div>`,
     { width: 'widest' },
   )
 }

@@ -33,8 +33,12 @@ code,.secret{overflow-wrap:anywhere}
 .danger{background:#fff;color:#a4111d;border-color:#a4111d}
 main.wide{max-width:48rem}
 main.widest{max-width:72rem}
-.columns{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 2.5rem}
-@media (max-width:56rem){.columns{display:block}}
+.parts{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 2.5rem}
+@media (max-width:56rem){.parts{display:block}}
+section.part{margin-top:2rem;border-top:1px solid #c9ccd1}
+h3{font-size:1rem;margin:1.25rem 0 .25rem}
+code.endpoint{overflow-wrap:normal}
+.nowrap{white-space:nowrap}
 ul.plain{list-style:none;padding:0}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b4a8f;cursor:pointer}
@@ -56,19 +60,21 @@ export const SCRIPT = `for(const b of document.querySelectorAll('button[data-cop
 
 export const SCRIPT_HASH = `'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`
 
-/** A whole document: language, viewport, title and one <main> holding the page's heading. */
-/** `width`: wide for the console's pages, widest for one in two columns; `script`: the page has Copy buttons (SCRIPT), which the consent pages never do. */
+const BRAND = 'Latchkey'
+
+/** A whole document: language, viewport, title (the page's, then the brand's, once) and one <main> holding the page's heading. */
+/** `width`: wide for the console's pages, widest for one whose parts sit two by two; `script`: the page has Copy buttons (SCRIPT), which the consent pages never do. */
 export function layout(title: string, body: SafeHtml, options: { width?: 'wide' | 'widest'; script?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Latchkey</title>
+<title>${title === BRAND ? BRAND : `${title} · ${BRAND}`}</title>
 <style>${raw(CSS)}</style>
 </head>
 <body>
-<p class="brand">Latchkey</p>
+<header class="brand">${BRAND}</header>
 ${options.width ? html`<main class="${options.width}">` : html`<main>`}
 ${body}
 </main>

@@ -154,6 +154,145 @@ describe('the developer console and connected apps in a real browser', { skip: s
     await context.close()
   })
 
+  test('every page the console and settings render, in each state it shows, passes axe-core with every rule', async () => {
+    const page = await newPerson(browser)
+    const checked: string[] = []
+    const check = async (what: string) => {
+      await assertAccessible(page, what)
+      checked.push(new URL(page.url()).pathname.replace(/\/apps\/\d+/, '/apps/:id'))
+    }
+    await open(page, `${server.url}/console`)
+    await page.fill('#username', 'nobody_here')
+    await page.fill('#password', 'not the password')
+    assert.equal((await submitWith(page, '#sign_in')).status(), 401)
+    await check('the sign-in page with a refusal')
+    await signUp(page, server, 'Edsger Dijkstra')
+    const appId = await createApp(page, server, site.registered)
+    await check("the app's page showing the new secret")
+    const appPage = `${server.url}/console/apps/${appId}`
+    await open(page, `${server.url}/console`)
+    await check('the list of apps')
+    await open(page, appPage)
+    await check("the app's page")
+    await page.fill(`form[action="/console/apps/${appId}"] textarea[name="callbacks"]`, 'javascript:alert(1)')
+    assert.equal((await submitWith(page, '#save_app')).status(), 400)
+    await check("the app's page with a form error")
+    for (const [button, what] of [
+      ['#generate_access_token', 'the access token shown'],
+      ['#get_bearer_token', 'the bearer token shown'],
+      ['#invalidate_bearer_token', 'a message'],
+      ['#suspend_app', 'the app suspended'],
+    ]) {
+      await submitWith(page, button!)
+      await check(`the app's page with ${what}`)
+    }
+    await page.selectOption('#oauth2', 'confidential')
+    await submitWith(page, '#save_oauth2')
+    await check("the app's page with the OAuth 2.0 client secret shown")
+    await open(page, `${appPage}/delete`)
+    await check('the delete confirmation')
+
+    await open(page, `${appPage}/failures`)
+    await check('the signature failures page, empty')
+    const key = (await server.domain.stores.apps.findById(appId))?.consumerKey ?? ''
+    const unsigned = `OAuth oauth_consumer_key="${key}", oauth_nonce="axe${Date.now()}", oauth_signature="bad", oauth_signature_method="HMAC-SHA1", oauth_timestamp="${Math.floor(Date.now() / 1000)}", oauth_version="1.0"`
+    assert.equal((await fetch(`${server.url}/1.1/account/verify_credentials.json`, { headers: { authorization: unsigned } })).status, 401)
+    await server.domain.signatureFailures?.settled()
+    await open(page, `${appPage}/failures`)
+    assert.match(await mainText(page), /The app is suspended \(app_suspended\)/, "the refusal listed (the app was suspended above)")
+    await check('the signature failures page with a failure')
+
+    await open(page, `${appPage}/oauth-tool`)
+    await check('the OAuth tool')
+    await submitWith(page, '#sign_request')
+    await check('the OAuth tool with a signed request')
+    await page.fill('#url', 'http://x')
+    await page.fill('#parameters', 'oauth_nonce=mine')
+    await submitWith(page, '#sign_request')
+    await check('the OAuth tool with an error')
+
+    for (const [path, what] of [
+      ['/settings/connected_apps', 'connected apps, none'],
+      ['/settings/sessions', 'the sessions page'],
+      ['/settings/password', 'the password page'],
+    ]) {
+      await open(page, `${server.url}${path}`)
+      await check(what!)
+    }
+    await page.fill('#current_password', 'not the password')
+    await page.fill('#new_password', 'a new horse battery')
+    await submitWith(page, '#change_password')
+    await check('the password page with a refusal')
+    await page.fill('#current_password', 'correct horse battery')
+    await page.fill('#new_password', 'a new horse battery')
+    await submitWith(page, '#change_password')
+    await check('the password page, changed')
+    // Every address the console and settings answer with a page of their own, each checked above (the
+    // sign-up page and the 404 page in the tests around this one; the password confirmation in sessions.test.ts).
+    assert.deepEqual([...new Set(checked)].sort(), [
+      '/console',
+      '/console/apps/:id',
+      '/console/apps/:id/bearer-token',
+      '/console/apps/:id/bearer-token/invalidate',
+      '/console/apps/:id/delete',
+      '/console/apps/:id/failures',
+      '/console/apps/:id/oauth-tool',
+      '/console/apps/:id/oauth2',
+      '/console/apps/:id/owner-token',
+      '/console/sign-in',
+      '/settings/connected_apps',
+      '/settings/password',
+      '/settings/sessions',
+    ])
+  })
+
+  /** The lines a browser laid out each cell of the usage table in, read from where it put each character. */
+  const usageLines = (page: Page) =>
+    page.locator('section[aria-labelledby="usage"] td').evaluateAll((cells) =>
+      cells.map((cell) => {
+        const characters: Array<[string, number]> = []
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT)
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? ''
+          for (let i = 0; i < text.length; i++) {
+            const range = document.createRange()
+            range.setStart(node, i)
+            range.setEnd(node, i + 1)
+            characters.push([text.charAt(i), Math.round(range.getBoundingClientRect().top)])
+          }
+        }
+        const lines: string[] = []
+        characters.forEach(([char, top], i) => {
+          if (i === 0 || top !== characters[i - 1]?.[1]) lines.push(char)
+          else lines.push(`${lines.pop() ?? ''}${char}`)
+        })
+        return lines
+      }),
+    )
+
+  for (const viewport of [{ width: 360, height: 740 }, VIEWPORT]) {
+    test(`the app's page ${viewport.width} pixels wide: each part is reached from the contents at the top; the usage table breaks no word (an endpoint only before a slash)`, async () => {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
+      const page = await context.newPage()
+      await signUp(page, server, 'Barbara Liskov')
+      const appId = await createApp(page, server, site.registered)
+      await open(page, `${server.url}/console/apps/${appId}`)
+      const contents = page.locator('nav[aria-label="On this page"] a')
+      assert.deepEqual(await contents.allInnerTexts(), ['Keys and tokens', 'Settings', 'User authentication settings', 'Usage', 'Signature failures', 'Suspend or delete'])
+      for (const link of await contents.all()) {
+        const name = await link.innerText()
+        await link.click()
+        assert.equal(await page.locator('h2:target').innerText(), name, `${name} leads to its part`)
+      }
+      const cells = await usageLines(page)
+      assert.ok(cells.some((lines) => lines.length > 1), 'at this width some cells wrap')
+      for (const lines of cells) {
+        lines.slice(1).forEach((line, i) => assert.ok(/^[\s/]/.test(line) || /\s$/.test(lines[i]!), `${lines.join('|')} breaks at a space or before a slash`))
+      }
+      await context.close()
+    })
+  }
+
   test("developer B opens developer A's app pages: 404, nothing of A's app shown", async () => {
     const a = await newPerson(browser)
     await signUp(a, server, 'Alice')

@@ -76,15 +76,46 @@ describe("an app's page", () => {
   test('every action is a form that posts to its own address with the CSRF value, its button named for what it does', () => {
     assert.deepEqual(formsOf(page({ oauth2Client: client('confidential') })), [
       { action: '/console/apps/12/keys', buttons: [['regenerate_keys', 'secondary', 'Regenerate consumer key and secret']], csrf: true },
-      { action: '/console/apps/12/owner-token', buttons: [['generate_access_token', 'secondary', 'Generate your access token']], csrf: true },
-      { action: '/console/apps/12/owner-token/invalidate', buttons: [['invalidate_access_token', 'secondary', 'Invalidate your access token']], csrf: true },
       { action: '/console/apps/12/bearer-token', buttons: [['get_bearer_token', 'secondary', 'Get the bearer token']], csrf: true },
       { action: '/console/apps/12/bearer-token/invalidate', buttons: [['invalidate_bearer_token', 'secondary', 'Invalidate the bearer token']], csrf: true },
+      { action: '/console/apps/12/owner-token', buttons: [['generate_access_token', 'secondary', 'Generate your access token']], csrf: true },
+      { action: '/console/apps/12/owner-token/invalidate', buttons: [['invalidate_access_token', 'secondary', 'Invalidate your access token']], csrf: true },
+      { action: '/console/apps/12', buttons: [['save_app', 'primary', 'Save changes']], csrf: true },
       { action: '/console/apps/12/oauth2', buttons: [['save_oauth2', 'secondary', 'Save user authentication settings']], csrf: true },
       { action: '/console/apps/12/oauth2/secret', buttons: [['regenerate_client_secret', 'secondary', 'Regenerate client secret']], csrf: true },
       { action: '/console/apps/12/suspend', buttons: [['suspend_app', 'danger', 'Suspend app']], csrf: true },
-      { action: '/console/apps/12', buttons: [['save_app', 'primary', 'Save changes']], csrf: true },
     ])
+  })
+
+  test("is grouped as X's developer portal: contents at the top link each part, in order, to its heading", () => {
+    const html = page({ oauth2Client: client('confidential') })
+    const contents = /<nav aria-label="On this page"><ul>([\s\S]*?)<\/ul><\/nav>/.exec(html)?.[1] ?? ''
+    const links = [...contents.matchAll(/<li><a href="#([a-z_]+)">([^<]*)<\/a><\/li>/g)].map((m) => [m[1], m[2]])
+    const headings = [...html.matchAll(/<h2 id="([a-z_]+)">([^<]*)<\/h2>/g)].map((m) => [m[1], m[2]])
+    const parts = [
+      ['keys_and_tokens', 'Keys and tokens'],
+      ['settings', 'Settings'],
+      ['user_authentication', 'User authentication settings'],
+      ['usage', 'Usage'],
+      ['failures', 'Signature failures'],
+      ['danger', 'Suspend or delete'],
+    ]
+    assert.deepEqual(links, parts)
+    assert.deepEqual(headings, parts)
+    assert.ok(html.indexOf('aria-label="On this page"') < html.indexOf('<h2'), 'the contents come before the first part')
+  })
+
+  test('each token button sits under the heading of the credential it makes or ends', () => {
+    const html = page()
+    const keys = html.slice(html.indexOf('<h2 id="keys_and_tokens">'), html.indexOf('<h2 id="settings">'))
+    const under = [...keys.matchAll(/<h3>([^<]*)<\/h3>([\s\S]*?)(?=<h3>|$)/g)].map((m) => [m[1], [...m[2]!.matchAll(/<button type="submit" id="([^"]+)"/g)].map((b) => b[1])])
+    assert.deepEqual(under, [
+      ['Consumer keys', ['regenerate_keys']],
+      ['Bearer token', ['get_bearer_token', 'invalidate_bearer_token']],
+      ['Access token and secret', ['generate_access_token', 'invalidate_access_token']],
+    ])
+    assert.match(keys, /<p>Consumer key \(API key\): <code>ck<\/code>\./)
+    assert.match(keys, /calls as @ada with this app/)
   })
 
   test('a grace period is offered for the keys and for the client secret: none (chosen), an hour, a day, a week, each explained', () => {
@@ -142,7 +173,7 @@ describe("an app's page", () => {
 
   test("the usage table's window resets at the minute it says, from the reset in seconds", () => {
     const html = page({ usage: [{ resource: '/oauth/request_token', used: 3, limit: 15, remaining: 12, reset: Date.UTC(2026, 4, 6, 7, 8) / 1000 }] })
-    assert.match(html, /<tr><td><code>\/oauth\/request_token<\/code><\/td><td>3<\/td><td>15<\/td><td>2026-05-06 07:08 UTC<\/td><\/tr>/)
+    assert.match(html, /<tr><td><code class="endpoint">\/oauth<wbr>\/request_token<\/code><\/td><td>3<\/td><td>15<\/td><td><span class="nowrap">2026-05-06<\/span> 07:08 UTC<\/td><\/tr>/)
   })
 
   test('is titled after the app and laid out in the widest frame; the delete page is titled for deleting it', () => {

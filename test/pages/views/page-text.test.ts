@@ -9,6 +9,8 @@ import { browserName } from '../../../src/pages/views/browser-name.ts'
 import { connectedAppsPage } from '../../../src/pages/views/connected-apps.ts'
 import { consentPage } from '../../../src/pages/views/consent.ts'
 import { signInPage, signUpPage, urlText } from '../../../src/pages/views/frame.ts'
+import { html } from '../../../src/pages/views/html.ts'
+import { layout } from '../../../src/pages/views/layout.ts'
 import type { AccessLevel, AppRecord, BrowserSessionRecord, UserRecord } from '../../../src/storage/records.ts'
 
 const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
@@ -82,6 +84,8 @@ describe('the connected apps page', () => {
       ['read-write-directmessages', 'Read, write and direct messages'],
     ]
     for (const [accessLevel, said] of levels) assert.match(page([app({ accessLevel })]), new RegExp(`<p>Access: ${said}\\. Authorized`), accessLevel)
+    // Only what is known: when it was authorized (its last use is not recorded, so not claimed).
+    assert.match(page([app({})]), /<p>Access: Read\. Authorized 1970-01-01 00:00 UTC\.<\/p>/)
     assert.match(page([app({ owner: undefined })]), /By an unknown developer/)
     const scoped = page([app({ scopes: ['users.read', 'made.up'] })])
     assert.deepEqual(listAfter(scoped, 'Through OAuth 2.0 it can:'), ['See your profile and the profiles of other accounts.', 'made.up'])
@@ -107,6 +111,12 @@ describe('the account pages', () => {
       ['b', true, true],
     ])
     assert.doesNotMatch(page, /role="status"/)
+  })
+
+  test('the sessions page offers "Sign out of all other sessions" only when there is another session', () => {
+    const offered = (sessions: BrowserSessionRecord[]) => sessionsPage({ csrfToken: 'c', user, sessions, currentId: 'b' }).includes('Sign out of all other sessions')
+    assert.equal(offered([session('b')]), false, 'this browser alone')
+    assert.equal(offered([session('a'), session('b')]), true)
   })
 
   test('the password pages are titled for what they do; the confirmation carries the hidden fields it is given', () => {
@@ -142,6 +152,11 @@ describe('the console frame', () => {
     const page = connectedAppsPage({ csrfToken: 'c', user, apps: [] })
     assert.match(page, /<script>[^<]+<\/script>/)
     assert.match(page, /<main class="wide">\n<nav aria-label="Account">/)
+  })
+
+  test('a page is titled with its own name, then the brand once: the brand alone when the page is named after it', () => {
+    assert.equal(titleOf(layout('Latchkey', html`<h1>Latchkey</h1>`)), 'Latchkey')
+    assert.equal(titleOf(layout('Your PIN', html`<h1>PIN</h1>`)), 'Your PIN · Latchkey')
   })
 
   test('a URL is a link only when it is http or https; anything else, a URL or not, is code', () => {
