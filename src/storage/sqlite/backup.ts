@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import Sqlite from 'better-sqlite3'
 import { DatabaseRefusedError } from '../errors.ts'
 import { MIGRATION_NAMES } from '../sql/migrations.ts'
@@ -33,7 +33,7 @@ const PAGES_PER_STEP = 1000
 export async function backupSqlite(databaseUrl: string, file: string, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
   const path = sqlitePath(databaseUrl)
   if (!existsSync(path)) throw new DatabaseRefusedError(`there is no database at ${path}`)
-  if (existsSync(file)) throw new DatabaseRefusedError(`${file} exists: name a new file (a backup never overwrites one)`)
+  createOwnerOnly(file)
   const source = new Sqlite(path, { fileMustExist: true, timeout: 5000 })
   try {
     let remainingBefore = Infinity
@@ -47,6 +47,7 @@ export async function backupSqlite(databaseUrl: string, file: string, onProgress
       },
     })
     onProgress?.(totalPages, totalPages)
+    selfContained(file)
   } catch (error) {
     rmSync(file, { force: true })
     throw error
@@ -54,6 +55,34 @@ export async function backupSqlite(databaseUrl: string, file: string, onProgress
     source.close()
   }
   return inspectDatabaseFile(file)
+}
+
+/**
+ * Makes `file` empty, readable by its owner only, exclusively: an existing file, or a link (even one
+ * pointing nowhere), is refused rather than followed. SQLite then writes into it and keeps its mode.
+ */
+function createOwnerOnly(file: string): void {
+  let handle: number
+  try {
+    handle = openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new DatabaseRefusedError(`${file} exists: name a new file (a backup never overwrites one)`)
+    throw error
+  }
+  closeSync(handle)
+}
+
+/**
+ * The copy keeps the source's WAL mode, in which even a reader makes a -wal and a -shm beside it:
+ * in rollback mode the backup is its one file, as a reader finds it.
+ */
+function selfContained(file: string): void {
+  const db = new Sqlite(file, { fileMustExist: true })
+  try {
+    db.pragma('journal_mode = DELETE')
+  } finally {
+    db.close()
+  }
 }
 
 /**
@@ -108,6 +137,8 @@ export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileRe
   try {
     const incoming = `${path}.restoring-${process.pid}`
     copyFileSync(file, incoming)
+    // The copy has the backup's mode; what it holds was no more hidden there than for this moment.
+    chmodSync(incoming, 0o600)
     for (const leftover of [`${path}-wal`, `${path}-shm`]) rmSync(leftover, { force: true })
     renameSync(incoming, path)
   } finally {

@@ -1,10 +1,10 @@
 // Backup, inspection and restore of the embedded database, in process (test/cli/data.test.ts runs
 // the real commands beside real servers).
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, describe, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import { DatabaseRefusedError } from '../../../src/storage/errors.ts'
 import { MIGRATION_NAMES } from '../../../src/storage/sql/migrations.ts'
@@ -201,5 +201,55 @@ describe('restoring a backup', () => {
     write(foreign, (db) => db.exec('create table notes (id integer primary key)'))
     assert.throws(() => restoreSqlite(path, foreign), refused(/is not a Latchkey database/))
     assert.equal(inspectDatabaseFile(path).rows.audit_events, 1)
+  })
+})
+
+describe('who may read the files', () => {
+  // The usual umask, which leaves a new file readable by everyone unless its maker says otherwise.
+  let umask: number
+  before(() => (umask = process.umask(0o022)))
+  after(() => process.umask(umask))
+
+  const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
+  const besides = (path: string) => readdirSync(join(path, '..')).filter((name) => name.startsWith(path.split('/').at(-1)!) && join(path, '..', name) !== path)
+
+  test('a new database, its -wal and -shm are its owner\'s only', async () => {
+    const path = join(dir, `fresh-${++files}`, 'latchkey.sqlite')
+    await withStoresAt(path, async (stores) => {
+      await stores.users.create(userRecord())
+      assert.deepEqual([path, `${path}-wal`, `${path}-shm`].map(modeOf), ['600', '600', '600'])
+    })
+    assert.equal(modeOf(join(path, '..')), '700', 'and the folder made for it')
+  })
+
+  test('a backup is its owner\'s only and its one file, before and after it is inspected; a restored database is its owner\'s only', async () => {
+    const path = await databaseWith(2)
+    const file = newPath('private.sqlite')
+    await backupSqlite(path, file)
+    assert.equal(modeOf(file), '600')
+    assert.deepEqual(besides(file), [], 'no -wal, -shm or journal beside it')
+    inspectDatabaseFile(file)
+    assert.deepEqual(besides(file), [], 'not even once read')
+    const readable = newPath('readable.sqlite')
+    writeFileSync(readable, readFileSync(file), { mode: 0o644 })
+    const target = await databaseWith()
+    restoreSqlite(target, readable)
+    assert.equal(modeOf(target), '600')
+    assert.equal(inspectDatabaseFile(target).rows.audit_events, 2)
+  })
+
+  test('a link as the backup\'s name, even one to nowhere, is refused, not followed', async () => {
+    const path = await databaseWith()
+    const nowhere = newPath('nowhere.sqlite')
+    const dangling = newPath('dangling.sqlite')
+    symlinkSync(nowhere, dangling)
+    await assert.rejects(backupSqlite(path, dangling), refused(/dangling\.sqlite exists: name a new file/))
+    assert.ok(!existsSync(nowhere), 'nothing was written where the link points')
+    const kept = newPath('kept.txt')
+    writeFileSync(kept, 'keep me')
+    const link = newPath('link.sqlite')
+    symlinkSync(kept, link)
+    await assert.rejects(backupSqlite(path, link), refused(/link\.sqlite exists/))
+    assert.equal(readFileSync(kept, 'utf8'), 'keep me')
   })
 })
