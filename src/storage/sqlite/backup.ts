@@ -14,6 +14,8 @@ export interface DatabaseFileReport {
   schemaVersion: string
   /** Rows per table (Latchkey's tables, not the migrator's). */
   rows: Record<string, number>
+  /** A restore's: where the database it replaced is kept, until the next restore (none when there was none). */
+  replacedKeptAs?: string
 }
 
 /** How far a backup is: pages of the database still to copy, of all. */
@@ -126,8 +128,8 @@ function readOrFail<T>(db: Sqlite.Database, file: string, read: () => T): T {
 /**
  * Puts a backup in place of the embedded database, once `inspectDatabaseFile` accepts it. Refused
  * while a server holds the database (its serve lock): the file is copied beside the database, the
- * database's own -wal and -shm are removed (they belong to the file being replaced), and the copy is
- * renamed over it, so the database is never half written. The next start migrates it if it is older.
+ * database being replaced is kept beside it (`keepReplaced`), and the copy is renamed into its
+ * place, so the database is never half written. The next start migrates it if it is older.
  */
 export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileReport {
   const report = inspectDatabaseFile(file)
@@ -139,12 +141,38 @@ export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileRe
     copyFileSync(file, incoming)
     // The copy has the backup's mode; what it holds was no more hidden there than for this moment.
     chmodSync(incoming, 0o600)
-    for (const leftover of [`${path}-wal`, `${path}-shm`]) rmSync(leftover, { force: true })
+    const kept = existsSync(path) ? keepReplaced(path) : undefined
     renameSync(incoming, path)
+    return { ...report, file: path, ...(kept ? { replacedKeptAs: kept } : {}) }
   } finally {
     lock.release()
   }
-  return { ...report, file: path }
+}
+
+/**
+ * Moves the database a restore replaces to `<database>.before-restore` (the one an earlier restore
+ * kept there goes), whole: its WAL checkpointed into it first, and moved beside it when that fails
+ * (a damaged database), so what was written after the backup can still be read. No -wal or -shm is
+ * left for the restored file to be read with.
+ */
+function keepReplaced(path: string): string {
+  const kept = `${path}.before-restore`
+  for (const old of [kept, `${kept}-wal`, `${kept}-shm`]) rmSync(old, { force: true })
+  try {
+    const db = new Sqlite(path, { fileMustExist: true })
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)')
+    } finally {
+      db.close()
+    }
+  } catch {
+    // Not a database SQLite can open: kept as it is, with its -wal.
+  }
+  renameSync(path, kept)
+  chmodSync(kept, 0o600)
+  if (existsSync(`${path}-wal`)) renameSync(`${path}-wal`, `${kept}-wal`)
+  rmSync(`${path}-shm`, { force: true })
+  return kept
 }
 
 /** PostgreSQL's backups are PostgreSQL's own. */

@@ -1,6 +1,7 @@
 // Backup, inspection and restore of the embedded database, in process (test/cli/data.test.ts runs
 // the real commands beside real servers).
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -179,6 +180,30 @@ describe('restoring a backup', () => {
     lock.release()
     for (const leftover of [`${path}-wal`, `${path}-shm`]) rmSync(leftover, { force: true })
     assert.equal(restoreSqlite(path, file).file, path, 'again, with no -wal or -shm to remove')
+  })
+
+  test('the database it replaces is kept beside it, with what was written after the backup, until the next restore', async () => {
+    const path = await databaseWith(1)
+    const file = newPath('keep-me.sqlite')
+    await backupSqlite(path, file)
+    // A row written after the backup by a process that was killed: it is only in the database's WAL.
+    const killed = spawnSync(process.execPath, ['-e', `const db = new (require('better-sqlite3'))(${JSON.stringify(path)}); db.prepare("insert into audit_events (at_ms, event) values (1, 'app.created')").run(); process.kill(process.pid, 'SIGKILL')`])
+    assert.equal(killed.signal, 'SIGKILL', String(killed.stderr))
+    assert.ok(statSync(`${path}-wal`).size > 0)
+    const report = restoreSqlite(path, file)
+    const kept = `${path}.before-restore`
+    assert.equal(report.replacedKeptAs, kept)
+    assert.equal(inspectDatabaseFile(kept).rows.audit_events, 2, 'the replaced database, whole')
+    assert.equal(inspectDatabaseFile(path).rows.audit_events, 1, 'the backup in its place')
+
+    insertAuditRows(path, 5)
+    assert.equal(restoreSqlite(path, file).replacedKeptAs, kept)
+    assert.equal(inspectDatabaseFile(kept).rows.audit_events, 6, 'the next restore keeps the database it replaces instead')
+
+    const nothingThere = newPath('nothing-there.sqlite')
+    const first = restoreSqlite(nothingThere, file)
+    assert.equal(first.replacedKeptAs, undefined, 'nothing to keep')
+    assert.ok(!existsSync(`${nothingThere}.before-restore`))
   })
 
   test('refused while a server holds the database, which stays as it was', async () => {
