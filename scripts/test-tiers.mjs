@@ -56,6 +56,7 @@ export const TIERS = [
           'test/console/text-fields.test.ts',
           'test/http/nonce-store-share.test.ts',
           'test/http/oauth2-user.test.ts',
+          'test/http/unreadable-secrets.test.ts',
         ],
       },
     ],
