@@ -117,6 +117,11 @@ describe('latchkey backup and restore', () => {
     closeSync(handle)
     assert.notEqual(integrityOf(damaged), 'ok')
     assertRefused(await runCli(['restore', damaged, '--yes'], env), /fails SQLite's integrity check/)
+    // Edited offline: the person's password hash replaced by one the editor knows.
+    const edited = join(dir, 'edited.sqlite')
+    copyFileSync(file, edited)
+    new Sqlite(edited).exec("update users set password_hash = 'scrypt$32768$8$1$attacker$attacker'").close()
+    assertRefused(await runCli(['restore', edited, '--yes'], env), /edited\.sqlite was changed after `latchkey backup` made it, or was made under another master key: its seal does not match/)
     assert.deepEqual(await screenNames(env), ['after_backup', 'before_backup'], 'every refusal changed nothing')
 
     // From a script, without --yes: nobody was asked, so nothing is replaced.

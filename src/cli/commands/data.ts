@@ -9,6 +9,7 @@ import {
 } from '../../storage/index.ts'
 import { isPostgresUrl, redactUrl } from '../../storage/urls.ts'
 import { confirmAtTerminal } from '../confirm.ts'
+import { masterKeys } from '../../compose.ts'
 import { configFrom } from '../context.ts'
 import { print } from '../output.ts'
 import { progressBar } from '../progress.ts'
@@ -37,7 +38,7 @@ export function backupCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (file: string, options: { json?: boolean }, command: Command) => {
       const bar = progressBar('backup')
-      const report = await backupSqlite(embeddedDatabase(command), file, (done, total) => bar.update(done, total)).finally(() => bar.end())
+      const report = await backupSqlite(embeddedDatabase(command), file, masterKeys(configFrom(command)), (done, total) => bar.update(done, total)).finally(() => bar.end())
       print(!!options.json, reportView(report), () => `backed up to ${report.file} (${report.bytes} bytes, schema ${report.schemaVersion}): ${rowsLine(report.rows)}`)
     })
 }
@@ -51,7 +52,7 @@ export function restoreCommand(): Command {
     .action(async (file: string, options: { json?: boolean; yes?: boolean }, command: Command) => {
       const database = embeddedDatabase(command)
       await confirmAtTerminal(`Restoring ${file} replaces everything in ${database}.`, options, 'refuse')
-      const report = restoreSqlite(database, file)
+      const report = restoreSqlite(database, file, masterKeys(configFrom(command)))
       const kept = report.replacedKeptAs ? `\nthe database it replaced is kept as ${report.replacedKeptAs} until the next restore` : ''
       print(!!options.json, reportView(report), () => `restored ${file} into ${report.file} (schema ${report.schemaVersion}): ${rowsLine(report.rows)}${kept}`)
     })

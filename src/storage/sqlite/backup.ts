@@ -1,7 +1,9 @@
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import Sqlite from 'better-sqlite3'
 import { DatabaseRefusedError } from '../errors.ts'
+import type { KeyringSource } from '../sealing/keyring.ts'
 import { MIGRATION_NAMES } from '../sql/migrations.ts'
+import { BACKUP_SEAL_TABLE, checkBackupSeal, removeBackupSeal, sealBackup } from './backup-seal.ts'
 import { GENERATION_TABLE } from './generation.ts'
 import { sqlitePath } from './open.ts'
 import { takeServeLock } from './serve-lock.ts'
@@ -30,9 +32,10 @@ const PAGES_PER_STEP = 1000
  * another connection between two steps makes SQLite start the copy over, so a step that leaves as
  * many pages to copy as the one before (or more) was a restart: from then on the whole database is
  * copied in one step, so a busy server cannot keep the backup from ending. The copy holds every
- * transaction committed before its last step began. Progress ends at all pages copied.
+ * transaction committed before its last step began. Progress ends at all pages copied. The copy is
+ * then sealed under the master keyring (backup-seal.ts), so that restore can tell it is untouched.
  */
-export async function backupSqlite(databaseUrl: string, file: string, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
+export async function backupSqlite(databaseUrl: string, file: string, keyring: KeyringSource, onProgress?: BackupProgress): Promise<DatabaseFileReport> {
   const path = sqlitePath(databaseUrl)
   if (!existsSync(path)) throw new DatabaseRefusedError(`there is no database at ${path}`)
   createOwnerOnly(file)
@@ -50,6 +53,7 @@ export async function backupSqlite(databaseUrl: string, file: string, onProgress
     })
     onProgress?.(totalPages, totalPages)
     selfContained(file)
+    sealBackup(file, keyring)
   } catch (error) {
     rmSync(file, { force: true })
     throw error
@@ -108,7 +112,7 @@ export function inspectDatabaseFile(file: string): DatabaseFileReport {
     const unknown = ran.filter((name) => !MIGRATION_NAMES.includes(name))
     if (unknown.length > 0) throw new DatabaseRefusedError(`${file} was made by a newer Latchkey (migration ${unknown.join(', ')} is unknown to this version): upgrade first`)
     const rows: Record<string, number> = {}
-    for (const table of tables.filter((t) => !t.startsWith('latchkey_migration') && t !== GENERATION_TABLE)) {
+    for (const table of tables.filter((t) => !t.startsWith('latchkey_migration') && t !== GENERATION_TABLE && t !== BACKUP_SEAL_TABLE)) {
       rows[table] = (db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n
     }
     return { file, bytes: statSync(file).size, schemaVersion: ran.at(-1) ?? 'none', rows }
@@ -128,23 +132,29 @@ function readOrFail<T>(db: Sqlite.Database, file: string, read: () => T): T {
 /**
  * Puts a backup in place of the embedded database, once `inspectDatabaseFile` accepts it. Refused
  * while a server holds the database (its serve lock): the file is copied beside the database, the
- * database being replaced is kept beside it (`keepReplaced`), and the copy is renamed into its
- * place, so the database is never half written. The next start migrates it if it is older.
+ * copy checked (its seal matches under the master keyring, every sealed value opens: nothing
+ * replaced otherwise) and unsealed, the database being replaced kept beside it (`keepReplaced`), and
+ * the copy renamed into its place, so the database is never half written. The next start migrates
+ * it if it is older.
  */
-export function restoreSqlite(databaseUrl: string, file: string): DatabaseFileReport {
+export function restoreSqlite(databaseUrl: string, file: string, keyring: KeyringSource): DatabaseFileReport {
   const report = inspectDatabaseFile(file)
   const path = sqlitePath(databaseUrl)
   const lock = takeServeLock(databaseUrl)
   if (!lock) throw new DatabaseRefusedError(`a latchkey server is running on ${path}: stop it first`)
+  const incoming = `${path}.restoring-${process.pid}`
   try {
-    const incoming = `${path}.restoring-${process.pid}`
     copyFileSync(file, incoming)
     // The copy has the backup's mode; what it holds was no more hidden there than for this moment.
     chmodSync(incoming, 0o600)
+    // The copy is what is checked: the file could change after it was read.
+    checkBackupSeal(incoming, file, keyring)
+    removeBackupSeal(incoming)
     const kept = existsSync(path) ? keepReplaced(path) : undefined
     renameSync(incoming, path)
     return { ...report, file: path, ...(kept ? { replacedKeptAs: kept } : {}) }
   } finally {
+    rmSync(incoming, { force: true })
     lock.release()
   }
 }
