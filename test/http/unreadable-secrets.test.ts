@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { rotateAppKeys } from '../../src/domain/registry/apps.ts'
+import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { damageSealedKey, injectedTestServer, type TestServer } from '../helpers/test-app.ts'
@@ -59,6 +60,19 @@ describe('an app whose stored key or secret cannot be opened', () => {
     assert.equal((await bearerFor(apps[1]!)).statusCode, 200)
     const mended = await rotateAppKeys(t.domain, apps[0]!.id)
     assert.equal((await bearerFor(mended)).statusCode, 200)
+    assert.deepEqual(failuresLogged(logged), [])
+  })
+
+  test("a damaged consumer secret: a request signed with it (the owner's access token) is 403 code 1009, the other app's is 200", async () => {
+    const { apps, logged } = await damagedAndSound('consumer_secret')
+    const verify = async (app: (typeof apps)[number]) => {
+      const { token } = await issueOwnerToken(t.domain, app.id)
+      return t.signedFetch({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
+    }
+    const refused = await verify(apps[0]!)
+    assert.equal(refused.status, 403, refused.text)
+    assert.deepEqual(refused.json, { errors: [{ code: E.credentialUnreadable.code, message: E.credentialUnreadable.message }] })
+    assert.equal((await verify(apps[1]!)).status, 200)
     assert.deepEqual(failuresLogged(logged), [])
   })
 
