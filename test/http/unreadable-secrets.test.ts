@@ -57,6 +57,8 @@ describe('an app whose stored key or secret cannot be opened', () => {
     const refused = await bearerFor(apps[0]!)
     assert.equal(refused.statusCode, 403, refused.body)
     assert.deepEqual(JSON.parse(refused.body), { errors: [{ code: E.credentialUnreadable.code, message: E.credentialUnreadable.message }] })
+    const refusal = logLines.slice(logged).map((line) => JSON.parse(line) as { msg: string; code?: number; detail?: string }).find((line) => line.msg === 'request refused')
+    assert.match(refusal?.detail ?? '', new RegExp(`^app ${apps[0]!.id}'s consumer secret: a value sealed under key \\S+ failed its integrity check$`), 'the log says which app and which value')
     assert.equal((await bearerFor(apps[1]!)).statusCode, 200)
     const mended = await rotateAppKeys(t.domain, apps[0]!.id)
     assert.equal((await bearerFor(mended)).statusCode, 200)

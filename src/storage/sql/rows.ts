@@ -14,6 +14,7 @@ import type {
   SuspendedBy,
   UserRecord,
 } from '../records.ts'
+import { SealError } from '../errors.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokensTable, AppsTable, AuditEventsTable, BearerTokensTable, RequestTokensTable, UsersTable } from './schema.ts'
 
@@ -76,13 +77,23 @@ export function toApp(row: Omit<Selectable<AppsTable>, 'name_key'>, sealer: Seal
     createdAtMs: num(row.created_at_ms),
     updatedAtMs: num(row.updated_at_ms),
   }
-  return Object.defineProperties(record, { consumerKey: openedOnRead(row.consumer_key, sealer), consumerSecret: openedOnRead(row.consumer_secret, sealer) })
+  return Object.defineProperties(record, {
+    consumerKey: openedOnRead(row.consumer_key, sealer, `app ${row.id}'s consumer key`),
+    consumerSecret: openedOnRead(row.consumer_secret, sealer, `app ${row.id}'s consumer secret`),
+  })
 }
 
-/** A record's field holding a sealed value, opened on its first read (and then kept). */
-function openedOnRead(sealed: string, sealer: Sealer): PropertyDescriptor {
+/** A record's field holding a sealed value, opened on its first read (and then kept); a failure names `what` for the log. */
+function openedOnRead(sealed: string, sealer: Sealer, what: string): PropertyDescriptor {
   let plain: string | undefined
-  return { enumerable: true, get: () => (plain ??= sealer.open(sealed)) }
+  const open = () => {
+    try {
+      return sealer.open(sealed)
+    } catch (error) {
+      throw error instanceof SealError ? new SealError(`${what}: ${error.message}`, { cause: error }) : error
+    }
+  }
+  return { enumerable: true, get: () => (plain ??= open()) }
 }
 
 /** How an app's name is compared for uniqueness per owner: without regard to case (the domain's rule too). */
