@@ -58,6 +58,7 @@ export const TIERS = [
           'test/console/sudo.test.ts',
           'test/http/nonce-store-share.test.ts',
           'test/http/oauth2-user.test.ts',
+          'test/http/unreadable-secrets.test.ts',
         ],
       },
     ],

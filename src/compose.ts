@@ -107,7 +107,7 @@ export interface Observed {
  * The master keys: the development server makes its key file on first start (and says so); in
  * every other case a missing key stops start-up with one line.
  */
-function masterKeys(config: Config): KeyringSource {
+export function masterKeys(config: Config): KeyringSource {
   try {
     const { source, created } = resolveKeyringSource({ inline: config.masterKey, file: config.masterKeyFile, createIfMissing: config.dev })
     if (created) {

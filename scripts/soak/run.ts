@@ -52,9 +52,10 @@ const MB = 1024 * 1024
 async function main(): Promise<number> {
   const minutes = Number(args.minutes)
   if (args.database && !args.redis) throw new Error('--database (PostgreSQL) needs --redis too')
-  const dir = mkdtempSync(join(tmpdir(), 'latchkey-soak-'))
   const shared = args.database ? await openSharedBackends(args.database, args.redis!) : undefined
   if (typeof shared === 'string') throw new Error(shared)
+  // The run's one folder (the SQLite files, the load generator's config), removed however it ends.
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-soak-'))
   const storage: Storage = shared ? shared.storage : { database: join(dir, 'soak.sqlite') }
   const masterKey = serializeKeyring(newKeyring())
   let server: ChildProcess | undefined
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
     for (const creds of credentials) creds.bearerToken = await bearerToken(target, creds)
     console.log(`soak: ${minutes} min on ${shared ? 'PostgreSQL + Redis' : 'SQLite (nonces and limits in memory)'}, server pid ${server.pid}, ${args.connections} connections`)
     console.log(header())
-    const rows = await drive(target, credentials, flow, minutes, started.latestStats)
+    const rows = await drive(target, credentials, flow, minutes, started.latestStats, join(dir, 'load.json'))
     const drained = await drain(Number(args['drain-seconds']), started.latestStats)
     const verdict = judge(rows)
     const summary = { minutes, backend: shared ? 'postgres+redis' : 'sqlite', rows, drained, serverErrors: started.errorLines(), ...verdict }
@@ -146,11 +147,17 @@ async function bearerToken(target: { host: string; port: number }, creds: BenchC
   return body.access_token
 }
 
-/** Runs the load process and turns each of its reports into a row, printed as it comes. */
-async function drive(target: { host: string; port: number }, credentials: BenchCredentials[], flow: FlowAccount, minutes: number, stats: () => Stats | undefined): Promise<Row[]> {
+/** Runs the load process, its config written to `configFile`, and turns each of its reports into a row, printed as it comes. */
+async function drive(
+  target: { host: string; port: number },
+  credentials: BenchCredentials[],
+  flow: FlowAccount,
+  minutes: number,
+  stats: () => Stats | undefined,
+  configFile: string,
+): Promise<Row[]> {
   const reportSeconds = Number(args['report-seconds'])
   const config: LoadConfig = { ...target, credentials, flow, connections: Number(args.connections), durationSeconds: minutes * 60, reportSeconds }
-  const configFile = join(mkdtempSync(join(tmpdir(), 'latchkey-soak-load-')), 'load.json')
   writeFileSync(configFile, JSON.stringify(config))
   const load = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak/load.ts', configFile], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
   const rows: Row[] = []
@@ -168,7 +175,6 @@ async function drive(target: { host: string; port: number }, credentials: BenchC
     }
   })
   const [code] = (await once(load, 'exit')) as [number | null]
-  rmSync(configFile, { force: true })
   if (code !== 0) throw new Error(`the load generator exited with ${code}`)
   return rows
 }

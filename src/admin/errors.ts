@@ -1,9 +1,10 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { wireName } from '../domain/vocabulary.ts'
+import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { answerOnSocket, clientErrorDef } from '../http/bounds.ts'
-import { StorageUnavailableError } from '../storage/errors.ts'
+import { SealError, StorageUnavailableError } from '../storage/errors.ts'
 import { PROBLEM_TYPES, ProblemError, sendProblem, type FieldError, type Problem } from './problem.ts'
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
@@ -40,6 +41,7 @@ const WHERE: Record<string, FieldError['in']> = { body: 'body', querystring: 'qu
 export function toProblem(error: unknown): Problem {
   if (error instanceof ProblemError) return error.problem
   if (error instanceof ServiceError) return fromServiceError(error)
+  if (error instanceof SealError) return fromServiceError(new ServiceError(E.credentialUnreadable, { cause: error }))
   if (error instanceof StorageUnavailableError) {
     // Which of them, and where, is the operator's log's to say (the cause names addresses).
     return new ProblemError(503, PROBLEM_TYPES.unavailable, 'The database or Redis cannot be reached; try again shortly.').problem

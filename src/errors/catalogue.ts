@@ -58,6 +58,12 @@ export const E = {
   urlTooLong: { status: 414, code: 1006, message: 'Request URL too long.' },
   requestTimeout: { status: 408, code: 1007, message: 'Request took too long to arrive.' },
   alreadyExists: { status: 409, code: 1008, message: 'A record with this name already exists.' },
+  credentialUnreadable: {
+    status: 403,
+    code: 1009,
+    message: 'This credential cannot be read by the service: its stored secret is damaged or sealed under a master key the service does not hold. Ask the operator.',
+    oauth2: 'invalid_client',
+  },
   // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
   requestTokenMissing: {
     status: 400,

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { StorageUnavailableError } from '../storage/errors.ts'
+import { SealError, StorageUnavailableError } from '../storage/errors.ts'
 import { setLimitHeaders } from './plugins/rate-limit.ts'
 
 // The JSON error renderer, all of it: what may be shown of anything thrown, the body, the reply,
@@ -17,12 +17,14 @@ export function errorBody(error: ServiceError): { errors: Array<{ code: number; 
 
 /**
  * Turns anything thrown into the ServiceError the client may see: ours as they are, Fastify's own
- * 4xx (bad Content-Length, body too large...) into our codes, a storage outage into 503/130, and
- * anything else into a bare 500/131 whose cause only the log sees.
+ * 4xx (bad Content-Length, body too large...) into our codes, a storage outage into 503/130, a
+ * stored secret that cannot be opened into a refusal of its credential (403/1009), and anything
+ * else into a bare 500/131 whose cause only the log sees.
  */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error
   if (error instanceof StorageUnavailableError) return new ServiceError(E.overCapacity, { cause: error })
+  if (error instanceof SealError) return new ServiceError(E.credentialUnreadable, { cause: error, detail: error.message })
   const fastifyError = error as { statusCode?: number; code?: string }
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     if (fastifyError.statusCode === 413) return new ServiceError(E.requestTooLarge, { cause: error })

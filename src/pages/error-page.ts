@@ -24,6 +24,7 @@ function title({ status, code }: ServiceError): string {
 function message(error: ServiceError): string {
   if (error.code >= FIRST_PAGE_CODE) return error.message
   if (error.code === E.sslRequired.code) return 'This page must be opened over a secure (https) connection.'
+  if (error.code === E.credentialUnreadable.code) return 'This app cannot be used now: the service cannot read its stored keys. Ask the operator of this service.'
   if (error.status >= 500) return 'Something went wrong on our side. Please try again in a few minutes.'
   if (error.status === 413) return 'The form sent was too large.'
   if (error.status === 429) return 'Too many requests from your network. Please wait a few minutes and try again.'

@@ -7,6 +7,15 @@ export class StorageUnavailableError extends Error {
 }
 
 /**
+ * A stored secret the master key cannot open: sealed under a key the keyring does not hold, or
+ * changed at rest (it fails its tag). Thrown by the sealer (src/storage/sealing/sealer.ts) when a
+ * record is read; the edges refuse the one credential it belongs to (403 code 1009), never a 500.
+ */
+export class SealError extends Error {
+  override name = 'SealError'
+}
+
+/**
  * A write that would give an owner two apps of one name (compared without regard to case): the
  * unique index of migration 008 refused it. The domain answers 409 code 1008.
  */

@@ -94,6 +94,8 @@ function keyOf(name: string, method: string, args: readonly string[]): string {
 function deepFreeze<T>(value: T): T {
   // Anything not an object (null too) counts as frozen.
   if (Object.isFrozen(value)) return value
-  for (const inner of Object.values(value as object)) deepFreeze(inner)
+  // Fields only: a field read through a getter (a sealed key, opened when first read: sql/rows.ts)
+  // is not read here, and returns a string.
+  for (const field of Object.values(Object.getOwnPropertyDescriptors(value))) if ('value' in field) deepFreeze(field.value)
   return Object.freeze(value)
 }

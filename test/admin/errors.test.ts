@@ -8,7 +8,7 @@ import { toProblem } from '../../src/admin/errors.ts'
 import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
-import { StorageUnavailableError } from '../../src/storage/errors.ts'
+import { SealError, StorageUnavailableError } from '../../src/storage/errors.ts'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { jsonOf, raw } from '../helpers/raw-http.ts'
 
@@ -37,6 +37,15 @@ describe('admin problem documents', () => {
     for (const failure of [new ServiceError(E.internalError, { detail: 'select failed at row 12' }), new Error('secret at /srv/latchkey'), 'a string']) {
       assert.deepEqual(toProblem(failure), { type: 'urn:latchkey:problem:internal', title: 'Internal Server Error', status: 500, detail: 'Internal error.' })
     }
+  })
+
+  test('a stored secret the master key cannot open refuses its credential: 403, the catalogue\'s words, not where it failed', () => {
+    assert.deepEqual(toProblem(new SealError('a value sealed under key k1 failed its integrity check')), {
+      type: 'urn:latchkey:problem:bad-request',
+      title: 'Forbidden',
+      status: 403,
+      detail: E.credentialUnreadable.message,
+    })
   })
 
   test("a framework refusal with a 4xx status keeps it (the type by status, else bad-request); one without is a 500", () => {

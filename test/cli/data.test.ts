@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import { openStorage } from '../../src/storage/open-stores.ts'
-import { runCli, type CliResult } from '../helpers/cli.ts'
+import { runCli, runCliAtTerminal, type CliResult } from '../helpers/cli.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { testKeyring } from '../helpers/keys.ts'
 import { startServe } from '../helpers/serve-process.ts'
@@ -117,12 +117,31 @@ describe('latchkey backup and restore', () => {
     closeSync(handle)
     assert.notEqual(integrityOf(damaged), 'ok')
     assertRefused(await runCli(['restore', damaged, '--yes'], env), /fails SQLite's integrity check/)
+    // Edited offline: the person's password hash replaced by one the editor knows.
+    const edited = join(dir, 'edited.sqlite')
+    copyFileSync(file, edited)
+    new Sqlite(edited).exec("update users set password_hash = 'scrypt$32768$8$1$attacker$attacker'").close()
+    assertRefused(await runCli(['restore', edited, '--yes'], env), /edited\.sqlite was changed after `latchkey backup` made it, or was made under another master key: its seal does not match/)
     assert.deepEqual(await screenNames(env), ['after_backup', 'before_backup'], 'every refusal changed nothing')
+
+    // From a script, without --yes: nobody was asked, so nothing is replaced.
+    assertRefused(await runCli(['restore', file], env), /^latchkey: nothing changed: Restoring .* replaces everything in .*\. Not at a terminal, nobody could be asked: --yes says go ahead$/m)
+    assert.deepEqual(await screenNames(env), ['after_backup', 'before_backup'])
+    const declined = await runCliAtTerminal(['restore', file], env, [{ after: /Go ahead\? \[y\/N\] /, type: 'n' }])
+    assert.notEqual(declined.code, 0)
+    assert.deepEqual(await screenNames(env), ['after_backup', 'before_backup'])
 
     const restored = await runCli(['restore', file, '--yes', '--json'], env)
     assert.equal(restored.code, 0, restored.stderr)
+    const kept = `${database}.before-restore`
+    assert.equal((JSON.parse(restored.stdout) as { replaced_database_kept_as: string }).replaced_database_kept_as, kept)
     assert.deepEqual(await screenNames(env), ['before_backup'])
+    assert.deepEqual(await screenNames({ LATCHKEY_DATABASE_URL: kept }), ['after_backup', 'before_backup'], 'everything made after the backup is kept')
     assert.ok(!existsSync(`${database}.restoring-${process.pid}`))
+
+    const asked = await runCliAtTerminal(['restore', file], env, [{ after: /Go ahead\? \[y\/N\] /, type: 'y' }])
+    assert.equal(asked.code, 0, asked.stdout)
+    assert.match(asked.stdout, new RegExp(`the database it replaced is kept as ${kept} until the next restore`))
   })
 
   test('on PostgreSQL, backup says to use pg_dump', async () => {

@@ -139,3 +139,27 @@ export async function deleteBehindStores(dbPath: string, table: 'users' | 'apps'
     db.close()
   }
 }
+
+/**
+ * Changes one character of an app's stored consumer key or secret straight in the database (SQLite
+ * file or PostgreSQL schema), as an edited backup or a damaged disk would: it no longer opens.
+ */
+export async function damageSealedKey(dbPath: string, appId: string, column: 'consumer_key' | 'consumer_secret'): Promise<void> {
+  const damage = (sealed: string) => {
+    const at = sealed.length - 20
+    return `${sealed.slice(0, at)}${sealed[at] === 'A' ? 'B' : 'A'}${sealed.slice(at + 1)}`
+  }
+  const id = appId.replace(/'/g, "''")
+  if (isPostgresUrl(dbPath)) {
+    const [row] = await runSql<{ sealed: string }>(dbPath, `select ${column} as sealed from apps where id = '${id}'`)
+    await runSql(dbPath, `update apps set ${column} = '${damage(row!.sealed)}' where id = '${id}'`)
+    return
+  }
+  const db = new Sqlite(dbPath)
+  try {
+    const { sealed } = db.prepare(`select ${column} as sealed from apps where id = ?`).get(appId) as { sealed: string }
+    db.prepare(`update apps set ${column} = ? where id = ?`).run(damage(sealed), appId)
+  } finally {
+    db.close()
+  }
+}

@@ -1,6 +1,9 @@
 // The headers and bodies of every kind of error answer, as clients and proxies read them, and the
 // log lines behind them (src/http/json-errors.ts, src/http/oauth2-errors.ts).
 import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
@@ -11,6 +14,12 @@ import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { injectedTestServer, openTestDomain, type TestServer } from '../helpers/test-app.ts'
+
+// Every folder this file's tests make in the OS temp dir goes into one of its own, so that the last
+// test can see what they left behind (other runs on the machine make folders in the real one).
+const scratch = mkdtempSync(join(tmpdir(), 'latchkey-error-answers-'))
+process.env.TMPDIR = scratch
+after(() => rmSync(scratch, { recursive: true, force: true }))
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const FORM = 'application/x-www-form-urlencoded'
@@ -155,7 +164,7 @@ async function appLogging(t: TestContext) {
   let closed = false
   const close = async () => {
     closed = true
-    await domain.domain.runtime.close()
+    await domain.close()
   }
   t.after(async () => {
     await app.close()
@@ -198,4 +207,8 @@ describe('what a client may see of anything thrown (toServiceError) and the body
     const labelled = (Object.values(E) as ErrorDef[]).find((def) => def.label !== undefined)!
     assert.deepStrictEqual(errorBody(new ServiceError(labelled)), { errors: [{ code: labelled.code, message: labelled.message, label: labelled.label }] })
   })
+})
+
+test('the tests above leave no folder in the OS temp dir (the per-process migrated template goes at exit)', () => {
+  assert.deepEqual(readdirSync(scratch).filter((name) => !name.startsWith('latchkey-template-')), [])
 })

@@ -9,13 +9,15 @@ import {
 } from '../../storage/index.ts'
 import { isPostgresUrl, redactUrl } from '../../storage/urls.ts'
 import { confirmAtTerminal } from '../confirm.ts'
+import { masterKeys } from '../../compose.ts'
 import { configFrom } from '../context.ts'
 import { print } from '../output.ts'
 import { progressBar } from '../progress.ts'
 
 /** A report as the CLI prints it. */
 function reportView(report: DatabaseFileReport) {
-  return { file: report.file, bytes: report.bytes, schema_version: report.schemaVersion, rows: report.rows }
+  const view = { file: report.file, bytes: report.bytes, schema_version: report.schemaVersion, rows: report.rows }
+  return report.replacedKeptAs ? { ...view, replaced_database_kept_as: report.replacedKeptAs } : view
 }
 
 const rowsLine = (rows: Record<string, number>) =>
@@ -36,22 +38,23 @@ export function backupCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (file: string, options: { json?: boolean }, command: Command) => {
       const bar = progressBar('backup')
-      const report = await backupSqlite(embeddedDatabase(command), file, (done, total) => bar.update(done, total)).finally(() => bar.end())
+      const report = await backupSqlite(embeddedDatabase(command), file, masterKeys(configFrom(command)), (done, total) => bar.update(done, total)).finally(() => bar.end())
       print(!!options.json, reportView(report), () => `backed up to ${report.file} (${report.bytes} bytes, schema ${report.schemaVersion}): ${rowsLine(report.rows)}`)
     })
 }
 
 export function restoreCommand(): Command {
   return new Command('restore')
-    .description('put a backup in place of the embedded database, once it passes the integrity check and its schema is known (refused while a server runs on it)')
+    .description('put a backup in place of the embedded database, once it passes the integrity check and its schema is known (refused while a server runs on it); the database it replaces is kept beside it until the next restore')
     .argument('<file>', 'a file made by latchkey backup')
-    .option('--yes', 'do not ask before replacing the database')
+    .option('--yes', 'do not ask before replacing the database (needed off a terminal)')
     .option('--json', 'print JSON')
     .action(async (file: string, options: { json?: boolean; yes?: boolean }, command: Command) => {
       const database = embeddedDatabase(command)
-      await confirmAtTerminal(`Restoring ${file} replaces everything in ${database}.`, options)
-      const report = restoreSqlite(database, file)
-      print(!!options.json, reportView(report), () => `restored ${file} into ${report.file} (schema ${report.schemaVersion}): ${rowsLine(report.rows)}`)
+      await confirmAtTerminal(`Restoring ${file} replaces everything in ${database}.`, options, 'refuse')
+      const report = restoreSqlite(database, file, masterKeys(configFrom(command)))
+      const kept = report.replacedKeptAs ? `\nthe database it replaced is kept as ${report.replacedKeptAs} until the next restore` : ''
+      print(!!options.json, reportView(report), () => `restored ${file} into ${report.file} (schema ${report.schemaVersion}): ${rowsLine(report.rows)}${kept}`)
     })
 }
 

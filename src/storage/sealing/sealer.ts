@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+import { SealError } from '../errors.ts'
 import { deriveSecret, type Keyring } from './keyring.ts'
 
 /**
@@ -30,9 +31,7 @@ export const SEALER_CACHE_SIZE = 100_000
 /** Presented values longer than any credential we issue are hashed but not kept: strangers choose them. */
 const MAX_INDEXED_LENGTH = 256
 
-export class SealError extends Error {
-  override name = 'SealError'
-}
+export { SealError }
 
 /** `keyring` is asked on every use, so a rotated key file is seen at once. */
 export function createSealer(keyring: (force?: boolean) => Keyring, options: { cacheSize?: number } = {}): Sealer {

@@ -4,7 +4,7 @@ import { isSealed } from '../sealing/sealer.ts'
 import type { Database } from './schema.ts'
 
 /** Every sealed column, with the hash column that finds its value, if any. */
-const SEALED_COLUMNS = [
+export const SEALED_COLUMNS = [
   { table: 'apps', key: 'id', column: 'consumer_key', hash: 'consumer_key_hash' },
   { table: 'apps', key: 'id', column: 'consumer_secret', hash: undefined },
   { table: 'request_tokens', key: 'token_hash', column: 'secret', hash: undefined },

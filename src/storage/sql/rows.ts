@@ -14,6 +14,7 @@ import type {
   SuspendedBy,
   UserRecord,
 } from '../records.ts'
+import { SealError } from '../errors.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokensTable, AppsTable, AuditEventsTable, BearerTokensTable, RequestTokensTable, UsersTable } from './schema.ts'
 
@@ -51,16 +52,20 @@ export function fromUser(user: UserRecord): UsersTable {
   }
 }
 
-/** `name_key` is the unique index's (migration 008): written with the name, never read. */
+/**
+ * `name_key` is the unique index's (migration 008): written with the name, never read. The keys are
+ * opened when first read, so an app whose stored key cannot be opened (SealError) is still listed,
+ * and only what uses its keys is refused.
+ */
 export function toApp(row: Omit<Selectable<AppsTable>, 'name_key'>, sealer: Sealer): AppRecord {
-  return {
+  const record = {
     id: row.id,
     name: row.name,
     description: row.description,
     website: row.website,
     ownerId: row.owner_id,
-    consumerKey: sealer.open(row.consumer_key),
-    consumerSecret: sealer.open(row.consumer_secret),
+    consumerKey: '',
+    consumerSecret: '',
     callbackUrls: JSON.parse(row.callback_urls) as string[],
     accessLevel: row.access_level as AccessLevel,
     type: row.app_type as AppType,
@@ -72,6 +77,23 @@ export function toApp(row: Omit<Selectable<AppsTable>, 'name_key'>, sealer: Seal
     createdAtMs: num(row.created_at_ms),
     updatedAtMs: num(row.updated_at_ms),
   }
+  return Object.defineProperties(record, {
+    consumerKey: openedOnRead(row.consumer_key, sealer, `app ${row.id}'s consumer key`),
+    consumerSecret: openedOnRead(row.consumer_secret, sealer, `app ${row.id}'s consumer secret`),
+  })
+}
+
+/** A record's field holding a sealed value, opened on its first read (and then kept); a failure names `what` for the log. */
+function openedOnRead(sealed: string, sealer: Sealer, what: string): PropertyDescriptor {
+  let plain: string | undefined
+  const open = () => {
+    try {
+      return sealer.open(sealed)
+    } catch (error) {
+      throw error instanceof SealError ? new SealError(`${what}: ${error.message}`, { cause: error }) : error
+    }
+  }
+  return { enumerable: true, get: () => (plain ??= open()) }
 }
 
 /** How an app's name is compared for uniqueness per owner: without regard to case (the domain's rule too). */

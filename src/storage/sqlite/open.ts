@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely, SqliteDialect, type Driver, type SqliteDatabase } from 'kysely'
@@ -32,7 +32,7 @@ const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
  */
 export function openSqlite(url: string): Kysely<Database> {
   const path = sqlitePath(url)
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:' && path !== '') createOwnerOnly(path)
   const sqlite = new Sqlite(path)
   const journalMode = sqlite.pragma('journal_mode = WAL', { simple: true })
   sqlite.pragma('synchronous = NORMAL')
@@ -46,6 +46,15 @@ export function openSqlite(url: string): Kysely<Database> {
   const db = new Kysely<Database>({ dialect: new CheckpointedSqliteDialect(withStatementCache(sqlite), checkpoints) })
   lookUpDirectly(db, sqlite)
   return db
+}
+
+/**
+ * A new database file (and folder) readable by its owner only, whatever the umask: SQLite gives its
+ * -wal and -shm the database's mode. An existing file keeps the mode it has.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  closeSync(openSync(path, 'a', 0o600))
 }
 
 /**
