@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { DatabaseRefusedError, StorageUnavailableError } from '../storage/index.ts'
+import { DatabaseRefusedError, SealError, StorageUnavailableError } from '../storage/index.ts'
 import { adminTokenCommand } from './commands/admin-tokens.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
@@ -52,6 +52,9 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode
     if (error instanceof ServiceError || error instanceof ConfigError || error instanceof StorageUnavailableError || error instanceof DatabaseRefusedError) {
       process.stderr.write(`latchkey: ${oneLine(error.message)}\n`)
+    } else if (error instanceof SealError) {
+      // A stored value the keyring cannot open (damaged at rest, or sealed under a retired key): say what mends it.
+      process.stderr.write(`latchkey: ${oneLine(error.message)}: the master keyring cannot open it; give the app new keys (latchkey app rotate-keys <app>), or use the keyring it was sealed under\n`)
     } else {
       process.stderr.write(`latchkey: unexpected error: ${oneLine((error as Error)?.message ?? String(error))}\n`)
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { runCli, runCliAtTerminal, type CliResult } from '../helpers/cli.ts'
+import { damageSealedKey } from '../helpers/test-app.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-cli-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -84,6 +85,20 @@ describe('latchkey user and app commands', () => {
     const deleted = await json(['app', 'delete', String(app.app_id)], env)
     assert.equal(deleted.app_id, app.app_id)
     assert.deepEqual(await json(['app', 'list'], env), [])
+  })
+
+  test('an app whose stored consumer secret cannot be opened: app show says so in one line and what mends it; rotate-keys mends it', async () => {
+    const env = newDatabase()
+    await json(['user', 'create', '--screen-name', 'dora', '--password', 'correct horse battery'], env)
+    const app = await json(['app', 'create', '--name', 'Damaged', '--owner', 'dora', '--callback', 'https://client.example/cb'], env)
+    await damageSealedKey(env.LATCHKEY_DATABASE_URL, String(app.app_id), 'consumer_secret')
+    assertRefusal(
+      await runCli(['app', 'show', String(app.app_id)], env),
+      new RegExp(`^latchkey: app ${app.app_id}'s consumer secret: .*: the master keyring cannot open it; give the app new keys \\(latchkey app rotate-keys <app>\\)`),
+    )
+    const rotated = await json(['app', 'rotate-keys', String(app.app_id), '--yes'], env)
+    assert.match(String(rotated.consumer_secret), /^\w{50}$/)
+    assert.equal((await json(['app', 'show', String(app.app_id)], env)).consumer_secret, rotated.consumer_secret)
   })
 
   test("an app's OAuth 2.0 client: made with --oauth2, its secret regenerated at once or with --grace", async () => {
