@@ -12,7 +12,7 @@ import { isClusterWorker } from './cluster.ts'
 import { systemClock } from './domain/clock.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
-import { pruneAuditTrail, retentionCutoffMs } from './domain/audit-retention.ts'
+import { startHousekeeping } from './domain/housekeeping.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
 import { demoFilePath, readDemoFile } from './cli/dev-demo.ts'
@@ -99,7 +99,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
     }
   }
-  const sweeper = startHousekeeping(domain, logger, config.auditRetentionDays)
+  const housekeeping = startHousekeeping(domain, {
+    auditRetentionDays: config.auditRetentionDays,
+    onError: (message, error) => logger.warn({ err: error }, message),
+  })
   const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
   return {
     app,
@@ -108,9 +111,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url: baseUrl(app, config.host, !!https),
     adminUrl,
     async close() {
-      clearInterval(sweeper)
       stopStats()
-      await Promise.all([app.close(), admin?.close()])
+      await Promise.all([app.close(), admin?.close(), housekeeping.stop()])
       // Signature failures handed over to be written go in before the database closes.
       await domain.signatureFailures?.settled()
       await tracing?.shutdown()
@@ -151,29 +153,4 @@ function lockIfAlone(config: Config): ServeLock | undefined {
     )
   }
   return lock
-}
-
-/**
- * The serve process's housekeeping. Every minute, request tokens expired for an hour are deleted
- * (until then the pages can still say "expired"); at start and then every hour, the audit rows
- * older than --audit-retention. Every instance does it: each deletion is idempotent.
- */
-function startHousekeeping(domain: DomainDeps, logger: { warn(obj: object, msg: string): void }, auditRetentionDays: number): NodeJS.Timeout {
-  const pruneAudit = () => {
-    const cutoffMs = retentionCutoffMs(domain, auditRetentionDays)
-    if (cutoffMs === undefined) return
-    pruneAuditTrail(domain, cutoffMs, 'retention').catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete audit rows past their retention')
-    })
-  }
-  pruneAudit()
-  let minutes = 0
-  const timer = setInterval(() => {
-    domain.stores.requestTokens.deleteExpired(domain.clock.nowMs() - 3_600_000).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete expired request tokens')
-    })
-    if (++minutes % 60 === 0) pruneAudit()
-  }, 60_000)
-  timer.unref()
-  return timer
 }
