@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { readFileSync, readdirSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import type { HttpSettings, HomeSettings } from '../../src/app-deps.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
@@ -7,7 +6,6 @@ import { textOfElement } from '../helpers/browser-less.ts'
 
 const DEMO = { screenName: 'demo', password: 'pw <&> "quoted"', appId: '1234', consumerKey: 'ck_demo', consumerSecret: 'cs_demo' }
 const home = (demo = DEMO): HomeSettings => ({ demo: () => demo, adminUrl: () => 'http://127.0.0.1:9091' })
-const DOCS = readdirSync(new URL('../../docs/', import.meta.url)).filter((name) => name.endsWith('.md'))
 
 const app = (http: Partial<HttpSettings>) => buildTestApp({ http })
 
@@ -77,27 +75,6 @@ describe('the front door', () => {
       const answer = await t.app.inject({ method: 'GET', url })
       assert.equal(answer.statusCode, 404, url)
       assert.deepEqual(answer.json(), { errors: [{ code: 34, message: 'Sorry, that page does not exist' }] }, url)
-    }
-  })
-
-  test('/docs/ lists every document, each served as the plain text of docs/; nothing else is', async (ctx) => {
-    const t = await app({ home: home() })
-    ctx.after(() => t.close())
-    const index = await t.app.inject({ method: 'GET', url: '/docs/' })
-    assert.equal(index.statusCode, 200)
-    assert.match(index.body, /<title>Documentation · Latchkey<\/title>/)
-    assert.ok(DOCS.length > 3)
-    for (const name of DOCS) assert.match(index.body, new RegExp(`<a href="/docs/${name.replace('.', '\\.')}">`), name)
-    const listed = [...index.body.matchAll(/<a href="\/docs\/([^"]+)">/g)].map((m) => m[1])
-    assert.deepEqual(listed, [...DOCS].sort(), 'in alphabetical order')
-    const doc = await t.app.inject({ method: 'GET', url: '/docs/testing.md' })
-    assert.equal(doc.statusCode, 200)
-    assert.equal(doc.headers['content-type'], 'text/plain; charset=utf-8')
-    assert.equal(doc.body, readFileSync(new URL('../../docs/testing.md', import.meta.url), 'utf8'))
-    for (const url of ['/docs/missing.md', '/docs/..%2Fpackage.json', '/docs/%2E%2E%2FREADME.md', '/docs/screenshots', '/docs/testing.md%00']) {
-      const refused = await t.app.inject({ method: 'GET', url })
-      assert.equal(refused.statusCode, 404, url)
-      assert.doesNotMatch(refused.body, /"name": "latchkey"|# Latchkey/, url)
     }
   })
 })

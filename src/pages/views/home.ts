@@ -18,7 +18,6 @@ export interface HomeView {
   adminUrl: string | undefined
   dev: boolean
   demo: HomeDemo | undefined
-  docs: readonly string[]
 }
 
 function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
@@ -61,15 +60,5 @@ export function homePage(view: HomeView): string {
 </ul>
 ${view.dev && view.demo && demoSection(view, view.demo)}`,
     { width: 'wide', script: true },
-  )
-}
-
-/** GET /docs/: the documents, each served as plain text. */
-export function docsIndexPage(docs: readonly string[]): string {
-  return layout(
-    'Documentation',
-    html`<h1>Documentation</h1>
-<ul>${docs.map((name) => html`<li><a href="/docs/${name}">${name}</a></li>`)}</ul>
-<p><a href="/">Back to the front door</a></p>`,
   )
 }
