@@ -26,14 +26,17 @@ describe('the front door', () => {
       ['console', '/console'],
       ['connected_apps', '/settings/connected_apps'],
       ['public_openapi', '/openapi.json'],
-      ['admin_openapi', 'http://127.0.0.1:9091/admin/v1/openapi.json'],
       ['docs', '/docs/'],
     ]) {
       assert.match(page.body, new RegExp(`<a href="${href}" id="${id}">`), id)
     }
     // Outside development, never the demo, whatever the database holds.
     assert.doesNotMatch(page.body, /ck_demo|try_it|pin_command/)
-    // Every link of the page answers (the admin one is another listener's).
+    // Nor the admin listener's address, an internal one: only where the admin document is served.
+    assert.doesNotMatch(page.body, /9091|127\.0\.0\.1/)
+    assert.match(page.body, /the admin API's, on the admin listener at <code>\/admin\/v1\/openapi\.json<\/code>/)
+    // Every link of the page answers: none leads off this service.
+    assert.deepEqual([...page.body.matchAll(/href="([^"]+)"/g)].map(([, href]) => href).filter((href) => !href!.startsWith('/')), [])
     for (const path of ['/console', '/settings/connected_apps', '/openapi.json', '/docs/']) {
       const linked = await t.app.inject({ method: 'GET', url: path, headers: https })
       assert.ok(linked.statusCode < 400, `${path}: ${linked.statusCode}`)
@@ -56,6 +59,8 @@ describe('the front door', () => {
       'the call with the token, on its own line',
     )
     assert.match(page.body, /<a href="\/console\/apps\/1234\/oauth-tool" id="oauth_tool">/)
+    assert.equal(textOfElement(page.body, 'admin_openapi'), 'http://127.0.0.1:9091/admin/v1/openapi.json', 'in development the admin listener (this machine) is named')
+    assert.doesNotMatch(page.body, /href="http:\/\/127\.0\.0\.1:9091/, 'named, never linked')
   })
 
   test('in development without a demo (not the first start on this database) there is no demo section', async (ctx) => {
@@ -64,7 +69,7 @@ describe('the front door', () => {
     const page = await t.app.inject({ method: 'GET', url: '/' })
     assert.equal(page.statusCode, 200)
     assert.doesNotMatch(page.body, /try_it|pin_command/)
-    assert.doesNotMatch(page.body, /id="admin_openapi"/, 'no admin listener, no link to it')
+    assert.doesNotMatch(page.body, /id="admin_openapi"/, 'no admin listener, no address for it')
     assert.match(page.body, /the admin API's, on the admin listener at <code>\/admin\/v1\/openapi\.json<\/code>/)
   })
 

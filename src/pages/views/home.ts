@@ -14,7 +14,7 @@ export interface HomeDemo {
 export interface HomeView {
   /** This service's scheme and host, as clients reach it. */
   origin: string
-  /** The admin API's base URL, when its listener is known. */
+  /** The admin API's base URL, when its listener is known: named in development only. */
   adminUrl: string | undefined
   dev: boolean
   demo: HomeDemo | undefined
@@ -45,9 +45,11 @@ function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
 
 /** GET /: what this service is and where to go next. */
 export function homePage(view: HomeView): string {
-  const admin = view.adminUrl
-    ? html`<a href="${view.adminUrl}/admin/v1/openapi.json" id="admin_openapi">the admin API's</a> (on its own listener, <code>${view.adminUrl}</code>; every call needs an admin token)`
-    : html`the admin API's, on the admin listener at <code>/admin/v1/openapi.json</code>`
+  // Never a link to the admin listener: it is not the public side's to show. On a development
+  // server both listen on this machine, so its address is named (as text) for a newcomer.
+  const admin = view.dev && view.adminUrl
+    ? html`the admin API's, on its own listener at <code id="admin_openapi">${view.adminUrl}/admin/v1/openapi.json</code> (every call needs an admin token)`
+    : html`the admin API's, on the admin listener at <code>/admin/v1/openapi.json</code> (every call needs an admin token)`
   return layout(
     'Latchkey',
     html`<h1>Latchkey</h1>
