@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { buildAdminApp } from './admin/app.ts'
 import { buildApp } from './app.ts'
 import { composeDomain } from './compose.ts'
@@ -15,7 +16,7 @@ import { startProcessStats } from './process-stats.ts'
 import { startHousekeeping } from './domain/housekeeping.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
-import { demoFilePath, readDemoFile } from './cli/dev-demo.ts'
+import { demoFilePath, readDemoFile, retireDevelopmentDemo } from './cli/dev-demo.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -26,6 +27,8 @@ export interface RunningServer {
   url: string
   /** The admin API's base URL, when its listener is on (--admin-port). */
   adminUrl: string | undefined
+  /** The process's log: in production, the lines on stdout are its JSON lines only. */
+  logger: Logger
   /** Stops accepting, drains in-flight requests, closes the database. */
   close(): Promise<void>
 }
@@ -54,6 +57,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     serveLock?.abandon()
     throw error
   })
+  // Before the first request: a development database's admin token and demo stop in production.
+  if (!config.dev && !isClusterWorker()) {
+    await sayDevelopmentRetired(domain, config.database, logger).catch(async (error: unknown) => {
+      await domain.runtime.close()
+      await tracing?.shutdown()
+      serveLock?.release()
+      throw error
+    })
+  }
   const app = await buildApp({
     domain,
     logger,
@@ -110,6 +122,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     observability,
     url: baseUrl(app, config.host, !!https),
     adminUrl,
+    logger,
     async close() {
       stopStats()
       await Promise.all([app.close(), admin?.close(), housekeeping.stop()])
@@ -153,4 +166,9 @@ function lockIfAlone(config: Config): ServeLock | undefined {
     )
   }
   return lock
+}
+
+/** Production on a database the development server made: what it made for a newcomer stops, and the log says so. */
+export async function sayDevelopmentRetired(domain: DomainDeps, database: string, logger: Pick<Logger, 'warn'>): Promise<void> {
+  for (const done of await retireDevelopmentDemo(domain, database)) logger.warn(`a development database in production: ${done}`)
 }
