@@ -21,6 +21,15 @@ describe('a development database served in production', { timeout: 120_000 }, ()
     for (const server of running) await server.stop()
     await storage.close()
   })
+  /** The development server's admin token and admin address, from its first start's banner. */
+  const developmentStart = async () => {
+    const development = await serve(['--dev'])
+    const token = /admin token\s+(lkadm_\S+)/.exec(development.output())![1]!
+    const adminUrl = /Admin API is listening on (\S+)/.exec(development.output())![1]!
+    assert.equal((await adminCall(adminUrl, token, '/apps')).status, 200, 'the twin: in development the token works')
+    assert.equal(await development.stop(), 0)
+    return token
+  }
 
   const serve = async (args: string[]) => {
     const redis = storage.redis ? ['--redis', storage.redis.url, '--redis-key-prefix', storage.redis.keyPrefix] : []
@@ -32,11 +41,7 @@ describe('a development database served in production', { timeout: 120_000 }, ()
   const logLines = (server: ServeProcess) => server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string; adminUrl?: string })
 
   test('its development admin token is refused, the demo person disabled and the demo app suspended, each said in a warning at start', async () => {
-    const development = await serve(['--dev'])
-    const devToken = /admin token\s+(lkadm_\S+)/.exec(development.output())![1]!
-    const devAdminUrl = /Admin API is listening on (\S+)/.exec(development.output())![1]!
-    assert.equal((await adminCall(devAdminUrl, devToken, '/apps')).status, 200, 'the twin: in development the token works')
-    assert.equal(await development.stop(), 0)
+    const devToken = await developmentStart()
     const demoFile = `${storage.dbPath}.demo.json`
     if (!TEST_DATABASE_URL) assert.ok(existsSync(demoFile), 'the development server kept the demo beside the database')
 
@@ -58,5 +63,18 @@ describe('a development database served in production', { timeout: 120_000 }, ()
     for (const said of [/suspended the demo app \d+/, /disabled the demo person demo \(\d+\)/, /deleted .*\.demo\.json, which held the demo's credentials/]) {
       assert.match(warnings.join('\n'), said)
     }
+  })
+
+  test('with --workers, the primary stops them before any worker listens, and says so', { skip: TEST_DATABASE_URL ? false : 'workers need Redis: the PostgreSQL + Redis pass' }, async () => {
+    // A database of its own, made by a development server anew.
+    for (const server of running.splice(0)) await server.stop()
+    await storage.close()
+    storage = await openTestDomain()
+    const devToken = await developmentStart()
+    const production = await serve(['--host', '127.0.0.1', '--trust-proxy', '127.0.0.1', '--public-url', PUBLIC, '--workers', '2'])
+    const lines = logLines(production)
+    const listening = lines.find((line) => line.msg === 'Latchkey is listening')!
+    assert.equal((await adminCall(listening.adminUrl!, devToken, '/apps')).status, 401)
+    assert.match(lines.filter((line) => line.level === 40).map((line) => line.msg).join('\n'), /revoked the development server's admin token/)
   })
 })
