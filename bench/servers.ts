@@ -115,7 +115,8 @@ export function latchkeyCommand(runtime: Runtime, serveArgs: string[], profileDi
   return [process.execPath, ...profile, '--import', 'tsx', 'src/cli/main.ts', 'serve', ...serveArgs]
 }
 
-export const LATCHKEY_LISTENING = /^Latchkey is listening on (\S+)/m
+/** A production server's start line, a JSON log line: `{…,"url":"http://127.0.0.1:PORT",…,"msg":"Latchkey is listening"}`. */
+export const LATCHKEY_LISTENING = /^\{.*"url":"([^"]+)".*"msg":"Latchkey is listening"\}$/m
 export const CEILING_LISTENING = /^listening on (\S+)/m
 
 export function startCeiling(cpu: number | undefined, logFile: string): Promise<ServerProcess> {

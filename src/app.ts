@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 
   await app.register(healthRoutes(deps.domain.runtime))
-  await app.register(openApiRoutes())
+  await app.register(openApiRoutes(deps.http.publicUrl))
   if (deps.metrics?.publicScrape) await app.register(metricsRoute(deps.metrics.publicScrape))
   await app.register(pagesPlugin(deps))
   await app.register(oauth1Routes(deps.domain, deps.http.publicUrl))

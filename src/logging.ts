@@ -1,5 +1,10 @@
 import pino, { type Logger, type LoggerOptions } from 'pino'
 
+type Destination = ReturnType<typeof pino.destination>
+
+/** The production destination of each logger, for closeLog. */
+const destinations = new WeakMap<Logger, Destination>()
+
 /** How often a "log lines dropped" line is written while lines are being dropped. */
 const DROP_REPORT_MS = 5_000
 
@@ -25,8 +30,23 @@ export function createLogger(options: { dev: boolean; level: string; bufferBytes
   // bufferBytes; past it they are dropped and counted rather than held without bound.
   const destination = pino.destination({ dest: 1, sync: false, ...(options.bufferBytes ? { maxLength: options.bufferBytes } : {}) })
   const logger = pino(settings, destination)
+  destinations.set(logger, destination)
   reportDrops(logger, destination)
   return logger
+}
+
+/**
+ * Resolves once every line logged so far is written, in order, and the log is closed: for just
+ * before process.exit. pino's flush answers at once for this unbuffered destination, and its exit
+ * handler's synchronous write could overtake a write still in flight (the last lines out of order).
+ */
+export function closeLog(logger: Logger): Promise<void> {
+  const destination = destinations.get(logger)
+  if (!destination) return Promise.resolve()
+  return new Promise((resolve) => {
+    destination.once('close', () => resolve())
+    destination.end()
+  })
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { buildAdminApp } from './admin/app.ts'
 import { buildApp } from './app.ts'
 import { composeDomain } from './compose.ts'
@@ -12,10 +13,10 @@ import { isClusterWorker } from './cluster.ts'
 import { systemClock } from './domain/clock.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
-import { pruneAuditTrail, retentionCutoffMs } from './domain/audit-retention.ts'
+import { startHousekeeping } from './domain/housekeeping.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
-import { demoFilePath, readDemoFile } from './cli/dev-demo.ts'
+import { demoFilePath, readDemoFile, retireDevelopmentDemo } from './cli/dev-demo.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -26,6 +27,8 @@ export interface RunningServer {
   url: string
   /** The admin API's base URL, when its listener is on (--admin-port). */
   adminUrl: string | undefined
+  /** The process's log: in production, the lines on stdout are its JSON lines only. */
+  logger: Logger
   /** Stops accepting, drains in-flight requests, closes the database. */
   close(): Promise<void>
 }
@@ -54,6 +57,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     serveLock?.abandon()
     throw error
   })
+  // Before the first request: a development database's admin token and demo stop in production.
+  if (!config.dev && !isClusterWorker()) {
+    await sayDevelopmentRetired(domain, config.database, logger).catch(async (error: unknown) => {
+      await domain.runtime.close()
+      await tracing?.shutdown()
+      serveLock?.release()
+      throw error
+    })
+  }
   const app = await buildApp({
     domain,
     logger,
@@ -99,7 +111,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
     }
   }
-  const sweeper = startHousekeeping(domain, logger, config.auditRetentionDays)
+  const housekeeping = startHousekeeping(domain, {
+    auditRetentionDays: config.auditRetentionDays,
+    onError: (message, error) => logger.warn({ err: error }, message),
+  })
   const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
   return {
     app,
@@ -107,10 +122,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     observability,
     url: baseUrl(app, config.host, !!https),
     adminUrl,
+    logger,
     async close() {
-      clearInterval(sweeper)
       stopStats()
-      await Promise.all([app.close(), admin?.close()])
+      await Promise.all([app.close(), admin?.close(), housekeeping.stop()])
       // Signature failures handed over to be written go in before the database closes.
       await domain.signatureFailures?.settled()
       await tracing?.shutdown()
@@ -153,27 +168,7 @@ function lockIfAlone(config: Config): ServeLock | undefined {
   return lock
 }
 
-/**
- * The serve process's housekeeping. Every minute, request tokens expired for an hour are deleted
- * (until then the pages can still say "expired"); at start and then every hour, the audit rows
- * older than --audit-retention. Every instance does it: each deletion is idempotent.
- */
-function startHousekeeping(domain: DomainDeps, logger: { warn(obj: object, msg: string): void }, auditRetentionDays: number): NodeJS.Timeout {
-  const pruneAudit = () => {
-    const cutoffMs = retentionCutoffMs(domain, auditRetentionDays)
-    if (cutoffMs === undefined) return
-    pruneAuditTrail(domain, cutoffMs, 'retention').catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete audit rows past their retention')
-    })
-  }
-  pruneAudit()
-  let minutes = 0
-  const timer = setInterval(() => {
-    domain.stores.requestTokens.deleteExpired(domain.clock.nowMs() - 3_600_000).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete expired request tokens')
-    })
-    if (++minutes % 60 === 0) pruneAudit()
-  }, 60_000)
-  timer.unref()
-  return timer
+/** Production on a database the development server made: what it made for a newcomer stops, and the log says so. */
+export async function sayDevelopmentRetired(domain: DomainDeps, database: string, logger: Pick<Logger, 'warn'>): Promise<void> {
+  for (const done of await retireDevelopmentDemo(domain, database)) logger.warn(`a development database in production: ${done}`)
 }

@@ -127,7 +127,7 @@ async function startServer(storage: Storage, masterKey: string) {
       for (const line of lines) {
         if (line.includes('"process stats"')) latest = (JSON.parse(line) as { stats: Stats }).stats
         else if (/"level":[56]0/.test(line) && errors.length < 20) errors.push(line.slice(0, 500))
-        else if (port === undefined && line.startsWith('Latchkey is listening on ')) resolve((port = Number(new URL(line.split(' ')[4]!).port)))
+        else if (port === undefined && line.includes('"msg":"Latchkey is listening"')) resolve((port = Number(new URL((JSON.parse(line) as { url: string }).url).port)))
       }
     })
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (tail += chunk))

@@ -108,7 +108,6 @@ async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: OPENAPI_INFO,
-      servers: [{ url: 'http://127.0.0.1:8081', description: 'npm start (development)' }],
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ adminToken: [] }],
       tags: [
@@ -123,7 +122,8 @@ async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
   await app.register(userRoutes)
   await app.register(appRoutes)
   await app.register(auditRoutes)
-  app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  // Served with the admin listener's own address as the reader reached it (no proxy stands before it).
+  app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }))
 }
 
 /** The admin API's OpenAPI document, as GET /admin/v1/openapi.json serves it, without a database or a socket. */

@@ -1,10 +1,11 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { randomAlphanumeric } from '../protocol/secrets.ts'
 import type { DomainDeps } from '../domain/deps.ts'
-import { createAdminToken } from '../domain/admin/admin-tokens.ts'
-import { createApp } from '../domain/registry/apps.ts'
+import { createAdminToken, listAdminTokens, revokeAdminToken } from '../domain/admin/admin-tokens.ts'
+import { updateUser } from '../domain/admin/people.ts'
+import { createApp, updateApp } from '../domain/registry/apps.ts'
 import { issueOwnerToken } from '../domain/registry/owner-token.ts'
-import { createUser } from '../domain/registry/users.ts'
+import { createUser, findByScreenName } from '../domain/registry/users.ts'
 import { isPostgresUrl, sqlitePathOf } from '../storage/index.ts'
 
 export interface DemoCredentials {
@@ -15,9 +16,12 @@ export interface DemoCredentials {
   consumerSecret: string
   accessToken: string
   accessTokenSecret: string
-  /** A token of the admin API, named `development`. */
+  /** A token of the admin API, named DEVELOPMENT_ADMIN_TOKEN. */
   adminToken: string
 }
+
+/** The name of the admin token the development server makes: production revokes every live one of it. */
+export const DEVELOPMENT_ADMIN_TOKEN = 'development'
 
 /**
  * On the very first start of the development server (no users yet), a demo user and a demo app,
@@ -38,7 +42,7 @@ export async function seedDemo(deps: DomainDeps, baseUrl: string): Promise<DemoC
     isSignInEnabled: true,
   })
   const { token } = await issueOwnerToken(deps, app.id)
-  const admin = await createAdminToken(deps, 'development')
+  const admin = await createAdminToken(deps, DEVELOPMENT_ADMIN_TOKEN)
   return {
     screenName: user.screenName,
     password,
@@ -83,4 +87,48 @@ export function readDemoFile(path: string | undefined): DemoCredentials | undefi
   } catch {
     return undefined
   }
+}
+
+/** A loopback origin such as an earlier development start gave the demo app as its website. */
+const LOOPBACK_ORIGIN = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/?$/
+
+/**
+ * On a later development start (`--port 8092` after 8080), the demo app's website follows the
+ * server's address, unless someone gave it one that is not a development server's.
+ */
+export async function keepDemoWebsite(deps: DomainDeps, demo: DemoCredentials, url: string): Promise<void> {
+  const app = await deps.stores.apps.findById(demo.appId)
+  if (app && app.website !== url && LOOPBACK_ORIGIN.test(app.website ?? '')) await updateApp(deps, app.id, { website: url })
+}
+
+/**
+ * A development database served in production: what the development server made for a newcomer,
+ * whose credentials it printed and kept in a file, stops before the first request. Every live admin
+ * token named DEVELOPMENT_ADMIN_TOKEN is revoked; with the demo file beside the database, the demo
+ * app is suspended, the demo person disabled (both by an operator, audited) and the file deleted.
+ * Returns what it did, one sentence each, for the start's log.
+ */
+export async function retireDevelopmentDemo(deps: DomainDeps, database: string): Promise<string[]> {
+  const done: string[] = []
+  for (const token of await listAdminTokens(deps)) {
+    if (token.name !== DEVELOPMENT_ADMIN_TOKEN || token.revokedAtMs !== null) continue
+    await revokeAdminToken(deps, token.id)
+    done.push(`revoked the development server's admin token ${token.id} (named ${DEVELOPMENT_ADMIN_TOKEN})`)
+  }
+  const file = demoFilePath(database)
+  const demo = readDemoFile(file)
+  if (!file || !demo) return done
+  const app = await deps.stores.apps.findById(demo.appId)
+  if (app && !app.isSuspended) {
+    await updateApp(deps, app.id, { isSuspended: true }, { by: 'operator' })
+    done.push(`suspended the demo app ${app.id}`)
+  }
+  const person = await findByScreenName(deps, demo.screenName)
+  if (person && !person.isDisabled) {
+    await updateUser(deps, person.id, { disabled: true })
+    done.push(`disabled the demo person ${person.screenName} (${person.id})`)
+  }
+  rmSync(file, { force: true })
+  done.push(`deleted ${file}, which held the demo's credentials`)
+  return done
 }

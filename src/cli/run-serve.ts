@@ -5,57 +5,87 @@ import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
 import { composeDomain } from '../compose.ts'
 import { checkServeRules } from '../config/serve-rules.ts'
 import type { Config } from '../config/settings.ts'
-import { demoFilePath, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
-import { startServer, type RunningServer } from '../server.ts'
+import type { Logger } from 'pino'
+import { closeLog, createLogger } from '../logging.ts'
+import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
+import { sayDevelopmentRetired, startServer, type RunningServer } from '../server.ts'
+
+/**
+ * How serve speaks to the operator on stdout: in development, lines of text; in production, JSON
+ * log lines like every other line there (`fields` then go with the message).
+ */
+type Say = (message: string, fields?: Record<string, unknown>) => void
+
+const sayAsText: Say = (message) => void process.stdout.write(`${message}\n`)
+/** Said at info whatever --log-level is: the start and stop lines were always written, and still are. */
+const sayAsLog = (logger: Logger): Say => {
+  const voice = logger.child({}, { level: 'info' })
+  return (message, fields = {}) => voice.info(fields, message)
+}
 
 /** Runs the service by the config: one process, the primary of --workers, or one of its workers. */
 export async function runServe(config: Config): Promise<void> {
   if (isClusterWorker()) return serveWorker(config)
   if (config.workers > 1) return servePrimary(config)
   const server = await startServer(config)
+  const say = config.dev ? sayAsText : sayAsLog(server.logger)
   // Before the banner: whoever reads it may signal at once, and until a handler exists the
   // kernel's default for SIGTERM kills the process outright.
-  stopOnSignal(() => server.close(), { announce: true })
+  stopOnSignal(() => server.close(), { say, written: () => closeLog(server.logger) })
   if (config.dev) await seedAndShowDemo(config, server.domain, server.url, server.adminUrl)
-  printBanner(config, server.url, server.adminUrl)
-  process.stdout.write(`Latchkey is listening on ${server.url}${config.dev ? ' (development mode)' : ''}\n`)
+  sayListening(config, say, server.url, server.adminUrl)
 }
 
 /** The development server's first start: the demo, made, kept for `latchkey demo` and the front door, and shown. */
 async function seedAndShowDemo(config: Config, domain: RunningServer['domain'], url: string, adminUrl: string | undefined): Promise<void> {
-  const demo = await seedDemo(domain, url)
-  if (!demo) return
   const file = demoFilePath(config.database)
+  const demo = await seedDemo(domain, url)
+  if (!demo) {
+    const kept = readDemoFile(file)
+    if (kept) await keepDemoWebsite(domain, kept, url)
+    return
+  }
   if (file) writeDemoFile(file, demo)
   printDemo(url, demo, adminUrl)
 }
 
-/** Where to go, on every start: the front door, the console, the admin API, the demo again. */
-function printBanner(config: Config, url: string, adminUrl: string | undefined): void {
+/**
+ * Where to go, on every start. In development: the front door, the console and the demo, then the
+ * listeners. In production one log line, whose addresses are those clients use (`--public-url`);
+ * the listen address is where the proxy sends them.
+ */
+function sayListening(config: Config, say: Say, url: string, adminUrl: string | undefined, workers?: number): void {
+  const withWorkers = workers ? ` with ${workers} workers` : ''
+  if (!config.dev) {
+    const publicUrl = config.publicUrl ? new URL(config.publicUrl).origin : undefined
+    const pages = publicUrl ? { ...(config.home ? { frontDoor: `${publicUrl}/` } : {}), console: `${publicUrl}/console` } : {}
+    say('Latchkey is listening', { url, ...(publicUrl ? { publicUrl } : {}), ...pages, ...(adminUrl ? { adminUrl } : {}), ...(workers ? { workers } : {}) })
+    return
+  }
   process.stdout.write(
     [
       ...(config.home ? [`  front door          ${url}/`] : []),
       `  developer console   ${url}/console`,
-      ...(adminUrl ? [`  admin API           ${adminUrl}/admin/v1 (its OpenAPI document: ${adminUrl}/admin/v1/openapi.json)`] : []),
+      ...(readDemoFile(demoFilePath(config.database)) ? ['  demo credentials    npm run -s latchkey -- demo (or the front door)'] : []),
       ...(adminUrl ? [`Admin API is listening on ${adminUrl}`] : []),
-      ...(config.dev && readDemoFile(demoFilePath(config.database)) ? ['  demo credentials    npm run -s latchkey -- demo (or the front door)'] : []),
       '',
     ].join('\n'),
   )
+  say(`Latchkey is listening on ${url} (development mode)${withWorkers}`)
 }
 
-/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0; `announce`: saying so (not a worker). */
-function stopOnSignal(close: () => Promise<void>, options: { announce?: boolean } = {}): void {
+/** SIGTERM or SIGINT: drain in-flight requests, close the stores, exit 0; `say`: saying so (not a worker), `written` before the exit. */
+function stopOnSignal(close: () => Promise<void>, options: { say?: Say; written?: () => Promise<void> } = {}): void {
   let closing = false
-  const say = (line: string) => options.announce && process.stdout.write(`${line}\n`)
+  const say: Say = options.say ?? (() => {})
   const stop = (signal: NodeJS.Signals) => {
     if (closing) return
     closing = true
-    say(`${signal}: stopping, after the requests in flight`)
+    say(`${signal}: stopping, after the requests in flight`, { signal })
     close().then(
       () => {
         say('Latchkey stopped')
-        process.exit(0)
+        void (options.written?.() ?? Promise.resolve()).then(() => process.exit(0))
       },
       () => process.exit(1),
     )
@@ -72,6 +102,10 @@ function stopOnSignal(close: () => Promise<void>, options: { announce?: boolean 
 async function servePrimary(config: Config): Promise<never> {
   checkServeRules(config)
   const domain = await composeDomain(config)
+  const logger = config.dev ? undefined : createLogger({ dev: false, level: config.logLevel, bufferBytes: config.logBufferBytes })
+  const say = logger ? sayAsLog(logger) : sayAsText
+  // Before any worker listens: a development database's admin token and demo stop in production.
+  if (logger) await sayDevelopmentRetired(domain, config.database, logger)
   aggregateWorkerMetrics()
   let isDomainOpen = true
   const closeDomain = async () => {
@@ -88,13 +122,13 @@ async function servePrimary(config: Config): Promise<never> {
       } finally {
         await closeDomain()
       }
-      // As one process prints it: every worker listens on the same admin address too.
-      printBanner(config, url, adminUrl)
-      process.stdout.write(`Latchkey is listening on ${url}${config.dev ? ' (development mode)' : ''} with ${config.workers} workers\n`)
+      // As one process says it: every worker listens on the same admin address too.
+      sayListening(config, say, url, adminUrl, config.workers)
     },
   })
   await closeDomain().catch(() => {})
-  if (code === 0) process.stdout.write('Latchkey stopped\n')
+  if (code === 0) say('Latchkey stopped')
+  if (logger) await closeLog(logger)
   process.exit(code)
 }
 

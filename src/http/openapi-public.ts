@@ -197,7 +197,12 @@ function userContextPaths(): Record<string, object> {
   }
 }
 
-export function publicOpenApi(): object {
+/**
+ * The public endpoints' document. `serverUrl`: where this service answers as the reader reaches it
+ * (GET /openapi.json names its own public origin); without it (docs/openapi-public.json) there is no
+ * `servers`, which OpenAPI reads as the document's own origin.
+ */
+export function publicOpenApi(serverUrl?: string): object {
   return {
     openapi: '3.1.0',
     info: {
@@ -206,7 +211,7 @@ export function publicOpenApi(): object {
       description:
         "Twitter-compatible OAuth 1.0a (three-legged and PIN), app-only OAuth 2.0 bearer tokens and OAuth 2.0 user context (authorization code with PKCE). Errors are Twitter's: `{\"errors\":[{\"code\":N,\"message\":\"…\"}]}` (docs/errors.md lists every code).",
     },
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'npm start (development)' }],
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: {
       securitySchemes: {
         oauth1: { type: 'http', scheme: 'OAuth', description: 'An OAuth 1.0a signed Authorization header (RFC 5849).' },

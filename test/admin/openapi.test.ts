@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { OPENAPI_FILES, renderDocument } from '../../scripts/openapi-docs.ts'
 import { renderAdminOpenApi } from '../../src/admin/app.ts'
+import type { HttpSettings } from '../../src/app-deps.ts'
 import { publicOpenApi } from '../../src/http/openapi-public.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
@@ -28,6 +29,21 @@ describe('the OpenAPI documents', () => {
       const result = await validate(clone(document) as never)
       assert.ok(result.valid, result.valid ? '' : compileErrors(result))
     }
+  })
+
+  test('each served document names the address its reader reached: the public URL, or the origin a trusted proxy reports; never a development address', async (ctx) => {
+    const https = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' }
+    const serversOf = async (http: Partial<HttpSettings>) => {
+      const service = await buildTestApp({ http })
+      ctx.after(() => service.close())
+      const answer = await service.app.inject({ method: 'GET', url: '/openapi.json', headers: https })
+      assert.equal(answer.statusCode, 200, answer.body)
+      return (answer.json() as { servers: unknown }).servers
+    }
+    assert.deepEqual(await serversOf({ dev: false, trustProxy: ['127.0.0.1'], publicUrl: new URL('https://auth.example.com') }), [{ url: 'https://auth.example.com' }])
+    assert.deepEqual(await serversOf({ dev: false, trustProxy: ['127.0.0.1'], publicUrl: undefined }), [{ url: 'https://api.example.org' }])
+    assert.equal('servers' in publicOpenApi(), false, 'the document in docs/ names no address: its reader\'s own')
+    assert.equal('servers' in (await renderAdminOpenApi()), false)
   })
 
   test('the public document names every path the public service answers', async () => {
@@ -66,10 +82,14 @@ describe('every admin operation answers as the admin document says', () => {
     const served = await server.admin('GET', '/admin/v1/openapi.json')
     assert.equal(served.status, 200)
     document = served.json as Document
-    assert.deepEqual(document, clone(await renderAdminOpenApi()), 'the served document is the built one')
+    const [named] = (served.json as { servers: Array<{ url: string }> }).servers
+    assert.equal(new URL(named!.url).origin, server.adminUrl, 'the admin listener\'s address as reached')
+    assert.deepEqual(document, { ...clone(await renderAdminOpenApi()), servers: (document as unknown as { servers: unknown }).servers }, 'the served document is the built one, at its address')
     const publicServed = await server.transport({ method: 'GET', url: `${server.url}/openapi.json` })
     assert.equal(publicServed.status, 200)
-    assert.deepEqual(await publicServed.json(), clone(publicOpenApi()))
+    const publicDocument = (await publicServed.json()) as { servers: Array<{ url: string }> }
+    assert.equal(new URL(publicDocument.servers[0]!.url).origin, new URL(server.url).origin, 'the public address as reached')
+    assert.deepEqual(publicDocument, clone(publicOpenApi(publicDocument.servers[0]!.url)))
   })
   after(() => server.close())
 

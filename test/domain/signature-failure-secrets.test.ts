@@ -89,13 +89,30 @@ describe('parameterSources', () => {
 })
 
 describe('maskedUrl and maskedBaseString', () => {
-  test('hide the values of every name that authenticates, whatever its case or encoding, and keep the rest as it was', () => {
+  test('hide every value but those of the listed harmless parameters, whatever a name says, and keep every name as it was', () => {
     const url = maskedUrl({ scheme: 'https', host: 'api.example.test', path: '/x', query: 'a=1&access_token=AAA&Client_Secret=s&x_auth_password=p&oauth%5Fverifier=123&flag&b=%20' })
-    assert.equal(url, `https://api.example.test/x?a=1&access_token=${hiddenOnce}&Client_Secret=${hiddenOnce}&x_auth_password=${hiddenOnce}&oauth%5Fverifier=${hiddenOnce}&flag&b=%20`)
+    assert.equal(url, `https://api.example.test/x?a=${hiddenOnce}&access_token=${hiddenOnce}&Client_Secret=${hiddenOnce}&x_auth_password=${hiddenOnce}&oauth%5Fverifier=${hiddenOnce}&flag&b=${hiddenOnce}`)
     assert.equal(maskedUrl({ scheme: 'http', host: 'h', path: '/p', query: '' }), 'http://h/p')
     const methodKept = maskedUrl({ scheme: 'http', host: 'h', path: '/p', query: 'oauth_signature_method=HMAC-SHA1&oauth_signature=abc&oauth_token_secret=s&pin=1234567' })
     assert.equal(methodKept, `http://h/p?oauth_signature_method=HMAC-SHA1&oauth_signature=${hiddenOnce}&oauth_token_secret=${hiddenOnce}&pin=${hiddenOnce}`)
     const base = 'POST&https%3A%2F%2Fh%2Fp&a%3D1%26oauth_nonce%3Dn%26oauth_token%3D123-abc%26oauth_verifier%3D7654321%26z%3D%2525'
-    assert.equal(maskedBaseString(base), `POST&https%3A%2F%2Fh%2Fp&a%3D1%26oauth_nonce%3Dn%26oauth_token%3D${hiddenTwice}%26oauth_verifier%3D${hiddenTwice}%26z%3D%2525`)
+    assert.equal(maskedBaseString(base), `POST&https%3A%2F%2Fh%2Fp&a%3D${hiddenTwice}%26oauth_nonce%3Dn%26oauth_token%3D${hiddenTwice}%26oauth_verifier%3D${hiddenTwice}%26z%3D${hiddenTwice}`)
+  })
+
+  test('names no deny-list would catch keep no value: code, api_key, secret_key, pwd, passphrase, otp, credential, session, auth, a callback', () => {
+    const leaky = ['code', 'api_key', 'secret_key', 'pwd', 'passphrase', 'otp', 'credential', 'session', 'auth', 'oauth_callback', 'OAUTH_NONCE']
+    const query = leaky.map((name, i) => `${name}=v${i}lue`).join('&')
+    const expected = leaky.map((name) => `${name}=${hiddenOnce}`).join('&')
+    assert.equal(maskedUrl({ scheme: 'https', host: 'h', path: '/p', query }), `https://h/p?${expected}`)
+    const base = `GET&https%3A%2F%2Fh%2Fp&${encodeURIComponent(query)}`
+    assert.equal(maskedBaseString(base), `GET&https%3A%2F%2Fh%2Fp&${encodeURIComponent(leaky.map((name) => `${name}=${hiddenOnce}`).join('&'))}`)
+  })
+
+  test('the harmless parameters keep their values, in the URL and in the base string, however their names are encoded', () => {
+    const query = 'oauth_consumer_key=ck&oauth%5Fnonce=n1&oauth_timestamp=1700000000&oauth_signature_method=HMAC-SHA1&oauth_version=1.0' +
+      '&x_auth_access_type=read&include_entities=false&skip_status=1&include_email=true&resources=account%2Capplication'
+    assert.equal(maskedUrl({ scheme: 'https', host: 'h', path: '/p', query }), `https://h/p?${query}`)
+    const base = `GET&https%3A%2F%2Fh%2Fp&${encodeURIComponent(decodeURIComponent(query.replace('%5F', '_')))}`
+    assert.equal(maskedBaseString(base), base)
   })
 })

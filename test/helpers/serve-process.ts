@@ -5,12 +5,24 @@ import { CLI_ARGS, REPO_ROOT, cliEnv } from './cli.ts'
 
 export interface ServeProcess {
   child: ChildProcess
-  /** The URL from "Latchkey is listening on URL". */
+  /** The URL it says it listens on (listeningUrl). */
   url: string
   /** Everything printed so far (stdout and stderr), for assertions and failure messages. */
   output(): string
   /** SIGTERM, then the exit code (SIGKILL after `timeoutMs`). */
   stop(timeoutMs?: number): Promise<number | null>
+}
+
+/**
+ * The URL a serve process says it listens on, from one line of its stdout: development's text line
+ * (`Latchkey is listening on URL`) or production's JSON log line (`"msg":"Latchkey is listening"`).
+ */
+export function listeningUrl(line: string): string | undefined {
+  const text = /^Latchkey is listening on (\S+)/.exec(line)
+  if (text) return text[1]
+  if (!line.startsWith('{') || !line.includes('"Latchkey is listening"')) return undefined
+  const logged = JSON.parse(line) as { msg?: unknown; url?: unknown }
+  return logged.msg === 'Latchkey is listening' && typeof logged.url === 'string' ? logged.url : undefined
 }
 
 /** Runs `latchkey serve ...args` (the real CLI) and resolves once it prints the URL it listens on. */
@@ -26,10 +38,10 @@ export async function startServe(args: string[], env: Record<string, string> = {
     }, timeoutMs)
     createInterface({ input: child.stdout! }).on('line', (line) => {
       text += `${line}\n`
-      const match = /^Latchkey is listening on (\S+)/.exec(line)
-      if (match) {
+      const listening = listeningUrl(line)
+      if (listening) {
         clearTimeout(timer)
-        resolve(match[1]!)
+        resolve(listening)
       }
     })
     child.once('exit', (code) => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
 import { eventually } from '../helpers/eventually.ts'
-import { startServe } from '../helpers/serve-process.ts'
+import { listeningUrl, startServe } from '../helpers/serve-process.ts'
 
 /**
  * A production server (behind what it takes for a TLS proxy) whose log output stops being read: a
@@ -29,12 +29,12 @@ describe('a log output that stalls', { timeout: 120_000 }, () => {
     url = await new Promise<string>((resolve, reject) => {
       const onData = (chunk: string) => {
         output += chunk
-        const match = /Latchkey is listening on (\S+)/.exec(output)
-        if (!match) return
+        const listening = output.split('\n').slice(0, -1).map(listeningUrl).find(Boolean)
+        if (!listening) return
         // From here on nobody reads the pipe: the server's writes to it block once it is full.
         child.stdout!.off('data', onData)
         child.stdout!.pause()
-        resolve(match[1]!)
+        resolve(listening)
       }
       child.stdout!.on('data', onData)
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)))

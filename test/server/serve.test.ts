@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
+import { listeningUrl, startServe } from '../helpers/serve-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-serve-'))
 const running = new Set<ChildProcess>()
@@ -36,8 +37,8 @@ async function serve(args: string[], env: Record<string, string>): Promise<Serve
   const listening = new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line)
-      const match = /^Latchkey is listening on (\S+)/.exec(line)
-      if (match) resolve(match[1]!)
+      const url = listeningUrl(line)
+      if (url) resolve(url)
     })
     child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)))
   })
@@ -102,6 +103,42 @@ describe('latchkey serve --dev', () => {
     assert.ok(res.statusCode && res.statusCode >= 400 && res.statusCode < 500, `a normal answer, got ${res.statusCode}`)
     const [code] = await exited
     assert.equal(code, 0)
+  })
+})
+
+describe('what serve says at start', () => {
+  test('in development: one admin API line, and on a later start on another port the demo app\'s website follows it', async () => {
+    const env = { LATCHKEY_DATABASE_URL: join(dir, 'ports.sqlite') }
+    const first = await startServe(['--dev', '--port', '0'], env)
+    const adminToken = /admin token\s+(lkadm_\S+)/.exec(first.output())![1]!
+    assert.equal(await first.stop(), 0)
+    const second = await startServe(['--dev', '--port', '0'], env)
+    try {
+      assert.notEqual(second.url, first.url)
+      const banner = second.output()
+      assert.deepEqual(banner.split('\n').filter((line) => /admin api/i.test(line)).map((line) => line.replace(/\d+/g, 'N')), ['Admin API is listening on http://N.N.N.N:N'])
+      const adminUrl = /Admin API is listening on (\S+)/.exec(banner)![1]!
+      const apps = (await (await fetch(`${adminUrl}/admin/v1/apps`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { data: Array<{ name: string; website: string }> }
+      assert.deepEqual(apps.data.map((app) => [app.name, app.website]), [['Demo app', second.url]])
+    } finally {
+      await second.stop()
+    }
+  })
+
+  test('in production: every line on stdout is a JSON log line, and the start line names the public URL, never the listen address as the front door', async () => {
+    // At --log-level warn too: the start and stop lines are written whatever the level.
+    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', 'https://auth.example.com', '--log-level', 'warn'], {
+      LATCHKEY_DATABASE_URL: join(dir, 'production.sqlite'),
+    })
+    assert.equal(await server.stop(), 0)
+    const lines = server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const listening = lines.find((line) => line.msg === 'Latchkey is listening')!
+    assert.equal(listening.url, server.url)
+    assert.equal(listening.publicUrl, 'https://auth.example.com')
+    assert.equal(listening.frontDoor, 'https://auth.example.com/')
+    assert.equal(listening.console, 'https://auth.example.com/console')
+    assert.match(String(listening.adminUrl), /^http:\/\/127\.0\.0\.1:\d+$/)
+    assert.deepEqual(lines.slice(-2).map((line) => line.msg), ['SIGTERM: stopping, after the requests in flight', 'Latchkey stopped'], server.output())
   })
 })
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -18,7 +18,8 @@ import {
 import { storeContract, type OpenFreshStores } from './contract.ts'
 import { nonceContract } from './nonce-contract.ts'
 import { testKeyring } from '../helpers/keys.ts'
-import { deleteBehindStores } from '../helpers/test-app.ts'
+import { deleteBehindStores, injectedTestServer } from '../helpers/test-app.ts'
+import { issueEveryCredential } from '../helpers/fixtures.ts'
 import { expiryOf, nonceUse } from '../helpers/nonce-use.ts'
 import type { NonceStore } from '../../src/storage/types.ts'
 
@@ -146,6 +147,26 @@ if (SHARED_BACKENDS_SKIP) {
       }
     })
 
+    test("the keys docs/deployment.md names are the keys a serving deployment writes: each key is one it names, each name has a key", async () => {
+      // The service as serve builds it, on this pass's PostgreSQL and Redis: a signed call, a bearer
+      // token, a credential write.
+      const server = await injectedTestServer()
+      try {
+        const { consumer, token } = await issueEveryCredential(server.domain)
+        const verify = await server.signedFetch({ consumer, token, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, extraHeaders: { 'x-forwarded-proto': 'https' } })
+        assert.equal(verify.status, 200, verify.text)
+        const prefix = server.redis!.keyPrefix
+        const stored = await listRedisKeys(redisUrl, prefix)
+        const named = documentedRedisKeys()
+        const patternOf = (name: string) =>
+          new RegExp(`^${escapeRegExp(prefix)}${name.replace(/^latchkey:/, '').split(/(<[^>]+>)/).map((part) => (part === '<22 characters>' ? '[A-Za-z0-9_-]{22}' : part.startsWith('<') ? '.+' : escapeRegExp(part))).join('')}$`)
+        for (const key of stored) assert.ok(named.some((name) => patternOf(name).test(key)), `${key} is not named in docs/deployment.md (${named.join(', ')})`)
+        for (const name of named) assert.ok(stored.some((key) => patternOf(name).test(key)), `${name} names no key written: ${stored.join(' ')}`)
+      } finally {
+        await server.close()
+      }
+    })
+
     test("an instance whose clock is behind Redis's keeps counting a nonce as long as it lives, though the 30 s its request arrived in have ended on Redis's clock", async () => {
       const keys = freshPrefix()
       const redis = await openRedis(redisUrl)
@@ -220,3 +241,13 @@ if (SHARED_BACKENDS_SKIP) {
     })
   })
 }
+
+/** The Redis keys the deployment guide's "Keys." paragraph names, as written there (`latchkey:…`). */
+function documentedRedisKeys(): string[] {
+  const guide = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8')
+  const paragraph = /- \*\*Keys\.\*\*([\s\S]*?)\n- \*\*/.exec(guide)![1]!
+  return [...paragraph.matchAll(/`(latchkey:[^`]+)`/g)].map(([, name]) => name!).filter((name) => name !== 'latchkey:')
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+

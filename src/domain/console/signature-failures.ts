@@ -74,45 +74,58 @@ export function createFailureLog(
 }
 
 /**
- * Parameters whose values authenticate: the signature (PLAINTEXT's is the secrets themselves), the
- * token, the verifier (the PIN), and anything a client may send beside them whose name's last word
- * says token, secret, password, verifier, signature or PIN (`access_token`, `client_secret`,
- * `x_auth_password`; not `oauth_signature_method`). The failure log keeps their names, never their values.
+ * The parameters whose values the failure log keeps: the OAuth parameters that authenticate nothing
+ * (the consumer key is public, the nonce and timestamp are spent once), and the options of the
+ * signed endpoints Latchkey serves (`x_auth_access_type`, `include_entities`, `skip_status`,
+ * `include_email`, `resources`), whose values a developer compares with their own. Every other
+ * value is hidden, whatever its name (`code`, `api_key`, `session`, `oauth_callback`, whose query may
+ * carry the client's own state): a name no one listed cannot leak. The names are always kept.
  */
-const AUTHENTICATING = /(^|[_.-])(token|secret|password|passwd|verifier|signature|pin)$/i
+export const VALUES_KEPT: ReadonlySet<string> = new Set([
+  'oauth_consumer_key',
+  'oauth_nonce',
+  'oauth_timestamp',
+  'oauth_signature_method',
+  'oauth_version',
+  'x_auth_access_type',
+  'include_entities',
+  'skip_status',
+  'include_email',
+  'resources',
+])
 
 /** What a hidden value reads as, in the URL and in the base string. */
 export const HIDDEN = '[hidden]'
 const HIDDEN_ENCODED = percentEncode(HIDDEN)
 
-function isAuthenticating(encodedName: string): boolean {
+function isValueKept(encodedName: string): boolean {
   try {
-    return AUTHENTICATING.test(decodeURIComponent(encodedName.replaceAll('+', ' ')))
+    return VALUES_KEPT.has(decodeURIComponent(encodedName.replaceAll('+', ' ')))
   } catch {
-    return AUTHENTICATING.test(encodedName)
+    return false
   }
 }
 
-/** `a=1&b=2` (each side percent-encoded) with the values of authenticating names hidden. */
+/** `a=1&b=2` (each side percent-encoded) with every value hidden but those of VALUES_KEPT. */
 function hideValues(pairs: string): string {
   return pairs
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=')
       const name = equals < 0 ? pair : pair.slice(0, equals)
-      return equals >= 0 && isAuthenticating(name) ? `${name}=${HIDDEN_ENCODED}` : pair
+      return equals >= 0 && !isValueKept(name) ? `${name}=${HIDDEN_ENCODED}` : pair
     })
     .join('&')
 }
 
-/** The URL the client called, its authenticating query values hidden. */
+/** The URL the client called, its query values hidden but those of VALUES_KEPT. */
 export function maskedUrl(input: Pick<RequestInput, 'scheme' | 'host' | 'path' | 'query'>): string {
   return `${input.scheme}://${input.host}${input.path}${input.query ? `?${hideValues(input.query)}` : ''}`
 }
 
 /**
  * The signature base string (RFC 5849 §3.4.1: `METHOD&enc(URI)&enc(normalized parameters)`) with
- * the values of authenticating parameters hidden: what a developer compares with their own, less
+ * every value hidden but those of VALUES_KEPT: what a developer compares with their own, less
  * what someone reading the log could use.
  */
 export function maskedBaseString(baseString: string): string {

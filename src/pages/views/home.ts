@@ -14,11 +14,10 @@ export interface HomeDemo {
 export interface HomeView {
   /** This service's scheme and host, as clients reach it. */
   origin: string
-  /** The admin API's base URL, when its listener is known. */
+  /** The admin API's base URL, when its listener is known: named in development only. */
   adminUrl: string | undefined
   dev: boolean
   demo: HomeDemo | undefined
-  docs: readonly string[]
 }
 
 function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
@@ -46,9 +45,11 @@ function demoSection(view: HomeView, demo: HomeDemo): SafeHtml {
 
 /** GET /: what this service is and where to go next. */
 export function homePage(view: HomeView): string {
-  const admin = view.adminUrl
-    ? html`<a href="${view.adminUrl}/admin/v1/openapi.json" id="admin_openapi">the admin API's</a> (on its own listener, <code>${view.adminUrl}</code>; every call needs an admin token)`
-    : html`the admin API's, on the admin listener at <code>/admin/v1/openapi.json</code>`
+  // Never a link to the admin listener: it is not the public side's to show. On a development
+  // server both listen on this machine, so its address is named (as text) for a newcomer.
+  const admin = view.dev && view.adminUrl
+    ? html`the admin API's, on its own listener at <code id="admin_openapi">${view.adminUrl}/admin/v1/openapi.json</code> (every call needs an admin token)`
+    : html`the admin API's, on the admin listener at <code>/admin/v1/openapi.json</code> (every call needs an admin token)`
   return layout(
     'Latchkey',
     html`<h1>Latchkey</h1>
@@ -61,15 +62,5 @@ export function homePage(view: HomeView): string {
 </ul>
 ${view.dev && view.demo && demoSection(view, view.demo)}`,
     { width: 'wide', script: true },
-  )
-}
-
-/** GET /docs/: the documents, each served as plain text. */
-export function docsIndexPage(docs: readonly string[]): string {
-  return layout(
-    'Documentation',
-    html`<h1>Documentation</h1>
-<ul>${docs.map((name) => html`<li><a href="/docs/${name}">${name}</a></li>`)}</ul>
-<p><a href="/">Back to the front door</a></p>`,
   )
 }
