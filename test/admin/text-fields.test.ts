@@ -189,7 +189,8 @@ describe(`every string field of the admin API refuses control characters (${TEST
     server = await injectedAdminTestServer()
     const served = await server.admin('GET', '/admin/v1/openapi.json')
     assert.equal(served.status, 200)
-    assert.deepEqual(served.json, JSON.parse(JSON.stringify(await renderAdminOpenApi())), 'the served document is the built one')
+    const { servers: _reachedAt, ...document } = served.json as Record<string, unknown>
+    assert.deepEqual(document, JSON.parse(JSON.stringify(await renderAdminOpenApi())), 'the served document is the built one, but for its address')
     fields = textFields(served.json)
   })
   after(() => server.close())
