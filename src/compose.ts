@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import type { Config } from './config/settings.ts'
 import { systemClock, type Clock } from './domain/clock.ts'
 import type { DomainDeps, DomainLimiters, DomainSettings } from './domain/deps.ts'
@@ -7,7 +8,7 @@ import { createIdGenerator } from './domain/ids.ts'
 import { withPreviousConsumerKeys } from './domain/registry/previous-keys.ts'
 import { SERVICE_LIMITS, effectiveLimits } from './domain/rate-limit-table.ts'
 import { ConfigError } from './config/load.ts'
-import { KeyringError, createValidityCache, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from './storage/index.ts'
+import { KeyringError, createValidityCache, newKeyring, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from './storage/index.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -82,6 +83,7 @@ export async function composeDomain(
     keyring,
     nonceBudget: nonceBudget(config),
     settleNonceEpoch: options.verifiesRequests !== false,
+    forTests: config.test ? { nowMs: () => clock.nowMs() } : undefined,
   }).catch(
     (error: Error) => {
       // Start-up cannot go on without its storage: say which setting to look at, in one line.
@@ -108,6 +110,8 @@ export interface Observed {
  * every other case a missing key stops start-up with one line.
  */
 export function masterKeys(config: Config): KeyringSource {
+  // The test mode leaves nothing behind: without a key given, one for this process only.
+  if (config.test && !config.masterKey && !existsSync(config.masterKeyFile)) return { kind: 'inline', keyring: newKeyring() }
   try {
     const { source, created } = resolveKeyringSource({ inline: config.masterKey, file: config.masterKeyFile, createIfMissing: config.dev })
     if (created) {

@@ -12,7 +12,8 @@ const DROP_REPORT_MS = 5_000
  * JSON logs in production, pretty ones in development. Nothing we log carries a secret: request
  * lines have the path without its query, and the redaction list is a second line of defence.
  */
-export function createLogger(options: { dev: boolean; level: string; bufferBytes?: number }): Logger {
+/** `fd`: where the JSON lines go (default 1, stdout; the test mode's go to 2). */
+export function createLogger(options: { dev: boolean; level: string; bufferBytes?: number; fd?: 1 | 2 }): Logger {
   const settings: LoggerOptions = {
     level: options.level,
     redact: {
@@ -28,7 +29,7 @@ export function createLogger(options: { dev: boolean; level: string; bufferBytes
   // write(2) per line on the event loop; pino flushes what is left when the process exits. While
   // the output is slow or blocked (a full pipe, a stalled disk) lines wait in memory up to
   // bufferBytes; past it they are dropped and counted rather than held without bound.
-  const destination = pino.destination({ dest: 1, sync: false, ...(options.bufferBytes ? { maxLength: options.bufferBytes } : {}) })
+  const destination = pino.destination({ dest: options.fd ?? 1, sync: false, ...(options.bufferBytes ? { maxLength: options.bufferBytes } : {}) })
   const logger = pino(settings, destination)
   destinations.set(logger, destination)
   reportDrops(logger, destination)

@@ -10,7 +10,8 @@ import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
 import { isClusterWorker } from './cluster.ts'
-import { systemClock } from './domain/clock.ts'
+import { createTestClock, systemClock, type TestClock } from './domain/clock.ts'
+import type { TestKitControls } from './admin/routes/test-kit.ts'
 import { createObservability, type Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
 import { startHousekeeping } from './domain/housekeeping.ts'
@@ -29,6 +30,8 @@ export interface RunningServer {
   adminUrl: string | undefined
   /** The process's log: in production, the lines on stdout are its JSON lines only. */
   logger: Logger
+  /** The test mode's controls (`--test`): its clock and its reset; undefined otherwise. */
+  testKit: TestKitControls | undefined
   /** Stops accepting, drains in-flight requests, closes the database. */
   close(): Promise<void>
 }
@@ -48,17 +51,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
     : undefined
   const serveLock = lockIfAlone(config)
-  const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes })
+  // The test mode's stdout is its one start line, for the test suite to read: its log goes to stderr.
+  const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes, ...(config.test ? { fd: 2 } : {}) })
+  const testClock = config.test ? createTestClock() : undefined
   // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
   const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
   const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
-  const domain = await composeDomain(config, systemClock, { observed: observability.observed }).catch(async (error: unknown) => {
+  const domain = await composeDomain(config, testClock ?? systemClock, { observed: observability.observed }).catch(async (error: unknown) => {
     await tracing?.shutdown()
     serveLock?.abandon()
     throw error
   })
   // Before the first request: a development database's admin token and demo stop in production.
-  if (!config.dev && !isClusterWorker()) {
+  if (!config.dev && !config.test && !isClusterWorker()) {
     await sayDevelopmentRetired(domain, config.database, logger).catch(async (error: unknown) => {
       await domain.runtime.close()
       await tracing?.shutdown()
@@ -72,7 +77,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     metrics: observability.app,
     tracing,
     http: {
-      dev: config.dev,
+      dev: config.dev || config.test,
       publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
       cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
@@ -95,9 +100,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   let admin: FastifyInstance | undefined
   let adminUrl: string | undefined
+  const testKit = testClock && testKitOf(testClock, domain)
   if (config.adminPort !== undefined) {
     try {
-      admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}) })
+      admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
       await admin.listen({ host: config.adminHost, port: config.adminPort })
       adminUrl = baseUrl(admin, config.adminHost, !!https)
     } catch (error) {
@@ -123,6 +129,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url: baseUrl(app, config.host, !!https),
     adminUrl,
     logger,
+    testKit,
     async close() {
       stopStats()
       await Promise.all([app.close(), admin?.close(), housekeeping.stop()])
@@ -166,6 +173,12 @@ function lockIfAlone(config: Config): ServeLock | undefined {
     )
   }
   return lock
+}
+
+/** The test mode's controls, where the storage keeps a state to reset to (the test mode's). */
+function testKitOf(clock: TestClock, domain: DomainDeps): TestKitControls | undefined {
+  const state = domain.runtime.testState
+  return state && { clock, keep: () => state.keep(), reset: () => state.restore() }
 }
 
 /** Production on a database the development server made: what it made for a newcomer stops, and the log says so. */

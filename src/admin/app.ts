@@ -13,6 +13,7 @@ import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } f
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { userRoutes } from './routes/users.ts'
+import { testKitRoutes, type TestKitControls } from './routes/test-kit.ts'
 
 export interface AdminAppDeps {
   domain: DomainDeps
@@ -20,6 +21,8 @@ export interface AdminAppDeps {
   https?: { cert: Buffer; key: Buffer }
   /** The Prometheus scrape served at GET /metrics, behind the admin token like every admin route. */
   scrape?: () => Promise<string>
+  /** The test mode's controls: its control calls are routes (and in the OpenAPI document) only when given. */
+  testKit?: TestKitControls
 }
 
 /** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
@@ -71,7 +74,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   })
   installAdminAuth(app, deps.domain)
 
-  await registerAdminRoutes(app)
+  await registerAdminRoutes(app, deps.testKit)
   if (deps.scrape) await app.register(metricsRoute(deps.scrape))
   return app
 }
@@ -103,7 +106,7 @@ function markOptionalBodies<T extends { paths?: object }>(document: T): T {
 }
 
 /** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
-async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
+async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitControls): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -115,6 +118,7 @@ async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
         { name: 'apps', description: 'Registered applications and their credentials' },
         { name: 'authorizations', description: 'Which apps a person has authorized' },
         { name: 'audit', description: 'The audit trail' },
+        ...(testKit ? [{ name: 'test', description: "The test mode's control calls (serve --test only)" }] : []),
       ],
     },
     transformObject: (documents) => ('openapiObject' in documents ? markOptionalBodies(documents.openapiObject) : documents.swaggerObject),
@@ -122,6 +126,7 @@ async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
   await app.register(userRoutes)
   await app.register(appRoutes)
   await app.register(auditRoutes)
+  if (testKit) await app.register(testKitRoutes(testKit))
   // Served with the admin listener's own address as the reader reached it (no proxy stands before it).
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }))
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { closeLog, createLogger } from '../logging.ts'
 import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
 import { sayDevelopmentRetired, startServer, type RunningServer } from '../server.ts'
+import { startTestMode } from '../testing.ts'
 
 /**
  * How serve speaks to the operator on stdout: in development, lines of text; in production, JSON
@@ -25,6 +26,7 @@ const sayAsLog = (logger: Logger): Say => {
 
 /** Runs the service by the config: one process, the primary of --workers, or one of its workers. */
 export async function runServe(config: Config): Promise<void> {
+  if (config.test) return serveForTests(config)
   if (isClusterWorker()) return serveWorker(config)
   if (config.workers > 1) return servePrimary(config)
   const server = await startServer(config)
@@ -34,6 +36,13 @@ export async function runServe(config: Config): Promise<void> {
   stopOnSignal(() => server.close(), { say, written: () => closeLog(server.logger) })
   if (config.dev) await seedAndShowDemo(config, server.domain, server.url, server.adminUrl)
   sayListening(config, say, server.url, server.adminUrl)
+}
+
+/** The test mode: its one JSON line on stdout once it listens (its log goes to stderr). */
+async function serveForTests(config: Config): Promise<void> {
+  const { server, startLine } = await startTestMode(config)
+  stopOnSignal(() => server.close(), { written: () => closeLog(server.logger) })
+  process.stdout.write(`${JSON.stringify(startLine)}\n`)
 }
 
 /** The development server's first start: the demo, made, kept for `latchkey demo` and the front door, and shown. */

@@ -30,12 +30,13 @@ export function loadConfig(sources: ConfigSources): Config {
     return undefined
   }
   const dev = parseOne('dev', raw('dev')) as boolean
-  const config: Record<string, unknown> = { dev }
+  const test = parseOne('test', raw('test')) as boolean
+  const config: Record<string, unknown> = { dev, test }
   for (const name of NAMES) {
-    if (name === 'dev') continue
+    if (name === 'dev' || name === 'test') continue
     const def = SETTINGS[name]
     const given = raw(name)
-    const fallback = dev && 'devDefault' in def ? def.devDefault : def.default
+    const fallback = test && 'testDefault' in def ? def.testDefault : dev && 'devDefault' in def ? def.devDefault : def.default
     config[name] = parseOne(name, given ?? { value: fallback, from: 'default' })
   }
   return Object.freeze(config) as Config

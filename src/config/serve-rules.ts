@@ -14,6 +14,10 @@ export function isLoopbackHost(host: string): boolean {
  * address; production needs HTTPS, from its own certificate or from a trusted reverse proxy.
  */
 export function checkServeRules(config: Config): void {
+  if (config.test) return checkTestMode(config)
+  if (config.seed !== undefined || config.autoConsent !== undefined) {
+    throw new ConfigError(`invalid setting ${config.seed !== undefined ? 'seed' : 'autoConsent'}: it belongs to the test mode (--test) only`)
+  }
   checkSharedState(config)
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError('invalid setting tlsCert/tlsKey: give both --tls-cert and --tls-key, or neither')
@@ -62,4 +66,24 @@ function checkAdminListener(config: Config): void {
   throw new ConfigError(
     `invalid setting adminHost (${config.adminHost}): the admin API off a loopback address requires TLS: give --tls-cert and --tls-key, or --admin-host 127.0.0.1`,
   )
+}
+
+/**
+ * The test mode's powers (a movable clock, consent by a call, injected failures) must never reach a
+ * service people use: it runs alone, on the embedded database, plain HTTP on loopback addresses.
+ */
+function checkTestMode(config: Config): void {
+  const refuse = (setting: string, why: string) => {
+    throw new ConfigError(`invalid setting ${setting}: the test mode (--test) ${why}`)
+  }
+  if (config.dev) refuse('dev', 'is a mode of its own: give --test or --dev, not both')
+  if (!isLoopbackHost(config.host)) refuse(`host (${config.host})`, 'listens on a loopback address only')
+  if (!isLoopbackHost(config.adminHost)) refuse(`adminHost (${config.adminHost})`, 'listens on a loopback address only')
+  if (config.tlsCert || config.tlsKey) refuse('tlsCert/tlsKey', 'serves plain HTTP on a loopback address, without TLS')
+  if (isPostgresUrl(config.database)) refuse('database', 'runs on the embedded database (a throwaway file by default), not PostgreSQL')
+  if (config.redis) refuse('redis', 'keeps nonces and limits in its own process, not in Redis')
+  if (config.workers > 1) refuse('workers', 'runs one process')
+  if (config.trustProxy) refuse('trustProxy', 'takes requests from the test suite directly, not through a proxy')
+  if (config.publicUrl && !isLoopbackHost(new URL(config.publicUrl).hostname.replace(/^\[|\]$/g, ''))) refuse('publicUrl', 'answers on a loopback address only')
+  if (config.adminPort === undefined) refuse('adminPort', 'needs the admin listener: its control calls are there')
 }

@@ -12,6 +12,8 @@ export interface SettingDef<T extends z.ZodTypeAny = z.ZodTypeAny> {
   readonly default: z.input<T> | undefined
   /** A different default for the development server (`--dev`). */
   readonly devDefault?: z.input<T>
+  /** A different default for the test mode (`--test`). */
+  readonly testDefault?: z.input<T>
   readonly description: string
 }
 
@@ -59,12 +61,35 @@ export const SETTINGS = {
     default: false,
     description: 'Development mode: plain HTTP on a loopback address, pretty logs, a demo user and app on first start.',
   }),
+  test: setting({
+    flag: '--test',
+    env: 'LATCHKEY_TEST',
+    schema: bool,
+    default: false,
+    description:
+      "Test mode, for a client's test suite (docs/test-kit.md): a throwaway database, free ports on a loopback address, one JSON line on stdout with the addresses and an admin token, and the control calls under /admin/v1/test/. Refused beside --dev, TLS, PostgreSQL, Redis or another address.",
+  }),
+  seed: setting({
+    flag: '--seed <file>',
+    env: 'LATCHKEY_SEED',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'Test mode: a seed file (JSON, docs/seed.schema.json) of people, apps and ready credentials, applied at start.',
+  }),
+  autoConsent: setting({
+    flag: '--auto-consent <screen_name>',
+    env: 'LATCHKEY_AUTO_CONSENT',
+    schema: z.string().regex(/^[A-Za-z0-9_]{1,15}$/, 'must be a screen name').optional(),
+    default: undefined,
+    description: 'Test mode: every authorize page approves at once as this person and redirects, for apps that open a browser themselves.',
+  }),
   host: setting({
     flag: '--host <address>',
     env: 'LATCHKEY_HOST',
     schema: z.string().min(1),
     default: '0.0.0.0',
     devDefault: '127.0.0.1',
+    testDefault: '127.0.0.1',
     description: 'Address to listen on.',
   }),
   port: setting({
@@ -73,6 +98,7 @@ export const SETTINGS = {
     schema: port,
     default: 8443,
     devDefault: 8080,
+    testDefault: 0,
     description: 'Port to listen on (0 picks a free one).',
   }),
   adminHost: setting({
@@ -88,6 +114,7 @@ export const SETTINGS = {
     schema: port.optional(),
     default: undefined,
     devDefault: 8081,
+    testDefault: 0,
     description: 'Port of the admin API (0 picks a free one); in production it is off unless given.',
   }),
   database: setting({
@@ -95,8 +122,9 @@ export const SETTINGS = {
     env: 'LATCHKEY_DATABASE_URL',
     schema: z.string().min(1),
     default: './data/latchkey.sqlite',
+    testDefault: ':memory:',
     description:
-      'A SQLite file path or sqlite: URL (the embedded default), or a postgres:// URL (add ?options=-c%20search_path%3Dname for a schema of its own).',
+      'A SQLite file path or sqlite: URL (the embedded default), or a postgres:// URL (add ?options=-c%20search_path%3Dname for a schema of its own). In test mode `:memory:` (the default there) is a throwaway file, removed when the server stops.',
   }),
   redis: setting({
     flag: '--redis <url>',
@@ -199,6 +227,7 @@ export const SETTINGS = {
     env: 'LATCHKEY_LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
+    testDefault: 'warn',
     description: 'Log level (logs are JSON in production, pretty in development).',
   }),
   home: setting({

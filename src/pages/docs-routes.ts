@@ -23,6 +23,7 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/security.md',
   'docs/audit.md',
   'docs/metrics.md',
+  'docs/test-kit.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */

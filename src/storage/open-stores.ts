@@ -13,6 +13,8 @@ import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
 import { createMemoryNonceStore } from './memory/nonce-store.ts'
+import { createClockedLimiterFactory } from './memory/clocked-limiter.ts'
+import { keptStateOf } from './sqlite/kept-state.ts'
 import { createRedisLimiterFactory } from './redis/limiter.ts'
 import { createRedisNonceStore } from './redis/nonce-store.ts'
 import type { NonceBudget } from './nonce-share.ts'
@@ -52,6 +54,11 @@ export interface StorageOptions {
    * caller that runs on its own clock sets it (the domain test tier, whose fixed clock is in the past).
    */
   nonceEpochMs?: number | undefined
+  /**
+   * The test mode (`serve --test`, embedded database only): rate-limit windows on this clock, and a
+   * state to reset to (StorageRuntime.testState).
+   */
+  forTests?: { nowMs: () => number } | undefined
 }
 
 /**
@@ -85,6 +92,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     nonceBudget: options.nonceBudget,
     nonceEpochMs: options.nonceEpochMs,
     onClose: home?.stop,
+    forTests: isPostgres ? undefined : options.forTests,
   })
   try {
     if (options.settleNonceEpoch !== false) await storage.stores.nonces.settleEpoch()
@@ -154,13 +162,19 @@ export function createSqlStorage(
   db: Kysely<Database>,
   sealer: Sealer,
   shared?: { redis: Redis; keyPrefix: string },
-  options: { nonceBudget?: Partial<NonceBudget> | undefined; nonceEpochMs?: number | undefined; onClose?: (() => void) | undefined } = {},
+  options: {
+    nonceBudget?: Partial<NonceBudget> | undefined
+    nonceEpochMs?: number | undefined
+    onClose?: (() => void) | undefined
+    forTests?: { nowMs: () => number } | undefined
+  } = {},
 ): Storage {
   const budget = options.nonceBudget ?? {}
-  const nonces: NonceStore = shared
-    ? createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`, budget)
-    : createMemoryNonceStore({ ...budget, ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }) })
-  const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : createMemoryLimiterFactory()
+  const memoryNonces = shared ? undefined : createMemoryNonceStore({ ...budget, ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }) })
+  const nonces: NonceStore = memoryNonces ?? createRedisNonceStore(shared!.redis, `${shared!.keyPrefix}nonce:`, budget)
+  const clocked = options.forTests && !shared ? createClockedLimiterFactory(options.forTests.nowMs) : undefined
+  const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : (clocked ?? createMemoryLimiterFactory())
+  const kept = clocked && memoryNonces ? keptStateOf(db) : undefined
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
   const units = createTransactionRunner(db, (conn) => ({
     users: createUserStore(conn),
@@ -199,6 +213,18 @@ export function createSqlStorage(
   const runtime: Storage['runtime'] = {
     limiters,
     generation: generation?.read,
+    ...(kept && clocked && memoryNonces
+      ? {
+          testState: {
+            keep: () => kept.keep(),
+            async restore() {
+              await kept.restore()
+              clocked.clear()
+              memoryNonces.clear()
+            },
+          },
+        }
+      : {}),
     deriveSecret: (purpose) => sealer.derive(purpose),
     legacyDerivedSecret: (purpose) => sealer.index(`latchkey derived secret: ${purpose}`),
     async ping() {

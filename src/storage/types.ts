@@ -408,6 +408,11 @@ export interface StorageRuntime {
   checkDependencies(): Promise<DependencyStates>
   /** Waits for the units of work handed over, then closes every connection. */
   close(): Promise<void>
+  /**
+   * The test mode only (StorageOptions.forTests): keep the rows as they are (after seeding), and
+   * go back to them with every nonce and limit count forgotten (the reset).
+   */
+  testState?: { keep(): Promise<void>; restore(): Promise<void> } | undefined
 }
 
 /** Open storage: the stores and their runtime (open-stores.ts). */

@@ -129,4 +129,23 @@ describe('checkServeRules: the admin listener', () => {
     assert.equal(config({ dev: true }).adminPort, 8081)
     assert.equal(config({ dev: true }).adminHost, '127.0.0.1')
   })
+
+  test('the test mode: loopback only, plain HTTP, the embedded database, one process, and its flags only with it', () => {
+    const base = { test: true }
+    assert.doesNotThrow(() => checkServeRules(config(base)))
+    assert.equal(config(base).port, 0)
+    assert.equal(config(base).adminPort, 0)
+    assert.equal(config(base).database, ':memory:')
+    assertRefused({ ...base, host: '0.0.0.0' }, /^invalid setting host \(0\.0\.0\.0\): the test mode \(--test\) listens on a loopback address only$/)
+    assertRefused({ ...base, adminHost: '192.0.2.10' }, /adminHost/)
+    assertRefused({ ...base, tlsCert: 'c.pem', tlsKey: 'k.pem' }, /without TLS/)
+    assertRefused({ ...base, database: 'postgres://localhost/test' }, /not PostgreSQL/)
+    assertRefused({ ...base, redis: 'redis://127.0.0.1:6379' }, /not in Redis/)
+    assertRefused({ ...base, redis: 'redis://127.0.0.1:6379', workers: 2 }, /not in Redis|one process/)
+    assertRefused({ ...base, trustProxy: '127.0.0.1' }, /proxy/)
+    assertRefused({ ...base, publicUrl: 'https://auth.example.com' }, /publicUrl/)
+    assertRefused({ ...base, dev: true }, /give --test or --dev, not both/)
+    assertRefused({ seed: 'seed.json', trustProxy: '127.0.0.1' }, /^invalid setting seed: it belongs to the test mode \(--test\) only$/)
+    assertRefused({ dev: true, autoConsent: 'alice' }, /autoConsent: it belongs to the test mode/)
+  })
 })

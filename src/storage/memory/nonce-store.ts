@@ -18,6 +18,8 @@ export interface MemoryNonceStore extends NonceStore {
   byteCount(): number
   /** Entries it holds before it refuses (503 code 130). */
   readonly capacity: number
+  /** Forgets every nonce (the test mode's reset); the epoch stays. */
+  clear(): void
 }
 
 /**
@@ -88,6 +90,12 @@ export function createMemoryNonceStore(options: { capacity?: number; nearFull?: 
   }
 
   return {
+    clear() {
+      buckets.clear()
+      perApp.clear()
+      size = 0
+      nextExpiryMs = Infinity
+    },
     async remember(use, expiresAtMs, nowMs) {
       if (use.timestampSeconds * 1000 < epochMs) return 'before-epoch'
       dropExpired(nowMs)

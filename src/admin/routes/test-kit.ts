@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify'
+import type { TestClock } from '../../domain/clock.ts'
+import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
+import { json, noContent, responses } from '../schemas.ts'
+
+/** What the test mode's control calls act on (`serve --test`, src/server.ts). */
+export interface TestKitControls {
+  clock: TestClock
+  /** Keeps the state as it is now (after seeding) as the one a reset goes back to. */
+  keep(): Promise<void>
+  /** Back to the state kept: every token, grant, session, nonce and limit count made since is gone. */
+  reset(): Promise<void>
+}
+
+const CLOCK = {
+  type: 'object',
+  required: ['now', 'now_ms', 'offset_seconds'],
+  properties: {
+    now: { type: 'string', format: 'date-time', description: 'What every rule of the service takes for now.' },
+    now_ms: { type: 'integer' },
+    offset_seconds: { type: 'number', description: "How far it is ahead of this machine's clock." },
+  },
+  additionalProperties: false,
+} as const
+
+const CLOCK_MOVE = {
+  type: 'object',
+  properties: {
+    advance_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 10 * 365 * 24 * 3600, description: 'Moves the clock forward by this many seconds.' },
+    set: { type: 'string', format: 'date-time', description: 'Puts the clock at this moment (not before the server started).' },
+  },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+} as const
+
+/**
+ * The test mode's control calls, under /admin/v1/test/ on the admin listener (an admin token, like
+ * every admin route); registered in test mode only, so they answer 404 anywhere else.
+ */
+export function testKitRoutes(kit: TestKitControls) {
+  const clockJson = () => {
+    const nowMs = kit.clock.nowMs()
+    return { now: new Date(nowMs).toISOString(), now_ms: nowMs, offset_seconds: kit.clock.offsetMs() / 1000 }
+  }
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.get(
+      '/admin/v1/test/clock',
+      { schema: { operationId: 'readTestClock', tags: ['test'], summary: "The service's clock", response: responses({ 200: json('The clock.', CLOCK) }) } },
+      async () => clockJson(),
+    )
+
+    app.post<{ Body: { advance_seconds?: number; set?: string } }>(
+      '/admin/v1/test/clock',
+      {
+        schema: {
+          operationId: 'moveTestClock',
+          tags: ['test'],
+          summary: "Moves the service's clock: token and code lifetimes, the timestamp window, rate-limit windows, sessions and the audit's times follow it",
+          body: CLOCK_MOVE,
+          response: responses({ 200: json('The clock, moved.', CLOCK) }, 400),
+        },
+      },
+      async (request) => {
+        const { advance_seconds, set } = request.body
+        if (advance_seconds !== undefined) kit.clock.advance(Math.round(advance_seconds * 1000))
+        if (set !== undefined && !kit.clock.set(Date.parse(set))) {
+          throw new ProblemError(400, PROBLEM_TYPES.validation, 'The clock cannot go back before the server started.', [
+            { in: 'body', field: 'set', detail: 'is before the moment the server started' },
+          ])
+        }
+        return clockJson()
+      },
+    )
+
+    app.post(
+      '/admin/v1/test/reset',
+      {
+        schema: {
+          operationId: 'resetTestState',
+          tags: ['test'],
+          summary: 'Back to the seed: every token, grant, session, nonce and limit count made since is gone (the admin tokens and the clock stay)',
+          response: responses(noContent),
+        },
+      },
+      async (_request, reply) => {
+        await kit.reset()
+        return reply.code(204).send()
+      },
+    )
+  }
+}
