@@ -37,7 +37,10 @@ export interface AuthorizationRequest {
   parameters: AuthorizationParameters
 }
 
-export type AuthorizationCheck = { outcome: 'valid'; request: AuthorizationRequest } | { outcome: 'refused'; redirectTo: string }
+/** A refusal names its RFC 6749 §4.1.2.1 error and description too, for callers that answer no redirect (the test kit). */
+export type AuthorizationCheck =
+  | { outcome: 'valid'; request: AuthorizationRequest }
+  | { outcome: 'refused'; redirectTo: string; error: string; description: string }
 
 /** The first value of each parameter (a repeat never changes which one is used). */
 export function authorizationParameters(pairs: Iterable<[string, string]>): AuthorizationParameters {
@@ -59,7 +62,7 @@ export function redirectWith(redirectUri: string, parameters: Record<string, str
 
 /** An error answer at the redirect URI (§4.1.2.1). */
 function refused(redirectUri: string, error: string, description: string, state: string | undefined): AuthorizationCheck {
-  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }) }
+  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }), error, description }
 }
 
 /** force_login=true or 1 (twitter-api-v2 spells it so on OAuth 1.0a), or `login` among prompt's values (OpenID Connect). */
