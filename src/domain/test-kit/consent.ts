@@ -63,9 +63,10 @@ function refusedAtRedirect(error: string, description: string): ServiceError {
  */
 export async function consentToAuthorizationRequest(
   deps: Deps,
-  input: { query: Record<string, string>; screenName: string; decision: Decision; address?: string },
+  input: { query: Record<string, string | undefined>; screenName: string; decision: Decision; address?: string },
 ): Promise<{ location: string }> {
-  const check = await checkAuthorizationRequest(deps, authorizationParameters(Object.entries(input.query)))
+  const given = Object.entries(input.query).filter((pair): pair is [string, string] => pair[1] !== undefined)
+  const check = await checkAuthorizationRequest(deps, authorizationParameters(given))
   if (check.outcome === 'refused') throw refusedAtRedirect(check.error, check.description)
   const person = await personWhoConsents(deps, input.screenName)
   const answer = { userId: person.id, address: input.address ?? null }
