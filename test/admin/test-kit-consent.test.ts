@@ -127,6 +127,29 @@ describe('POST /admin/v1/test/consent/* (test mode)', () => {
     assert.equal((await server.admin('POST', OAUTH2, good)).status, 200, 'each refusal changed nothing')
   })
 
+  test('a control character or a NUL in any text field is a 4xx problem, never a 5xx, and changes nothing (PostgreSQL refuses such text)', async () => {
+    const token = await requestToken()
+    const client = await oauth2Client(server.domain)
+    const oauth2 = { screen_name: 'tess_tester', decision: 'allow', ...authorizeParameters(client, newVerifier(), 'tweet.read') }
+    const bodies: Array<[string, object]> = [
+      [OAUTH1, { oauth_token: `${token.key}\u0000`, screen_name: 'tess_tester', decision: 'allow' }],
+      [OAUTH1, { oauth_token: '\u0000', screen_name: 'tess_tester', decision: 'allow' }],
+      [OAUTH1, { oauth_token: token.key, screen_name: 'tess\u0000', decision: 'allow' }],
+    ]
+    // The state is the app's own opaque text, echoed back encoded, as the page does: not among them.
+    for (const field of ['client_id', 'redirect_uri', 'scope', 'code_challenge', 'code_challenge_method', 'response_type'] as const) {
+      bodies.push([OAUTH2, { ...oauth2, [field]: `${(oauth2 as Record<string, string>)[field]}\u0000\u0007` }])
+    }
+    bodies.push([OAUTH2, { screen_name: 'tess_tester', decision: 'allow', authorize_url: `${server.url}/i/oauth2/authorize?client_id=%00&state=%07` }])
+    for (const [path, body] of bodies) {
+      const answer = await server.admin('POST', path, body)
+      assert.ok(answer.status >= 400 && answer.status < 500, `${JSON.stringify(body)}: ${answer.status} ${answer.text}`)
+      assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/)
+    }
+    assert.equal((await server.admin('POST', OAUTH1, { oauth_token: token.key, screen_name: 'tess_tester', decision: 'allow' })).status, 200)
+    assert.equal((await server.admin('POST', OAUTH2, oauth2)).status, 200)
+  })
+
   test('needs an admin token, and appears in the OpenAPI document once registered', async () => {
     const token = await requestToken()
     const anonymous = await server.admin('POST', OAUTH1, { oauth_token: token.key, screen_name: 'tess_tester', decision: 'allow' }, { auth: null })

@@ -5,6 +5,7 @@ import { challengeMethod, isCodeChallenge, type ChallengeMethod } from '../../pr
 import { parseScopes, type Scope } from '../../protocol/oauth2/scopes.ts'
 import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { findClient } from './clients.ts'
 import { usableScopes } from './grant-scopes.ts'
 
 /**
@@ -72,7 +73,7 @@ function asksToSignIn(parameters: AuthorizationParameters): boolean {
 
 export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>, parameters: AuthorizationParameters): Promise<AuthorizationCheck> {
   const clientId = parameters.client_id
-  const client = clientId ? await deps.stores.oauth2.findClientByClientId(clientId) : undefined
+  const client = clientId ? await findClient(deps, clientId) : undefined
   const app = client && (await deps.stores.apps.findById(client.appId))
   if (!client || !app) throw new ServiceError(E.oauth2UnknownClient, { detail: 'unknown client_id' })
   const redirectUri = parameters.redirect_uri

@@ -134,6 +134,9 @@ describe('consent without a browser (domain tier)', () => {
       const good = query(client, newVerifier(), 'tweet.read')
       const cases: Array<[string, Record<string, string>, number]> = [
         ['unknown client', { ...good, client_id: 'no-such-client' }, E.oauth2UnknownClient.code],
+        // Never asked of the store: PostgreSQL refuses a NUL in text (a 500 before findClient).
+        ['a client_id with a NUL', { ...good, client_id: `${good.client_id}\u0000` }, E.oauth2UnknownClient.code],
+        ['a client_id with a control character', { ...good, client_id: `${good.client_id}\u0007` }, E.oauth2UnknownClient.code],
         ['redirect_uri not registered', { ...good, redirect_uri: `${REDIRECT}/x` }, E.oauth2RedirectNotRegistered.code],
         ['unknown scope', { ...good, scope: 'tweet.read tweet.fly' }, E.oauth2InvalidScope.code],
         ['a write scope for a read app', { ...good, scope: 'tweet.write' }, E.oauth2InvalidScope.code],
