@@ -2,6 +2,7 @@
 // registered as test mode registers it, answering what the page would have done, or a problem document.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { compileErrors, validate } from '@readme/openapi-parser'
 import { testConsentRoutes } from '../../src/admin/routes/test-kit-consent.ts'
 import { injectedAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 import { makeUser } from '../helpers/fixtures.ts'
@@ -150,12 +151,14 @@ describe('POST /admin/v1/test/consent/* (test mode)', () => {
     assert.equal((await server.admin('POST', OAUTH2, oauth2)).status, 200)
   })
 
-  test('needs an admin token, and appears in the OpenAPI document once registered', async () => {
+  test('needs an admin token, and appears in the OpenAPI document once registered, which stays valid OpenAPI 3.1', async () => {
     const token = await requestToken()
     const anonymous = await server.admin('POST', OAUTH1, { oauth_token: token.key, screen_name: 'tess_tester', decision: 'allow' }, { auth: null })
     assert.equal(anonymous.status, 401)
-    const paths = (await server.admin('GET', '/admin/v1/openapi.json')).json.paths
-    assert.deepEqual([paths[OAUTH1]?.post?.operationId, paths[OAUTH2]?.post?.operationId], ['testConsentOAuth1', 'testConsentOAuth2'])
+    const document = (await server.admin('GET', '/admin/v1/openapi.json')).json
+    assert.deepEqual([document.paths[OAUTH1]?.post?.operationId, document.paths[OAUTH2]?.post?.operationId], ['testConsentOAuth1', 'testConsentOAuth2'])
+    const result = await validate(document)
+    assert.ok(result.valid, result.valid ? '' : compileErrors(result))
   })
 })
 
