@@ -54,6 +54,7 @@ export const TIERS = [
           'test/admin/bad-input.test.ts',
           'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
+          'test/admin/test-kit-consent.test.ts',
           'test/console/text-fields.test.ts',
           'test/console/sudo.test.ts',
           'test/http/nonce-store-share.test.ts',

@@ -23,6 +23,11 @@ export interface HttpSettings {
   accessLog?: boolean
   /** The front door at / and the docs at /docs/ (`--home`, default on); undefined: off. */
   home?: HomeSettings | undefined
+  /**
+   * Test mode's `--auto-consent SCREEN_NAME`: every authorize page approves at once as this person
+   * and answers what "Authorize app" would have (the redirect, or the PIN page). Undefined: off.
+   */
+  autoConsent?: string | undefined
 }
 
 export interface HomeSettings {

@@ -11,6 +11,7 @@ import {
   type Consent,
 } from '../domain/oauth1/authorization.ts'
 import type { SignInThrottle } from '../domain/sign-in.ts'
+import { consentToRequestToken } from '../domain/test-kit/consent.ts'
 import { E } from '../errors/catalogue.ts'
 import { assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
@@ -33,7 +34,12 @@ interface ShowOptions {
   message?: string
 }
 
-export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
+/** `autoConsent`: test mode's person who approves every request at once (AppDeps' `http.autoConsent`). */
+export interface ConsentRouteOptions {
+  autoConsent?: string | undefined
+}
+
+export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, options: ConsentRouteOptions = {}) {
   const deps = { ...domain, throttle }
 
   function show(reply: FastifyReply, status: number, flow: AuthorizationFlow, consent: Consent, session: Session, options: ShowOptions) {
@@ -55,6 +61,14 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
     return sendRedirect(reply, result.redirectTo)
   }
 
+  /** Test mode's --auto-consent: "Authorize app" pressed at once by that person, answered as the page answers it. */
+  async function autoApprove(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow, consent: Consent, screenName: string) {
+    const oauthToken = consent.requestToken.token
+    const outcome = await consentToRequestToken(domain, { oauthToken, screenName, decision: 'allow', address: request.ip, flow })
+    if ('location' in outcome) return sendRedirect(reply, outcome.location)
+    return sendPage(reply, 200, 'pin' in outcome ? pinPage(consent.app.name, outcome.pin) : deniedPage(consent.app.name))
+  }
+
   /** The signed-in person, while the session is live (src/domain/browser-sessions.ts). */
   async function sessionUser(session: Session | undefined): Promise<UserRecord | undefined> {
     return (await liveSessionOf(domain, session))?.user
@@ -63,6 +77,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
   async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
     const query = readQuery(request)
     const consent = await loadConsent(domain, { token: query.oauthToken, flow })
+    if (options.autoConsent) return autoApprove(request, reply, flow, consent, options.autoConsent)
     const { session, user } = await visitorOf(domain, request, reply)
     if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
       return approve(request, reply, flow, consent, user.id, true)

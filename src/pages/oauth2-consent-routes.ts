@@ -10,10 +10,12 @@ import {
 } from '../domain/oauth2-user/authorization-request.ts'
 import { approveAuthorizationRequest, denyAuthorizationRequest } from '../domain/oauth2-user/consent.ts'
 import type { SignInThrottle } from '../domain/sign-in.ts'
+import { consentToAuthorizationRequest } from '../domain/test-kit/consent.ts'
 import { E } from '../errors/catalogue.ts'
 import { assertThat } from '../errors/service-error.ts'
 import { rawQuery } from '../http/request-url.ts'
 import type { UserRecord } from '../storage/records.ts'
+import type { ConsentRouteOptions } from './consent-routes.ts'
 import { readForm } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import { isCsrfValid, readSession, type Session } from './session.ts'
@@ -23,7 +25,7 @@ import { liveSessionOf, signInFromForm, signOutForAnotherAccount, visitorOf } fr
 
 export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize' satisfies RateLimitedResource
 
-export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle) {
+export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle, options: ConsentRouteOptions = {}) {
   const deps = { ...domain, throttle }
 
   function show(reply: FastifyReply, status: number, request: AuthorizationRequest, session: Session, signedIn: UserRecord | undefined, extra: { usernamePrefill?: string; message?: string } = {}) {
@@ -39,6 +41,12 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   async function getPage(request: FastifyRequest, reply: FastifyReply) {
     const check = await checkAuthorizationRequest(domain, parametersOfQuery(rawQuery(request)))
     if (check.outcome === 'refused') return sendRedirect(reply, check.redirectTo)
+    if (options.autoConsent) {
+      // Test mode's --auto-consent: "Authorize app" pressed at once by that person.
+      const query = check.request.parameters
+      const { location } = await consentToAuthorizationRequest(domain, { query, screenName: options.autoConsent, decision: 'allow', address: request.ip })
+      return sendRedirect(reply, location)
+    }
     const { session, user } = await visitorOf(domain, request, reply)
     return show(reply, 200, check.request, session, check.request.forceLogin ? undefined : user)
   }

@@ -24,8 +24,9 @@ export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle 
     await app.register(fastifyCookie, { secret: deps.http.cookieSecret })
     installPageErrors(app)
     if (deps.http.home) await app.register(homeRoutes(deps.http.home, { dev: deps.http.dev, publicUrl: deps.http.publicUrl }))
-    await app.register(consentRoutes(deps.domain, throttle))
-    await app.register(oauth2ConsentRoutes(deps.domain, throttle))
+    const consentOptions = { autoConsent: deps.http.autoConsent }
+    await app.register(consentRoutes(deps.domain, throttle, consentOptions))
+    await app.register(oauth2ConsentRoutes(deps.domain, throttle, consentOptions))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))

@@ -5,6 +5,7 @@ import { challengeMethod, isCodeChallenge, type ChallengeMethod } from '../../pr
 import { parseScopes, type Scope } from '../../protocol/oauth2/scopes.ts'
 import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
+import { findClient } from './clients.ts'
 import { usableScopes } from './grant-scopes.ts'
 
 /**
@@ -37,7 +38,10 @@ export interface AuthorizationRequest {
   parameters: AuthorizationParameters
 }
 
-export type AuthorizationCheck = { outcome: 'valid'; request: AuthorizationRequest } | { outcome: 'refused'; redirectTo: string }
+/** A refusal names its RFC 6749 §4.1.2.1 error and description too, for callers that answer no redirect (the test kit). */
+export type AuthorizationCheck =
+  | { outcome: 'valid'; request: AuthorizationRequest }
+  | { outcome: 'refused'; redirectTo: string; error: string; description: string }
 
 /** The first value of each parameter (a repeat never changes which one is used). */
 export function authorizationParameters(pairs: Iterable<[string, string]>): AuthorizationParameters {
@@ -59,7 +63,7 @@ export function redirectWith(redirectUri: string, parameters: Record<string, str
 
 /** An error answer at the redirect URI (§4.1.2.1). */
 function refused(redirectUri: string, error: string, description: string, state: string | undefined): AuthorizationCheck {
-  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }) }
+  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }), error, description }
 }
 
 /** force_login=true or 1 (twitter-api-v2 spells it so on OAuth 1.0a), or `login` among prompt's values (OpenID Connect). */
@@ -69,7 +73,7 @@ function asksToSignIn(parameters: AuthorizationParameters): boolean {
 
 export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>, parameters: AuthorizationParameters): Promise<AuthorizationCheck> {
   const clientId = parameters.client_id
-  const client = clientId ? await deps.stores.oauth2.findClientByClientId(clientId) : undefined
+  const client = clientId ? await findClient(deps, clientId) : undefined
   const app = client && (await deps.stores.apps.findById(client.appId))
   if (!client || !app) throw new ServiceError(E.oauth2UnknownClient, { detail: 'unknown client_id' })
   const redirectUri = parameters.redirect_uri

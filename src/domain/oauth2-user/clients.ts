@@ -15,6 +15,17 @@ export interface ClientChange {
 }
 
 const newClientId = () => randomAlphanumeric(34)
+
+/** Printable ASCII of a sane length: wider than any client id made here (34 letters and digits). */
+const POSSIBLE_CLIENT_ID = /^[\x21-\x7e]{1,200}$/
+
+/**
+ * The client of a client_id, or undefined. A text that cannot be a client id finds none without
+ * asking the store: it may hold what a database refuses (U+0000 on PostgreSQL).
+ */
+export async function findClient(deps: Pick<DomainDeps, 'stores'>, clientId: string): Promise<OAuth2ClientRecord | undefined> {
+  return POSSIBLE_CLIENT_ID.test(clientId) ? deps.stores.oauth2.findClientByClientId(clientId) : undefined
+}
 const newClientSecret = () => randomAlphanumeric(50)
 
 /**
