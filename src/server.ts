@@ -82,6 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       cookieSecret: cookieSecrets(config, domain),
       hsts: config.hsts,
       allowSignup: config.allowSignup,
+      autoConsent: config.autoConsent,
       accessLog: config.accessLog,
       home: config.home ? { demo: () => (config.dev ? readDemoFile(demoFilePath(config.database)) : undefined), adminUrl: () => adminUrl } : undefined,
       trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/load.ts'
 import type { RunningServer } from '../../src/server.ts'
 import { startTestMode, type TestStartLine } from '../../src/testing.ts'
 import { REPO_ROOT, cliEnv } from '../helpers/cli.ts'
-import { issueEveryCredential, makeUser } from '../helpers/fixtures.ts'
+import { issueEveryCredential, makeApp, makeUser } from '../helpers/fixtures.ts'
 import { send, signRequest } from '../helpers/oauth1-client.ts'
 import { REDIRECT, allowedCode, oauth2Client, type OAuth2Client } from '../helpers/oauth2-user.ts'
 import { injectedAdminTestServer } from '../helpers/admin.ts'
@@ -175,7 +175,43 @@ describe('the test mode over HTTP: its clock and its reset', () => {
 
   test('its OpenAPI document describes the control calls', async () => {
     const document = (await (await fetch(`${line.admin_url}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${line.admin_token}` } })).json()) as { paths: object }
-    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/reset'])
+    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/consent/oauth1', '/admin/v1/test/consent/oauth2', '/admin/v1/test/reset'])
+  })
+})
+
+describe('the test mode with --auto-consent, and its consent control call', () => {
+  test('an authorize page redirects at once as the person named; the control call answers a request token as a person; both verifiers exchange', async () => {
+    const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags: { test: true, autoConsent: 'alice' } }))
+    try {
+      await makeUser(server.domain, { screenName: 'alice' })
+      const app = await makeApp(server.domain, { callbackUrls: ['http://127.0.0.1:9/callback'] })
+      const consumer = { key: app.consumerKey, secret: app.consumerSecret }
+      const requestToken = async () => {
+        const answer = await send(signRequest({ consumer, url: `${startLine.url}/oauth/request_token`, oauth: { oauth_callback: 'http://127.0.0.1:9/callback' } }))
+        assert.equal(answer.status, 200, answer.text)
+        return { key: answer.form.oauth_token!, secret: answer.form.oauth_token_secret! }
+      }
+      const exchange = async (token: { key: string; secret: string }, verifier: string) =>
+        send(signRequest({ consumer, token, url: `${startLine.url}/oauth/access_token`, oauth: { oauth_verifier: verifier } }))
+
+      const viaPage = await requestToken()
+      const page = await fetch(`${startLine.url}/oauth/authorize?oauth_token=${viaPage.key}`, { redirect: 'manual' })
+      assert.equal(page.status, 302)
+      const pageVerifier = new URL(page.headers.get('location')!).searchParams.get('oauth_verifier')!
+      assert.equal((await exchange(viaPage, pageVerifier)).status, 200)
+
+      const viaCall = await requestToken()
+      const call = await fetch(`${startLine.admin_url}/admin/v1/test/consent/oauth1`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${startLine.admin_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ oauth_token: viaCall.key, screen_name: 'alice', decision: 'allow' }),
+      })
+      assert.equal(call.status, 200)
+      const { location } = (await call.json()) as { location: string }
+      assert.equal((await exchange(viaCall, new URL(location).searchParams.get('oauth_verifier')!)).status, 200)
+    } finally {
+      await server.close()
+    }
   })
 })
 
@@ -183,7 +219,7 @@ describe('outside the test mode', () => {
   test('every control path answers 404, and the OpenAPI document names none', async () => {
     const server = await injectedAdminTestServer()
     try {
-      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset']] as const) {
+      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset'], ['POST', 'consent/oauth1'], ['POST', 'consent/oauth2']] as const) {
         const answer = await server.admin(method, `/admin/v1/test/${path}`, method === 'POST' ? {} : undefined)
         assert.equal(answer.status, 404, `${method} ${path}`)
       }
