@@ -1,7 +1,9 @@
 // The test mode (`latchkey serve --test`): Latchkey as the stand-in a client's test suite drives.
 // docs/test-kit.md says what it is for and what each control call does.
-import type { Config } from './config/settings.ts'
+import { loadConfig } from './config/load.ts'
+import type { Config, SettingName } from './config/settings.ts'
 import { createAdminToken } from './domain/admin/admin-tokens.ts'
+import { consentToAuthorizationRequest, consentToRequestToken, type ConsentOutcome, type Decision } from './domain/test-kit/consent.ts'
 import { startServer, type RunningServer } from './server.ts'
 
 /** The name of the admin token the test mode makes at start, for the control calls. */
@@ -28,5 +30,56 @@ export async function startTestMode(config: Config): Promise<{ server: RunningSe
   } catch (error) {
     await server.close()
     throw error
+  }
+}
+
+/** What `startLatchkey` takes: settings as `serve --test` flags would give them (docs/config.md names each). */
+export interface StartOptions {
+  /** A screen name: every authorize page approves at once as this person (`--auto-consent`). */
+  autoConsent?: string
+  /** Any other setting, by its name in docs/config.md (e.g. `{ timestampSkewSeconds: 60 }`). */
+  settings?: Partial<Record<SettingName, unknown>>
+}
+
+/** A running test-mode Latchkey in this process (`startLatchkey`). */
+export interface RunningLatchkey extends TestStartLine {
+  /** The service's clock: every lifetime, window and timestamp check follows it. */
+  clock: {
+    now(): Date
+    advance(seconds: number): void
+    /** Puts the clock at `moment` (not before the start); throws when refused. */
+    set(moment: Date): void
+  }
+  /** Answers a request token as the person would on /oauth/authorize (docs/test-kit.md). */
+  consentToRequestToken(options: { oauthToken: string; screenName: string; decision: Decision }): Promise<ConsentOutcome>
+  /** Answers an OAuth 2.0 authorization request (the authorize URL's parameters) as the person would on /i/oauth2/authorize. */
+  consentToAuthorizationRequest(options: { query: Record<string, string>; screenName: string; decision: Decision }): Promise<{ location: string }>
+  /** Back to the state at start: what was made since is gone, every nonce and limit count forgotten. */
+  reset(): Promise<void>
+  /** Stops listening and closes the database; nothing is left behind. */
+  close(): Promise<void>
+}
+
+/**
+ * `import { startLatchkey } from 'latchkey/testing'`: the test mode in the test's own process, on
+ * free loopback ports and an in-memory database. Close it when done (an `after` hook).
+ */
+export async function startLatchkey(options: StartOptions = {}): Promise<RunningLatchkey> {
+  const flags = { ...options.settings, test: true, ...(options.autoConsent ? { autoConsent: options.autoConsent } : {}) }
+  const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags }))
+  const kit = server.testKit!
+  return {
+    ...startLine,
+    clock: {
+      now: () => new Date(kit.clock.nowMs()),
+      advance: (seconds) => kit.clock.advance(Math.round(seconds * 1000)),
+      set(moment) {
+        if (!kit.clock.set(moment.getTime())) throw new RangeError('the clock cannot go back before the server started')
+      },
+    },
+    consentToRequestToken: (consent) => consentToRequestToken(server.domain, consent),
+    consentToAuthorizationRequest: (consent) => consentToAuthorizationRequest(server.domain, consent),
+    reset: () => kit.reset(),
+    close: () => server.close(),
   }
 }
