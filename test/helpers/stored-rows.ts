@@ -22,6 +22,12 @@ export async function tableNames(dbPath: string): Promise<string[]> {
   )
 }
 
+/**
+ * Tables a serving process writes by itself, on PostgreSQL: what they are read as, without that write.
+ * Every 5 s an instance says it serves (beat_at, postgres/generation-home.ts): no request wrote it.
+ */
+const OWN_WRITES: Record<string, string> = { redis_generation: '(select id, key_prefix, marker from redis_generation)' }
+
 /** The rows of every table as text, one string per row, by table: enough to compare two moments or to search. */
 export async function tableContents(dbPath: string, tables?: readonly string[]): Promise<Record<string, string[]>> {
   const names = tables ?? (await tableNames(dbPath))
@@ -30,7 +36,7 @@ export async function tableContents(dbPath: string, tables?: readonly string[]):
     if (names.length === 0) return contents
     // One statement for all tables: each row as its text form, sorted so that the order is stable.
     const query = names
-      .map((name) => `select ${quoteLiteral(name)} as t, coalesce((select array_agg(r::text order by r::text) from ${quoteIdent(name)} r), '{}') as rows`)
+      .map((name) => `select ${quoteLiteral(name)} as t, coalesce((select array_agg(r::text order by r::text) from ${OWN_WRITES[name] ?? quoteIdent(name)} r), '{}') as rows`)
       .join(' union all ')
     for (const row of await runSql<{ t: string; rows: string[] }>(dbPath, query)) contents[row.t] = row.rows
     return contents
