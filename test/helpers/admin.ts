@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import pino from 'pino'
 import { buildAdminApp } from '../../src/admin/app.ts'
 import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
@@ -24,25 +24,34 @@ export interface AdminAnswer {
   text: string
 }
 
+/** The test server's options, and route plugins the admin app registers besides its own (the test mode's). */
+export type AdminTestOptions = Parameters<typeof startTestServer>[0] & { adminRoutes?: FastifyPluginAsync[] }
+
 /** The public service and the admin listener over the same fresh storage, both on real loopback sockets. */
-export async function startAdminTestServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<AdminTestServer> {
-  const server = await startTestServer(options)
-  const adminApp = await buildTestAdminApp(server)
+export async function startAdminTestServer(options: AdminTestOptions = {}): Promise<AdminTestServer> {
+  const { adminRoutes, ...serverOptions } = options
+  const server = await startTestServer(serverOptions)
+  const adminApp = await buildTestAdminApp(server, adminRoutes)
   await adminApp.listen({ host: '127.0.0.1', port: 0 })
   const address = adminApp.server.address()
   return withAdmin(server, adminApp, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, overSocket)
 }
 
 /** The same, neither listening: the public service and the admin API answer through Fastify's inject. */
-export async function injectedAdminTestServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<AdminTestServer> {
-  const server = await injectedTestServer(options)
-  const adminApp = await buildTestAdminApp(server)
+export async function injectedAdminTestServer(options: AdminTestOptions = {}): Promise<AdminTestServer> {
+  const { adminRoutes, ...serverOptions } = options
+  const server = await injectedTestServer(serverOptions)
+  const adminApp = await buildTestAdminApp(server, adminRoutes)
   return withAdmin(server, adminApp, INJECTED_ADMIN_URL, injectInto(adminApp))
 }
 
 const INJECTED_ADMIN_URL = 'http://admin.latchkey.test'
 
-const buildTestAdminApp = (server: TestServer) => buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+async function buildTestAdminApp(server: TestServer, routes: FastifyPluginAsync[] = []): Promise<FastifyInstance> {
+  const adminApp = await buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+  for (const plugin of routes) await adminApp.register(plugin)
+  return adminApp
+}
 
 async function withAdmin(server: TestServer, adminApp: FastifyInstance, adminUrl: string, transport: Transport): Promise<AdminTestServer> {
   const { record, token } = await createAdminToken(server.domain, 'tests')
