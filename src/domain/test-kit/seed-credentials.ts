@@ -1,5 +1,5 @@
 import { OFFLINE_ACCESS } from '../../protocol/oauth2/scopes.ts'
-import type { AccessLevel, AccessTokenRecord, AppRecord, BearerTokenRecord, OAuth2GrantRecord, UserRecord } from '../../storage/records.ts'
+import { ACCESS_LEVELS, type AccessLevel, type AccessTokenRecord, type AppRecord, type BearerTokenRecord, type OAuth2GrantRecord, type UserRecord } from '../../storage/records.ts'
 import type { NewOAuth2Token } from '../../storage/types.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -14,11 +14,14 @@ import { derivedSeedValue } from './seed-values.ts'
 
 const USER_TOKEN_LENGTH = 86
 
-/** The access level of a seeded access token: its own, else its app's as the seed or the database has it. */
-function levelOf(plan: SeedPlan, token: SeedAccessToken): AccessLevel {
-  const app = plan.apps.get(nameKey(token.app))
-  return token.access_level ?? app?.seed.access_level ?? app?.existing?.accessLevel ?? APP_DEFAULTS.accessLevel
+/** An app's access level once seeded: the seed's, else the database's, else the default. */
+function appLevelOf(plan: SeedPlan, appName: string): AccessLevel {
+  const app = plan.apps.get(nameKey(appName))
+  return app?.seed.access_level ?? app?.existing?.accessLevel ?? APP_DEFAULTS.accessLevel
 }
+
+/** The access level of a seeded access token: its own, else its app's. */
+const levelOf = (plan: SeedPlan, token: SeedAccessToken): AccessLevel => token.access_level ?? appLevelOf(plan, token.app)
 
 /** A grant's token values: the seed's, else derived (the database keeps only their hashes). */
 export function grantValues(deps: Pick<DomainDeps, 'runtime'>, grant: SeedGrant): { access: string; refresh: string | undefined } {
@@ -65,6 +68,9 @@ async function accessTokenConflicts(deps: DomainDeps, plan: SeedPlan, token: See
     const reason = userId === undefined ? `begins with a user id: give @${token.person} a user_id` : `must begin with ${userId}-, the user id of @${token.person}`
     issues.push({ path: `${at}.token`, reason })
   }
+  // As on X, a token may have less than its app's level (x_auth_access_type), never more.
+  const appLevel = appLevelOf(plan, token.app)
+  if (ACCESS_LEVELS.indexOf(levelOf(plan, token)) > ACCESS_LEVELS.indexOf(appLevel)) issues.push({ path: `${at}.access_level`, reason: `is above ${token.app}'s access level, ${appLevel}` })
   const live = appId === undefined || userId === undefined ? undefined : await deps.stores.accessTokens.findLive(appId, userId, levelOf(plan, token))
   const holder = token.token === undefined ? undefined : await deps.stores.accessTokens.findByToken(token.token)
   if ((live && token.token !== undefined && live.token !== token.token) || (holder && holder.token !== live?.token)) {

@@ -194,10 +194,12 @@ describe('applySeed (domain tier)', () => {
     const contradicting = {
       people: [{ screen_name: 'ALICE', user_id: '99' }, { screen_name: 'erin' }],
       apps: [{ name: 'Other app', owner: 'erin', consumer_key: FIXED.consumerKey }],
+      credentials: { access_tokens: [{ app: 'Other app', person: 'erin', access_level: 'read-write' }] },
     }
     await assert.rejects(applySeed(tier.domain, contradicting), (error: unknown) => {
       assert.ok(error instanceof SeedError)
-      assert.deepEqual(error.issues.map((issue) => issue.path), ['people[0].user_id', 'people[0].password', 'apps[0].consumer_key'])
+      const paths = ['people[0].user_id', 'people[0].password', 'apps[0].consumer_key', 'credentials.access_tokens[0].access_level']
+      assert.deepEqual(error.issues.map((issue) => issue.path), paths, error.message)
       return true
     })
     assert.equal((await tier.domain.stores.users.list()).length, 1, 'erin was not made')
