@@ -2,10 +2,9 @@ import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/re
 import type { DomainDeps } from '../deps.ts'
 import { verifyPassword } from '../passwords.ts'
 import { findByScreenName } from '../registry/users.ts'
-import { SeedError, type SeedIssue } from './seed-check.ts'
+import type { SeedIssue } from './seed-check.ts'
 import type { Seed, SeedApp, SeedPerson } from './seed-schema.ts'
 import { derivedSeedValue } from './seed-values.ts'
-import { credentialConflicts } from './seed-credentials.ts'
 
 /**
  * What the database already holds of a seed, read before anything is written, and every way the
@@ -23,7 +22,8 @@ export const nameKey = (text: string) => text.toLowerCase()
 
 const PASSWORD_LENGTH = 24
 
-export async function planSeed(deps: DomainDeps, seed: Seed): Promise<SeedPlan> {
+/** The plan, and every contradiction of people and apps (the credentials' are seed-credentials.ts's). */
+export async function planSeed(deps: DomainDeps, seed: Seed): Promise<{ plan: SeedPlan; issues: SeedIssue[] }> {
   const issues: SeedIssue[] = []
   const plan: SeedPlan = { people: new Map(), others: new Map(), apps: new Map() }
   for (const [i, person] of (seed.people ?? []).entries()) {
@@ -50,9 +50,7 @@ export async function planSeed(deps: DomainDeps, seed: Seed): Promise<SeedPlan> 
     plan.apps.set(nameKey(app.name), { seed: app, existing, client })
     issues.push(...(await appConflicts(deps, app, existing, client, `apps[${i}]`)))
   }
-  issues.push(...(await credentialConflicts(deps, seed, plan)))
-  if (issues.length > 0) throw new SeedError(issues)
-  return plan
+  return { plan, issues }
 }
 
 /** The user id of a screen name of the plan, when it is known before writing (an existing person, or a fixed id). */

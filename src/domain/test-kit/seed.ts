@@ -8,7 +8,7 @@ import { createApp, newConsumerKeys, updateApp, validateSettings, type AppSettin
 import { createUser } from '../registry/users.ts'
 import { appJson } from '../vocabulary.ts'
 import { parseSeed, SeedError } from './seed-check.ts'
-import { seedAccessToken, seedBearerToken, seedGrant } from './seed-credentials.ts'
+import { credentialConflicts, seedAccessToken, seedBearerToken, seedGrant } from './seed-credentials.ts'
 import { nameKey, planSeed, type SeedPlan } from './seed-plan.ts'
 import type { Seed, SeedApp } from './seed-schema.ts'
 
@@ -42,7 +42,9 @@ export interface SeedResult {
  */
 export async function applySeed(deps: DomainDeps, input: unknown): Promise<SeedResult> {
   const seed = parseSeed(input)
-  const plan = await planSeed(deps, seed)
+  const { plan, issues } = await planSeed(deps, seed)
+  issues.push(...(await credentialConflicts(deps, seed, plan)))
+  if (issues.length > 0) throw new SeedError(issues)
   const people = new Map<string, UserRecord>(plan.others)
   const result: SeedResult = { people: [], apps: [], credentials: { access_tokens: [], bearer_tokens: [], oauth2_grants: [] }, limits: seedLimitsOf(seed) }
   for (const [key, person] of plan.people) {

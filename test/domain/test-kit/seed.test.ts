@@ -193,12 +193,15 @@ describe('applySeed (domain tier)', () => {
     const audit = (await tier.domain.stores.audit.list({ limit: 1000 })).length
     const contradicting = {
       people: [{ screen_name: 'ALICE', user_id: '99' }, { screen_name: 'erin' }],
-      apps: [{ name: 'Other app', owner: 'erin', consumer_key: FIXED.consumerKey }],
+      apps: [
+        { name: 'Other app', owner: 'erin', consumer_key: FIXED.consumerKey },
+        { name: 'Orphan', owner: 'nobody' },
+      ],
       credentials: { access_tokens: [{ app: 'Other app', person: 'erin', access_level: 'read-write' }] },
     }
     await assert.rejects(applySeed(tier.domain, contradicting), (error: unknown) => {
       assert.ok(error instanceof SeedError)
-      const paths = ['people[0].user_id', 'people[0].password', 'apps[0].consumer_key', 'credentials.access_tokens[0].access_level']
+      const paths = ['people[0].user_id', 'people[0].password', 'apps[1].owner', 'apps[0].consumer_key', 'credentials.access_tokens[0].access_level']
       assert.deepEqual(error.issues.map((issue) => issue.path), paths, error.message)
       return true
     })
