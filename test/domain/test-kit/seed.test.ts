@@ -208,4 +208,36 @@ describe('applySeed (domain tier)', () => {
     assert.equal((await tier.domain.stores.users.list()).length, 1, 'erin was not made')
     assert.equal((await tier.domain.stores.audit.list({ limit: 1000 })).length, audit)
   })
+
+  test('a fixed token another app already holds is refused at its path, and nothing is written', async () => {
+    await applySeed(tier.domain, FIXED_SEED)
+    const audit = (await tier.domain.stores.audit.list({ limit: 1000 })).length
+    const app = { name: 'Second app', owner: 'alice', access_level: 'read-write', oauth2_client_type: 'public' }
+    const taken = {
+      apps: [app],
+      credentials: {
+        access_tokens: [{ app: 'Second app', person: 'alice', token: FIXED.accessToken }],
+        bearer_tokens: [{ app: 'Second app', token: FIXED.bearer }],
+        oauth2_grants: [{ app: 'Second app', person: 'alice', scopes: ['users.read'], access_token: FIXED.userAccess }],
+      },
+    }
+    await assert.rejects(applySeed(tier.domain, taken), (error: unknown) => {
+      assert.ok(error instanceof SeedError)
+      const paths = ['credentials.access_tokens[0].token', 'credentials.bearer_tokens[0].token', 'credentials.oauth2_grants[0].access_token']
+      assert.deepEqual(error.issues.map((issue) => issue.path), paths, error.message)
+      return true
+    })
+    assert.equal((await tier.domain.stores.apps.list()).length, 1, 'the second app was not made')
+    assert.equal((await tier.domain.stores.audit.list({ limit: 1000 })).length, audit)
+  })
+
+  test("an app that exists takes the seed's settings where they differ, and keeps its keys", async () => {
+    const first = await applySeed(tier.domain, GENERATED_SEED)
+    const changed = { ...GENERATED_SEED, apps: [{ ...GENERATED_SEED.apps[0]!, callbacks: ['https://changed.example/cb'], sign_in: true }, GENERATED_SEED.apps[1]!] }
+    const second = await applySeed(tier.domain, changed)
+    const [before, after] = [first.apps[0]!, second.apps[0]!]
+    assert.deepEqual([after.callbacks, after.sign_in], [['https://changed.example/cb'], true])
+    assert.deepEqual([after.app_id, after.consumer_key, after.consumer_secret, after.client_id, after.client_secret], [before.app_id, before.consumer_key, before.consumer_secret, before.client_id, before.client_secret])
+    assert.deepEqual(second.credentials, first.credentials, 'the credentials stay')
+  })
 })
