@@ -121,15 +121,19 @@ const limits = z
   })
   .describe('Rate limits for a test run.')
 
+/** A bound on each list: a seed is a test's fixture, and each person costs a password hash. */
+const MAX_ITEMS = 1000
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_ITEMS)
+
 export const seedSchema = z
   .strictObject({
-    people: z.array(person).optional(),
-    apps: z.array(app).optional(),
+    people: list(person).optional(),
+    apps: list(app).optional(),
     credentials: z
       .strictObject({
-        access_tokens: z.array(accessToken).optional(),
-        bearer_tokens: z.array(bearerToken).optional(),
-        oauth2_grants: z.array(oauth2Grant).optional(),
+        access_tokens: list(accessToken).optional(),
+        bearer_tokens: list(bearerToken).optional(),
+        oauth2_grants: list(oauth2Grant).optional(),
       })
       .optional(),
     limits: limits.optional(),

@@ -178,6 +178,10 @@ describe('applySeed (domain tier)', () => {
     assert.equal(refusal.status, 400)
     assert.deepEqual(await tier.domain.stores.users.list(), [])
 
+    // A list past its bound is refused before anyone is made (each person costs a password hash).
+    const crowd = { people: Array.from({ length: 1001 }, (_, i) => ({ screen_name: `p${i}` })) }
+    await assert.rejects(applySeed(tier.domain, crowd), (error: unknown) => error instanceof SeedError && /^people: .*1000/.test(error.message))
+
     // Fields right, references wrong: the second look names them.
     const unreferenced = { people: [{ screen_name: 'dave' }], apps: [{ name: 'One', owner: 'dave' }], credentials: bad.credentials }
     await assert.rejects(applySeed(tier.domain, unreferenced), (error: unknown) => {
