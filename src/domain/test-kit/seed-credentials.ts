@@ -45,18 +45,23 @@ export async function credentialConflicts(deps: DomainDeps, seed: Seed, plan: Se
     const isOther = holder !== undefined && holder.token !== live?.token
     if (bearer.token !== undefined && ((live && live.token !== bearer.token) || isOther)) issues.push({ path: `credentials.bearer_tokens[${i}].token`, reason: 'another bearer token has this value, or the app already holds another' })
   }
-  for (const [i, grant] of grants.entries()) {
-    const appId = plan.apps.get(nameKey(grant.app))?.existing?.id
-    const userId = userIdOf(plan, grant.person)
-    const values = grantValues(deps, grant)
-    const access = await deps.stores.oauth2.findToken(values.access)
-    const refresh = values.refresh === undefined ? undefined : await deps.stores.oauth2.findToken(values.refresh)
-    const isTheirs = (found: typeof access) => found === undefined || (found.grant.appId === appId && found.grant.userId === userId)
-    if (!isTheirs(access)) issues.push({ path: `credentials.oauth2_grants[${i}].access_token`, reason: 'another grant has this token' })
-    if (!isTheirs(refresh) || (refresh !== undefined && refresh.grant.id !== access?.grant.id)) {
-      issues.push({ path: `credentials.oauth2_grants[${i}].refresh_token`, reason: 'another grant has this token' })
-    }
-  }
+  for (const [i, grant] of grants.entries()) issues.push(...(await grantConflicts(deps, plan, grant, `credentials.oauth2_grants[${i}]`)))
+  return issues
+}
+
+/** A grant's tokens held by another grant, or its grant made before with other scopes or another refresh token. */
+async function grantConflicts(deps: DomainDeps, plan: SeedPlan, grant: SeedGrant, at: string): Promise<SeedIssue[]> {
+  const appId = plan.apps.get(nameKey(grant.app))?.existing?.id
+  const userId = userIdOf(plan, grant.person)
+  const values = grantValues(deps, grant)
+  const access = await deps.stores.oauth2.findToken(values.access)
+  const refresh = values.refresh === undefined ? undefined : await deps.stores.oauth2.findToken(values.refresh)
+  const isTheirs = (found: typeof access) => found === undefined || (found.grant.appId === appId && found.grant.userId === userId)
+  const issues: SeedIssue[] = []
+  if (!isTheirs(access)) issues.push({ path: `${at}.access_token`, reason: 'another grant has this token' })
+  else if (access && access.grant.scopes.join(' ') !== grant.scopes.join(' ')) issues.push({ path: `${at}.scopes`, reason: `the grant exists with the scopes ${access.grant.scopes.join(' ')}` })
+  const isOtherRefresh = values.refresh !== undefined && (access !== undefined || refresh !== undefined) && refresh?.grant.id !== access?.grant.id
+  if (!isTheirs(refresh) || isOtherRefresh) issues.push({ path: `${at}.refresh_token`, reason: 'another grant has this token, or the grant exists with another' })
   return issues
 }
 

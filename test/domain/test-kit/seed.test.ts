@@ -244,4 +244,15 @@ describe('applySeed (domain tier)', () => {
     assert.deepEqual([after.app_id, after.consumer_key, after.consumer_secret, after.client_id, after.client_secret], [before.app_id, before.consumer_key, before.consumer_secret, before.client_id, before.client_secret])
     assert.deepEqual(second.credentials, first.credentials, 'the credentials stay')
   })
+
+  test('a grant seeded before with other scopes or another refresh token is refused at those paths', async () => {
+    await applySeed(tier.domain, FIXED_SEED)
+    const [grant] = FIXED_SEED.credentials.oauth2_grants
+    const changed = { ...FIXED_SEED, credentials: { oauth2_grants: [{ ...grant!, scopes: ['users.read', 'offline.access'], refresh_token: FIXED.userAccess.replace('Access', 'Other0') }] } }
+    await assert.rejects(applySeed(tier.domain, changed), (error: unknown) => {
+      assert.ok(error instanceof SeedError)
+      assert.deepEqual(error.issues.map((issue) => issue.path), ['credentials.oauth2_grants[0].scopes', 'credentials.oauth2_grants[0].refresh_token'], error.message)
+      return true
+    })
+  })
 })
