@@ -5,7 +5,8 @@ import type { DomainDeps } from '../deps.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 import { setOAuth2Client } from '../oauth2-user/clients.ts'
 import { createApp, newConsumerKeys, updateApp, validateSettings, type AppSettings, type ConsumerKeys } from '../registry/apps.ts'
-import { createUser } from '../registry/users.ts'
+import { updateUser } from '../admin/people.ts'
+import { createUser, validName } from '../registry/users.ts'
 import { appJson } from '../vocabulary.ts'
 import { parseSeed, SeedError } from './seed-check.ts'
 import { credentialConflicts, seedAccessToken, seedBearerToken, seedGrant } from './seed-credentials.ts'
@@ -48,10 +49,9 @@ export async function applySeed(deps: DomainDeps, input: unknown): Promise<SeedR
   const people = new Map<string, UserRecord>(plan.others)
   const result: SeedResult = { people: [], apps: [], credentials: { access_tokens: [], bearer_tokens: [], oauth2_grants: [] }, limits: seedLimitsOf(seed) }
   for (const [key, person] of plan.people) {
-    const { seed: given, password } = person
-    const user = person.existing ?? (await createUser(deps, { screenName: given.screen_name, password, ...(given.name === undefined ? {} : { name: given.name }), ...(given.user_id === undefined ? {} : { id: given.user_id }) }))
+    const user = await seedPerson(deps, person)
     people.set(key, user)
-    result.people.push({ user_id: user.id, screen_name: user.screenName, name: user.name, password })
+    result.people.push({ user_id: user.id, screen_name: user.screenName, name: user.name, password: person.password })
   }
   const apps = new Map<string, { app: AppRecord; client: OAuth2ClientRecord | undefined }>()
   for (const [key, planned] of plan.apps) {
@@ -85,6 +85,16 @@ export const seedLimits = (result: SeedResult): SeedLimits => result.limits
 
 function seedLimitsOf(seed: Seed): SeedLimits {
   return { multiplier: seed.limits?.multiplier ?? 1, endpoints: { ...(seed.limits?.endpoints ?? {}) } as SeedLimits['endpoints'] }
+}
+
+/** The person made, or as they exist with the seed's name where it differs. */
+async function seedPerson(deps: DomainDeps, person: SeedPlan['people'] extends Map<string, infer P> ? P : never): Promise<UserRecord> {
+  const { seed: given, existing, password } = person
+  if (!existing) {
+    return createUser(deps, { screenName: given.screen_name, password, ...(given.name === undefined ? {} : { name: given.name }), ...(given.user_id === undefined ? {} : { id: given.user_id }) })
+  }
+  const isRenamed = given.name !== undefined && validName(given.name) !== existing.name
+  return isRenamed ? updateUser(deps, existing.id, { name: given.name! }) : existing
 }
 
 /** The seed's settings of an app in the registry's terms: only those it gives. */

@@ -235,14 +235,15 @@ describe('applySeed (domain tier)', () => {
     assert.equal((await tier.domain.stores.audit.list({ limit: 1000 })).length, audit)
   })
 
-  test("an app that exists takes the seed's settings where they differ, and keeps its keys", async () => {
+  test("a person or app that exists takes the seed's name or settings where they differ, and keeps its keys", async () => {
     const first = await applySeed(tier.domain, GENERATED_SEED)
-    const changed = { ...GENERATED_SEED, apps: [{ ...GENERATED_SEED.apps[0]!, callbacks: ['https://changed.example/cb'], sign_in: true }, GENERATED_SEED.apps[1]!] }
+    const changed = { ...GENERATED_SEED, people: [{ screen_name: 'bob', name: 'Bob Renamed' }, { screen_name: 'carol' }], apps: [{ ...GENERATED_SEED.apps[0]!, callbacks: ['https://changed.example/cb'], sign_in: true }, GENERATED_SEED.apps[1]!] }
     const second = await applySeed(tier.domain, changed)
     const [before, after] = [first.apps[0]!, second.apps[0]!]
     assert.deepEqual([after.callbacks, after.sign_in], [['https://changed.example/cb'], true])
     assert.deepEqual([after.app_id, after.consumer_key, after.consumer_secret, after.client_id, after.client_secret], [before.app_id, before.consumer_key, before.consumer_secret, before.client_id, before.client_secret])
     assert.deepEqual(second.credentials, first.credentials, 'the credentials stay')
+    assert.deepEqual(second.people[0], { ...first.people[0], name: 'Bob Renamed' }, 'a person takes the seed\'s name, and keeps their password')
   })
 
   test('a grant seeded before with other scopes or another refresh token is refused at those paths', async () => {
