@@ -10,6 +10,7 @@ import { auditCommand } from './commands/audit.ts'
 import { backupCommand, copyCommand, restoreCommand } from './commands/data.ts'
 import { demoCommand } from './commands/demo.ts'
 import { keysCommand } from './commands/keys.ts'
+import { seedCommand } from './commands/seed.ts'
 import { migrateCommand, serveCommand } from './commands/serve.ts'
 import { userCommand } from './commands/users.ts'
 
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
-  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand(), demoCommand()]) {
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand(), demoCommand(), seedCommand()]) {
     program.addCommand(command)
   }
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())

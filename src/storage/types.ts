@@ -156,8 +156,8 @@ export interface OAuth2Store {
   createCode(code: string, record: AuthorizationCodeRecord): Promise<void>
   /** Marks the code redeemed, once: its record the first time, `reused` after (expired or not: the caller decides). */
   redeemCode(code: string, nowMs: number): Promise<CodeRedemption>
-  /** Stores the grant and its first tokens, and names it as what `code` made. */
-  createGrant(grant: OAuth2GrantRecord, tokens: NewOAuth2Token[], code: string): Promise<void>
+  /** Stores the grant and its first tokens, and names it as what `code` made (none for a seed file's grant). */
+  createGrant(grant: OAuth2GrantRecord, tokens: NewOAuth2Token[], code: string | undefined): Promise<void>
   /** The token with its grant, spent, expired or revoked as it is (the caller decides); undefined when unknown. */
   findToken(token: string): Promise<{ token: OAuth2TokenRecord; grant: OAuth2GrantRecord } | undefined>
   /**

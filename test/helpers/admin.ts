@@ -24,13 +24,14 @@ export interface AdminAnswer {
   text: string
 }
 
-/** The test server's options, and route plugins the admin app registers besides its own (as test mode's control routes). */
+/** The test server's options, and route plugins the admin app registers besides its own (the test mode's). */
 export type AdminTestOptions = Parameters<typeof startTestServer>[0] & { adminRoutes?: FastifyPluginAsync[] }
 
 /** The public service and the admin listener over the same fresh storage, both on real loopback sockets. */
 export async function startAdminTestServer(options: AdminTestOptions = {}): Promise<AdminTestServer> {
-  const server = await startTestServer(options)
-  const adminApp = await buildTestAdminApp(server, options.adminRoutes)
+  const { adminRoutes, ...serverOptions } = options
+  const server = await startTestServer(serverOptions)
+  const adminApp = await buildTestAdminApp(server, adminRoutes)
   await adminApp.listen({ host: '127.0.0.1', port: 0 })
   const address = adminApp.server.address()
   return withAdmin(server, adminApp, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, overSocket)
@@ -38,8 +39,9 @@ export async function startAdminTestServer(options: AdminTestOptions = {}): Prom
 
 /** The same, neither listening: the public service and the admin API answer through Fastify's inject. */
 export async function injectedAdminTestServer(options: AdminTestOptions = {}): Promise<AdminTestServer> {
-  const server = await injectedTestServer(options)
-  const adminApp = await buildTestAdminApp(server, options.adminRoutes)
+  const { adminRoutes, ...serverOptions } = options
+  const server = await injectedTestServer(serverOptions)
+  const adminApp = await buildTestAdminApp(server, adminRoutes)
   return withAdmin(server, adminApp, INJECTED_ADMIN_URL, injectInto(adminApp))
 }
 

@@ -102,6 +102,20 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       })
     })
 
+    test('a grant made without a code (a seed file\'s) is found by its tokens, and names no code', async () => {
+      await withApp(async (s, user, app) => {
+        const code = unique('code')
+        const record = codeRecord(app, user)
+        await s.oauth2.createCode(code, record)
+        assert.equal((await s.oauth2.redeemCode(code, NOW + 1)).outcome, 'redeemed')
+        const grant = grantRecord(app, user)
+        const access = accessToken(grant.id)
+        await s.oauth2.createGrant(grant, [access], undefined)
+        assert.deepEqual(await s.oauth2.findToken(access.token), { token: access.record, grant })
+        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null, record }, 'no code names the grant')
+      })
+    })
+
     test('of 50 redemptions of one code at once, exactly one gets its record', async () => {
       await withApp(async (s, user, app) => {
         const code = unique('code')

@@ -7,8 +7,10 @@ import type { DomainDeps } from '../deps.ts'
 
 /** How an access token was handed out, for the audit trail. */
 export interface IssueContext {
-  via: 'exchange' | 'owner_token'
+  via: 'exchange' | 'owner_token' | 'seed'
   address?: string | undefined
+  /** The values of a new token when it is made (a seed file's fixed ones); random otherwise. */
+  values?: { token?: string | undefined; secret?: string | undefined } | undefined
 }
 
 /**
@@ -33,7 +35,7 @@ export interface AccessGrant {
 
 /** issueOrReuseAccessToken's work, in a unit of work the caller opened (the exchange adds its own steps to it). */
 export async function handOutAccessToken(tx: TransactionStores, clock: Clock, grant: AccessGrant, context: IssueContext): Promise<AccessTokenRecord> {
-  const { token, reused } = await liveOrNewToken(tx, grant, clock.nowMs())
+  const { token, reused } = await liveOrNewToken(tx, grant, clock.nowMs(), context.values)
   await recordAudit({ stores: tx, clock }, {
     event: 'access_token.issued',
     appId: token.appId,
@@ -45,12 +47,17 @@ export async function handOutAccessToken(tx: TransactionStores, clock: Clock, gr
 }
 
 /** The live token of the grant, else a new one; new values are drawn only then. */
-async function liveOrNewToken(tx: TransactionStores, grant: AccessGrant, nowMs: number): Promise<{ token: AccessTokenRecord; reused: boolean }> {
+async function liveOrNewToken(
+  tx: TransactionStores,
+  grant: AccessGrant,
+  nowMs: number,
+  values: IssueContext['values'],
+): Promise<{ token: AccessTokenRecord; reused: boolean }> {
   const live = await tx.accessTokens.findLive(grant.appId, grant.userId, grant.accessLevel)
   if (live) return { token: live, reused: true }
   const candidate: AccessTokenRecord = {
-    token: `${grant.userId}-${randomAlphanumeric(30)}`,
-    secret: randomAlphanumeric(45),
+    token: values?.token ?? `${grant.userId}-${randomAlphanumeric(30)}`,
+    secret: values?.secret ?? randomAlphanumeric(45),
     appId: grant.appId,
     userId: grant.userId,
     accessLevel: grant.accessLevel,

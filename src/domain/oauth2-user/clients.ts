@@ -35,7 +35,7 @@ const newClientSecret = () => randomAlphanumeric(50)
  */
 export async function setOAuth2Client(
   deps: Pick<DomainDeps, 'stores' | 'clock'>,
-  input: { appId: string; setting: OAuth2Setting },
+  input: { appId: string; setting: OAuth2Setting; values?: { clientId?: string | undefined; clientSecret?: string | undefined } },
 ): Promise<ClientChange> {
   const nowMs = deps.clock.nowMs()
   const current = await deps.stores.oauth2.findClientByAppId(input.appId)
@@ -48,10 +48,11 @@ export async function setOAuth2Client(
       await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
       return { client: undefined }
     }
-    const secret = input.setting === 'confidential' ? newClientSecret() : null
+    // A seed file's fixed values, when given, for a client made now.
+    const secret = input.setting === 'confidential' ? (input.values?.clientSecret ?? newClientSecret()) : null
     const client: OAuth2ClientRecord = {
       appId: input.appId,
-      clientId: current?.clientId ?? newClientId(),
+      clientId: current?.clientId ?? input.values?.clientId ?? newClientId(),
       type: input.setting,
       clientSecret: secret,
       previousClientSecret: null,

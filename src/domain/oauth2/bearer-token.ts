@@ -37,6 +37,8 @@ export async function handOutBearerToken(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>,
   appId: string,
   address: string | null,
+  /** The value of a new token when one is made (a seed file's fixed one); random otherwise. */
+  value?: string,
 ): Promise<BearerTokenRecord> {
   const handOut = (reused: boolean): AuditEntry => ({ event: 'bearer_token.issued', appId, address, detail: { reused } })
   const live = await deps.stores.bearerTokens.findLive(appId)
@@ -48,7 +50,7 @@ export async function handOutBearerToken(
   }
   // The first hand-out: the new token and its audit row in one transaction.
   const issued = await changeWithAudit(deps, async (tx, audit) => {
-    const candidate: BearerTokenRecord = { token: newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+    const candidate: BearerTokenRecord = { token: value ?? newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
     await audit(handOut(token.token !== candidate.token))

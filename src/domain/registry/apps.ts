@@ -37,13 +37,18 @@ export interface AppSettings {
   isResourceServer?: boolean
 }
 
-export const newConsumerKeys = () => ({ consumerKey: randomAlphanumeric(25), consumerSecret: randomAlphanumeric(50) })
+export interface ConsumerKeys {
+  consumerKey: string
+  consumerSecret: string
+}
+
+export const newConsumerKeys = (): ConsumerKeys => ({ consumerKey: randomAlphanumeric(25), consumerSecret: randomAlphanumeric(50) })
 
 /**
  * Checks every given field of an app's settings and returns them as a store patch. Each field is
  * checked even after another failed, so that a refusal names every bad field (everyField).
  */
-function validateSettings(input: AppSettings): AppPatch {
+export function validateSettings(input: AppSettings): AppPatch {
   const patch: AppPatch = {}
   const checks = everyField()
   const { name: rawName, description, website, callbackUrls, accessLevel, type, signatureMethods } = input
@@ -147,13 +152,13 @@ const appLimitError = (cause: unknown) =>
   })
 
 /**
- * Registers an app owned by an existing user; new consumer key and secret. The owner may hold at
+ * Registers an app owned by an existing user; new consumer key and secret (or the given ones: a seed file's). The owner may hold at
  * most MAX_APPS_PER_OWNER apps, counted where the app is inserted; only an operator who says so
  * (`beyondAppLimit`) registers more.
  */
 export async function createApp(
   deps: RegistryDeps,
-  input: AppSettings & { name: string; owner: string },
+  input: AppSettings & { name: string; owner: string; keys?: ConsumerKeys | undefined },
   options: { beyondAppLimit?: boolean } = {},
 ): Promise<AppRecord> {
   const owner = await findUserByIdOrScreenName(deps, input.owner).catch(() => undefined)
@@ -167,7 +172,7 @@ export async function createApp(
       description: patch.description ?? '',
       website: patch.website ?? '',
       ownerId: owner.id,
-      ...newConsumerKeys(),
+      ...(input.keys ?? newConsumerKeys()),
       callbackUrls: patch.callbackUrls ?? [...APP_DEFAULTS.callbackUrls],
       accessLevel: patch.accessLevel ?? APP_DEFAULTS.accessLevel,
       type: patch.type ?? APP_DEFAULTS.type,

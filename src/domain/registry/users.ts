@@ -21,24 +21,29 @@ export interface NewUser {
   screenName: string
   password: string
   name?: string
+  /** A fixed id (a seed file's); a new one otherwise. */
+  id?: string
+}
+
+/** The screen-name rule: 1 to 15 letters, digits or underscores. */
+export function checkScreenName(screenName: string): void {
+  assertThat(SCREEN_NAME.test(screenName), E.invalidParameter, {
+    message: 'screen name must be 1 to 15 letters, digits or underscores',
+    field: 'screenName',
+  })
 }
 
 /** Registers a person. Screen names are unique without regard to case. */
 export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'newId'>, input: NewUser): Promise<UserRecord> {
   const checks = everyField()
-  checks.run(() =>
-    assertThat(SCREEN_NAME.test(input.screenName), E.invalidParameter, {
-      message: 'screen name must be 1 to 15 letters, digits or underscores',
-      field: 'screenName',
-    }),
-  )
+  checks.run(() => checkScreenName(input.screenName))
   const name = checks.run(() => validName(input.name ?? input.screenName))
   const password = checks.run(() => validPassword(input.password))
   checks.done()
   const passwordHash = await hashPassword(password!)
   // A false from create is a taken screen name, or (rarely) an id another process just took.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const user: UserRecord = { id: deps.newId(), screenName: input.screenName, name: name!, passwordHash, createdAtMs: deps.clock.nowMs() }
+    const user: UserRecord = { id: input.id ?? deps.newId(), screenName: input.screenName, name: name!, passwordHash, createdAtMs: deps.clock.nowMs() }
     const created = await changeWithAudit(deps, async (tx, audit) => {
       if (!(await tx.users.create(user))) return false
       await audit({ event: 'user.created', userId: user.id, detail: { screen_name: user.screenName } })

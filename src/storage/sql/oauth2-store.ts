@@ -157,7 +157,7 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
           })
           .execute()
         await tx.insertInto('oauth2_tokens').values(tokenRows(tokens)).execute()
-        await tx.updateTable('oauth2_codes').set({ grant_id: grant.id }).where('code_hash', '=', sealer.index(code)).execute()
+        if (code !== undefined) await tx.updateTable('oauth2_codes').set({ grant_id: grant.id }).where('code_hash', '=', sealer.index(code)).execute()
       })
     },
     async findToken(token) {
