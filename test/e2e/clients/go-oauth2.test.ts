@@ -13,7 +13,7 @@ import { allowOAuth2, createRecipeApp, runRecipe, startTestMode, toolSkip, type 
 const SOURCE = join(REPO_ROOT, 'examples/clients/go-oauth2')
 /** Go without the module proxy: GOPATH mode over Debian's packaged sources. */
 const GO_ENV = { GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOFLAGS: '' }
-const skip = toolSkip('go', ['version'], 'no go command (apt-get install golang-go golang-golang-x-oauth2-dev)')
+const skip = toolSkip('go', ['list', 'golang.org/x/oauth2/clientcredentials'], 'no go command or no golang.org/x/oauth2 in GOPATH (apt-get install golang-go golang-golang-x-oauth2-dev)', GO_ENV)
 const CALLBACK = 'https://client.example/cb'
 const PERSON = 'go_person'
 

@@ -76,10 +76,10 @@ export async function allowOAuth2(server: TestModeServer, screenName: string, au
   return answer.json.location
 }
 
-/** Skips a test when `probe` (a command) fails, except under CI=true, where the test runs and fails. */
-export function toolSkip(command: string, args: string[], missing: string): string | false {
+/** Skips a test when the probe (a command) fails, except under CI=true, where the test runs and fails. */
+export function toolSkip(command: string, args: string[], missing: string, env: Record<string, string> = {}): string | false {
   const isCi = /^(1|true|yes)$/i.test(process.env.CI ?? '')
-  const probe = spawnSync(command, args, { encoding: 'utf8' })
+  const probe = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, ...env } })
   return !isCi && (probe.error || probe.status !== 0) ? missing : false
 }
 
