@@ -27,8 +27,10 @@ export async function startTestMode(): Promise<TestModeServer> {
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
   const line = await new Promise<{ url: string; admin_url: string; admin_token: string }>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text)))
-    child.once('exit', (code) => reject(new Error(`serve --test exited ${code} before its start line: ${stderr}`)))
+    // A server that never answers (a slow machine) must not outlive the test that waited for it.
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no start line within 30 s: ${stderr}`))), 30_000)
+    createInterface({ input: child.stdout }).once('line', (text) => (clearTimeout(timer), resolve(JSON.parse(text))))
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`serve --test exited ${code} before its start line: ${stderr}`))))
   })
   return {
     url: line.url,
