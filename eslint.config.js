@@ -46,6 +46,19 @@ export default [
     },
   },
 
+  // clients/: what client code loads (latchkey/twitter-api-v2): no package at run time, its
+  // client library's types only (the library is the user's, not a dependency of Latchkey's).
+  {
+    files: ['src/clients/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!node:|\\.)', allowTypeImports: true, message: 'src/clients may load no package at run time: import its client library with `import type`.' }] },
+      ],
+    },
+  },
+
   {
     // Kysely documents `Kysely<any>` as the type of a migration's database: it must work on any schema version.
     files: ['src/storage/sql/migrations.ts'],

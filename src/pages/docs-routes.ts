@@ -24,6 +24,7 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/audit.md',
   'docs/metrics.md',
   'docs/test-kit.md',
+  'docs/clients.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict'
 import { Agent } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import oauthPkg from 'oauth'
-import { TwitterApi, type ITwitterApiClientPlugin } from 'twitter-api-v2'
+import { TwitterApi } from 'twitter-api-v2'
+// The plugin the package exports as latchkey/twitter-api-v2 (docs/clients.md).
+import { latchkey } from '../../../src/clients/twitter-api-v2.ts'
 import { testConsentRoutes } from '../../../src/admin/routes/test-kit-consent.ts'
 import { setOAuth2Client } from '../../../src/domain/oauth2-user/clients.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
@@ -41,19 +43,6 @@ function oauthClient(base: string, app: AppRecord, callback: string): oauthPkg.O
   const client = new oauthPkg.OAuth(`${base}/oauth/request_token`, `${base}/oauth/access_token`, app.consumerKey, app.consumerSecret, '1.0A', callback, 'HMAC-SHA1')
   bases.set(client, base)
   return client
-}
-
-/** twitter-api-v2 has X's hosts written in: its own plugin hook sends requests and the link to the server under test. */
-function toServer(base: string): ITwitterApiClientPlugin {
-  const rebase = (url: string) => `${base}${new URL(url).pathname}${new URL(url).search}`
-  return {
-    onBeforeRequestConfig({ params }) {
-      params.url = rebase(params.url.toString())
-    },
-    onOAuth2RequestToken({ result }) {
-      result.url = rebase(result.url)
-    },
-  }
 }
 
 describe('consent by control call, with real client libraries', () => {
@@ -101,7 +90,7 @@ describe('consent by control call, with real client libraries', () => {
 
   test('twitter-api-v2 with PKCE: its authorize link, the control call, loginWithOAuth2 and /2/users/me; deny gives access_denied and the state', async () => {
     const change = await setOAuth2Client(server.domain, { appId: app.id, setting: 'confidential' })
-    const client = new TwitterApi({ clientId: change.client!.clientId, clientSecret: change.newSecret! }, { plugins: [toServer(server.url)], httpAgent: new Agent() })
+    const client = new TwitterApi({ clientId: change.client!.clientId, clientSecret: change.newSecret! }, { plugins: [latchkey(server.url)], httpAgent: new Agent() })
     const link = client.generateOAuth2AuthLink(CALLBACK, { scope: ['tweet.read', 'users.read'] })
     const answer = await server.admin('POST', '/admin/v1/test/consent/oauth2', { screen_name: 'ci_person', decision: 'allow', authorize_url: link.url })
     assert.equal(answer.status, 200, answer.text)
@@ -160,7 +149,7 @@ describe('--auto-consent: every authorize page approves at once as that person',
   test('OAuth 2.0: the redirect URI with code and state, exchanged by twitter-api-v2 for a token of the person', async () => {
     const app = await makeApp(server.domain, { callbackUrls: [site.registered], accessLevel: 'read-write' })
     const change = await setOAuth2Client(server.domain, { appId: app.id, setting: 'confidential' })
-    const client = new TwitterApi({ clientId: change.client!.clientId, clientSecret: change.newSecret! }, { plugins: [toServer(server.url)], httpAgent: new Agent() })
+    const client = new TwitterApi({ clientId: change.client!.clientId, clientSecret: change.newSecret! }, { plugins: [latchkey(server.url)], httpAgent: new Agent() })
     const link = client.generateOAuth2AuthLink(site.registered, { scope: ['tweet.read', 'users.read'] })
     const landed = await open(link.url)
     assert.equal(landed.searchParams.get('state'), link.state)
