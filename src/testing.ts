@@ -1,10 +1,14 @@
 // The test mode (`latchkey serve --test`): Latchkey as the stand-in a client's test suite drives.
 // docs/test-kit.md says what it is for and what each control call does.
-import { loadConfig } from './config/load.ts'
 import type { Config, SettingName } from './config/settings.ts'
 import { createAdminToken } from './domain/admin/admin-tokens.ts'
 import { consentToAuthorizationRequest, consentToRequestToken, type ConsentOutcome, type Decision } from './domain/test-kit/consent.ts'
 import { startServer, type RunningServer } from './server.ts'
+import { ConfigError, loadConfig } from './config/load.ts'
+import { findByScreenName } from './domain/registry/users.ts'
+import { applySeed, readSeedFile, type SeedResult } from './domain/test-kit/seed.ts'
+import { parseSeed, SeedError } from './domain/test-kit/seed-check.ts'
+import type { Seed } from './domain/test-kit/seed-schema.ts'
 
 /** The name of the admin token the test mode makes at start, for the control calls. */
 export const TEST_ADMIN_TOKEN = 'test'
@@ -14,27 +18,58 @@ export interface TestStartLine {
   url: string
   admin_url: string
   admin_token: string
+  /** What the seed made (`--seed`), every value included; null without a seed. */
+  seeded: SeedResult | null
 }
 
 /**
  * Starts the service in test mode (the config's `test` is set; checkServeRules holds it to its
- * limits): listens, makes an admin token, and keeps the state a reset goes back to.
+ * limits): its seed (`seed`, else the file of `--seed`) checked whole before anything starts, its
+ * limits taken as the endpoints' limits; then listens, makes an admin token, applies the seed and
+ * keeps the state a reset goes back to.
  */
-export async function startTestMode(config: Config): Promise<{ server: RunningServer; startLine: TestStartLine }> {
-  const server = await startServer(config)
+export async function startTestMode(config: Config, seed?: unknown): Promise<{ server: RunningServer; startLine: TestStartLine }> {
+  const seedInput = seed ?? (config.seed === undefined ? undefined : await refusedAsSetting(() => readSeedFile(config.seed!)))
+  const limits = seedInput === undefined ? undefined : (await refusedAsSetting(async () => parseSeed(seedInput))).limits
+  const server = await startServer(limits ? withSeedLimits(config, limits) : config)
   try {
     if (!server.testKit || !server.adminUrl) throw new Error('the test mode needs its clock, its kept state and the admin listener')
     const admin = await createAdminToken(server.domain, TEST_ADMIN_TOKEN)
+    const seeded = seedInput === undefined ? null : await refusedAsSetting(() => applySeed(server.domain, seedInput))
+    if (config.autoConsent !== undefined && !(await findByScreenName(server.domain, config.autoConsent))) {
+      throw new ConfigError(`invalid setting autoConsent (${config.autoConsent}): no person has that screen name (seed them with --seed)`)
+    }
     await server.testKit.keep()
-    return { server, startLine: { url: server.url, admin_url: server.adminUrl, admin_token: admin.token } }
+    return { server, startLine: { url: server.url, admin_url: server.adminUrl, admin_token: admin.token, seeded } }
   } catch (error) {
     await server.close()
     throw error
   }
 }
 
+/** A seed's limits over the settings': its endpoints' limits, and its multiplier. */
+function withSeedLimits(config: Config, limits: NonNullable<Seed['limits']>): Config {
+  return {
+    ...config,
+    rateLimits: { ...config.rateLimits, ...Object.fromEntries(Object.entries(limits.endpoints ?? {}).filter((entry): entry is [string, number] => entry[1] !== undefined)) },
+    rateLimitMultiplier: limits.multiplier ?? config.rateLimitMultiplier,
+  }
+}
+
+/** A bad seed stops the start in one line, as any bad setting does: every field's path and reason. */
+async function refusedAsSetting<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof SeedError) throw new ConfigError(`invalid setting seed: ${error.issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`)
+    throw error
+  }
+}
+
 /** What `startLatchkey` takes: settings as `serve --test` flags would give them (docs/config.md names each). */
 export interface StartOptions {
+  /** A seed (docs/seed.schema.json) applied at start: people, apps, ready credentials, limits. */
+  seed?: unknown
   /** A screen name: every authorize page approves at once as this person (`--auto-consent`). */
   autoConsent?: string
   /** Any other setting, by its name in docs/config.md (e.g. `{ timestampSkewSeconds: 60 }`). */
@@ -66,7 +101,7 @@ export interface RunningLatchkey extends TestStartLine {
  */
 export async function startLatchkey(options: StartOptions = {}): Promise<RunningLatchkey> {
   const flags = { ...options.settings, test: true, ...(options.autoConsent ? { autoConsent: options.autoConsent } : {}) }
-  const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags }))
+  const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags }), options.seed)
   const kit = server.testKit!
   return {
     ...startLine,

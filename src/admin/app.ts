@@ -13,8 +13,7 @@ import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } f
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { userRoutes } from './routes/users.ts'
-import { testKitRoutes, type TestKitControls } from './routes/test-kit.ts'
-import { testConsentRoutes } from './routes/test-kit-consent.ts'
+import { registerTestKit, type TestKitControls } from './routes/test-kit.ts'
 
 export interface AdminAppDeps {
   domain: DomainDeps
@@ -127,10 +126,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
   await app.register(userRoutes)
   await app.register(appRoutes)
   await app.register(auditRoutes)
-  if (testKit) {
-    await app.register(testKitRoutes(testKit))
-    await app.register(testConsentRoutes)
-  }
+  if (testKit) await registerTestKit(app, testKit)
   // Served with the admin listener's own address as the reader reached it (no proxy stands before it).
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }))
 }

@@ -44,4 +44,17 @@ describe("startLatchkey: the test mode in the test's own process", () => {
     }
     await assert.rejects(fetch(`${latchkey.url}/healthz`), 'it no longer listens')
   })
+
+  test('with a seed: what it made is in seeded, with every value, and survives a reset', async () => {
+    const latchkey = await startLatchkey({ seed: { people: [{ screen_name: 'ada', password: 'correct horse battery' }], apps: [{ name: 'Seeded', owner: 'ada' }], credentials: { bearer_tokens: [{ app: 'Seeded' }] } } })
+    try {
+      const bearer = latchkey.seeded!.credentials.bearer_tokens[0]!.token
+      const call = () => fetch(`${latchkey.url}/1.1/application/rate_limit_status.json`, { headers: { authorization: `Bearer ${bearer}` } })
+      assert.equal((await call()).status, 200)
+      await latchkey.reset()
+      assert.equal((await call()).status, 200, 'the seeded bearer token is part of the state kept')
+    } finally {
+      await latchkey.close()
+    }
+  })
 })

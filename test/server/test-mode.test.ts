@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadConfig } from '../../src/config/load.ts'
+import { findByScreenName } from '../../src/domain/registry/users.ts'
 import type { RunningServer } from '../../src/server.ts'
 import { startTestMode, type TestStartLine } from '../../src/testing.ts'
 import { REPO_ROOT, cliEnv } from '../helpers/cli.ts'
@@ -17,6 +18,18 @@ import { REDIRECT, allowedCode, oauth2Client, type OAuth2Client } from '../helpe
 import { injectedAdminTestServer } from '../helpers/admin.ts'
 
 const BIN = join(REPO_ROOT, 'bin/latchkey.js')
+
+/** A seed with every OAuth 1.0a value fixed, and a limit of its own for verify_credentials. */
+const FIXED = {
+  consumer: { key: 'LatchkeyTestConsumerKey1', secret: 'S'.repeat(45) },
+  token: { key: `1234567890-${'T'.repeat(35)}`, secret: 'U'.repeat(42) },
+}
+const SEED = {
+  people: [{ screen_name: 'alice', user_id: '1234567890', password: 'correct horse battery' }],
+  apps: [{ name: 'Client', owner: 'alice', access_level: 'read-write', callbacks: ['https://client.example/cb'], consumer_key: FIXED.consumer.key, consumer_secret: FIXED.consumer.secret }],
+  credentials: { access_tokens: [{ app: 'Client', person: 'alice', token: FIXED.token.key, secret: FIXED.token.secret }] },
+  limits: { endpoints: { '/account/verify_credentials': 2 } },
+}
 
 /** Runs `latchkey serve ...args` in `cwd` until it exits or `until` says so; its stdout and stderr. */
 async function runServe(args: string[], cwd: string, until?: (stdout: string) => boolean) {
@@ -45,7 +58,8 @@ describe('latchkey serve --test, as a process', () => {
       beside!.child.kill('SIGTERM')
       assert.equal((await beside!.closed)[0], 0)
       const line = JSON.parse(serve!.output().stdout) as TestStartLine
-      assert.deepEqual(Object.keys(line).sort(), ['admin_token', 'admin_url', 'url'])
+      assert.deepEqual(Object.keys(line).sort(), ['admin_token', 'admin_url', 'seeded', 'url'])
+      assert.equal(line.seeded, null)
       assert.match(line.url, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.match(line.admin_url, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.equal((await fetch(`${line.url}/healthz`)).status, 200)
@@ -57,6 +71,38 @@ describe('latchkey serve --test, as a process', () => {
       assert.equal(code, 0)
       assert.equal(serve!.output().stdout.trim().split('\n').length, 1, 'stdout holds the start line only')
       assert.deepEqual(readdirSync(cwd), [], 'no database, key file or lock left in its folder')
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+
+  test('--seed: the start line says what was seeded, and the fixed credentials sign a request that passes; the seed\'s limits are the limits', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'latchkey-test-mode-'))
+    try {
+      writeFileSync(join(cwd, 'seed.json'), JSON.stringify(SEED))
+      const serve = await runServe(['--test', '--seed', 'seed.json'], cwd, (stdout) => stdout.includes('\n'))
+      try {
+        const line = JSON.parse(serve.output().stdout) as TestStartLine
+        assert.equal(line.seeded?.people[0]?.user_id, '1234567890')
+        assert.equal(line.seeded?.apps[0]?.consumer_key, SEED.apps[0]!.consumer_key)
+        const signed = () => send(signRequest({ ...FIXED, method: 'GET', url: `${line.url}/1.1/account/verify_credentials.json` }))
+        const verified = await signed()
+        assert.equal(verified.status, 200, verified.text)
+        assert.equal(verified.json.screen_name, 'alice')
+        assert.equal(verified.headers.get('x-rate-limit-limit'), '2', "the seed's limit for the endpoint")
+        assert.equal((await signed()).status, 200)
+        assert.equal((await signed()).status, 429)
+      } finally {
+        serve.child.kill('SIGTERM')
+        await serve.closed
+      }
+      writeFileSync(join(cwd, 'bad.json'), JSON.stringify({ ...SEED, apps: [{ ...SEED.apps[0], callbacks: ['https://ok.example/cb', 'not a url'] }] }))
+      const refused = await runServe(['--test', '--seed', 'bad.json'], cwd)
+      assert.notEqual((await refused.closed)[0], 0)
+      assert.match(refused.output().stderr.trim(), /^latchkey: invalid setting seed: apps\[0\]\.callbacks\[1\]: /)
+      const nobody = await runServe(['--test', '--auto-consent', 'nobody'], cwd)
+      assert.notEqual((await nobody.closed)[0], 0)
+      assert.match(nobody.output().stderr.trim(), /^latchkey: invalid setting autoConsent \(nobody\): no person has that screen name/)
     } finally {
       rmSync(cwd, { recursive: true, force: true })
     }
@@ -173,17 +219,29 @@ describe('the test mode over HTTP: its clock and its reset', () => {
     assert.ok(Math.abs(Number((await control('GET', 'clock')).json!.now_ms) - Number(set.json!.now_ms)) < 5_000, 'nothing moved')
   })
 
+  test('a seed posted later is part of what reset goes back to; one that names limits is refused (they are set at start)', async () => {
+    const seeded = await control('POST', 'seed', { people: [{ screen_name: 'later' }], apps: [{ name: 'Later app', owner: 'later' }] })
+    assert.equal(seeded.status, 200, JSON.stringify(seeded.json))
+    const appId = (seeded.json!.apps as Array<{ app_id: string }>)[0]!.app_id
+    assert.equal((await control('POST', 'reset')).status, 204)
+    assert.ok(await server.domain.stores.apps.findById(appId), 'the seeded app survives the reset')
+    const withLimits = await control('POST', 'seed', { people: [{ screen_name: 'limited' }], limits: { multiplier: 2 } })
+    assert.equal(withLimits.status, 400)
+    assert.deepEqual(withLimits.json!.errors, [{ in: 'body', field: 'limits', detail: 'is taken at start only' }])
+    assert.equal(await findByScreenName(server.domain, 'limited'), undefined, 'nothing written')
+  })
+
   test('its OpenAPI document describes the control calls', async () => {
     const document = (await (await fetch(`${line.admin_url}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${line.admin_token}` } })).json()) as { paths: object }
-    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/consent/oauth1', '/admin/v1/test/consent/oauth2', '/admin/v1/test/reset'])
+    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/consent/oauth1', '/admin/v1/test/consent/oauth2', '/admin/v1/test/reset', '/admin/v1/test/seed'])
   })
 })
 
 describe('the test mode with --auto-consent, and its consent control call', () => {
   test('an authorize page redirects at once as the person named; the control call answers a request token as a person; both verifiers exchange', async () => {
-    const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags: { test: true, autoConsent: 'alice' } }))
+    // The person --auto-consent names must exist once the seed is applied.
+    const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags: { test: true, autoConsent: 'alice' } }), { people: [{ screen_name: 'alice' }] })
     try {
-      await makeUser(server.domain, { screenName: 'alice' })
       const app = await makeApp(server.domain, { callbackUrls: ['http://127.0.0.1:9/callback'] })
       const consumer = { key: app.consumerKey, secret: app.consumerSecret }
       const requestToken = async () => {
@@ -219,7 +277,7 @@ describe('outside the test mode', () => {
   test('every control path answers 404, and the OpenAPI document names none', async () => {
     const server = await injectedAdminTestServer()
     try {
-      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset'], ['POST', 'consent/oauth1'], ['POST', 'consent/oauth2']] as const) {
+      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset'], ['POST', 'consent/oauth1'], ['POST', 'consent/oauth2'], ['POST', 'seed']] as const) {
         const answer = await server.admin(method, `/admin/v1/test/${path}`, method === 'POST' ? {} : undefined)
         assert.equal(answer.status, 404, `${method} ${path}`)
       }

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { TestClock } from '../../domain/clock.ts'
 import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
 import { json, noContent, responses } from '../schemas.ts'
+import { testConsentRoutes } from './test-kit-consent.ts'
+import { testSeedRoutes } from './test-kit-seed.ts'
 
 /** What the test mode's control calls act on (`serve --test`, src/server.ts). */
 export interface TestKitControls {
@@ -89,4 +91,26 @@ export function testKitRoutes(kit: TestKitControls) {
       },
     )
   }
+}
+
+/** Every control call of the test mode: the clock and reset, consent, and seeding. */
+export async function registerTestKit(app: FastifyInstance, kit: TestKitControls): Promise<void> {
+  await app.register(testKitRoutes(kit))
+  await app.register(testConsentRoutes)
+  await app.register(async (seeding) => {
+    // Limits are made when the server starts: a later seed cannot change them, so it may not name them.
+    seeding.addHook('preHandler', async (request) => {
+      const body = request.body as { limits?: unknown } | undefined
+      if (body?.limits === undefined) return
+      throw new ProblemError(400, PROBLEM_TYPES.validation, 'Limits are set when the test mode starts (--seed, or the seed given to startLatchkey).', [
+        { in: 'body', field: 'limits', detail: 'is taken at start only' },
+      ])
+    })
+    // What a seed made is part of the state a reset goes back to.
+    seeding.addHook('onSend', async (_request, reply, payload) => {
+      if (reply.statusCode === 200) await kit.keep()
+      return payload
+    })
+    await seeding.register(testSeedRoutes)
+  })
 }

@@ -63,21 +63,24 @@ export async function applySeed(deps: DomainDeps, input: unknown): Promise<SeedR
   return result
 }
 
-/** applySeed of a JSON file; a file that cannot be read or is not JSON is a SeedError too. */
-export async function applySeedFile(deps: DomainDeps, path: string): Promise<SeedResult> {
+/** A seed file's JSON; a file that cannot be read or is not JSON is a SeedError. */
+export async function readSeedFile(path: string): Promise<unknown> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
     throw new SeedError([{ path: '(file)', reason: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}` }])
   }
-  let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    return JSON.parse(text)
   } catch (error) {
     throw new SeedError([{ path: '(file)', reason: `${path} is not JSON: ${(error as Error).message}` }])
   }
-  return applySeed(deps, parsed)
+}
+
+/** applySeed of a JSON file. */
+export async function applySeedFile(deps: DomainDeps, path: string): Promise<SeedResult> {
+  return applySeed(deps, await readSeedFile(path))
 }
 
 /** The limits a seed result asks for. */
