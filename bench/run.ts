@@ -16,10 +16,11 @@ import { seedLarge } from './seed.ts'
 import { CPU, LATCHKEY_LISTENING, REPO_ROOT, buildSources, canPin, clockTicksPerSecond, latchkeyCommand, serverEnv, startCeiling, startServer, type Runtime, type ServerProcess } from './servers.ts'
 import { openDomain, openSharedBackends, registerBench, type Storage } from './setup.ts'
 import { SHAPES, type BenchCredentials, type ShapeId } from './shapes.ts'
+import { measureStartUp, startUpLine, type StartUp } from './start-up.ts'
 
 const { values: opts } = parseArgs({
   options: {
-    shapes: { type: 'string', default: '0,1,2,3,4,5,6,7' },
+    shapes: { type: 'string', default: '0,1,2,3,4,5,6,7,start' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
@@ -74,6 +75,7 @@ const dir = mkdtempSync(join(tmpdir(), 'latchkey-bench-'))
 const results = new Map<ShapeId, ShapeMeasurement>()
 const skipped: string[] = []
 let timing: TimingResult | undefined
+let startUp: StartUp | undefined
 let ceiling: ServerProcess | undefined
 
 function loadConfig(server: ServerProcess, kind: LoadConfig['kind'], credentials: BenchCredentials[]): LoadConfig {
@@ -209,6 +211,13 @@ try {
       }
     }
   }
+  if (wanted.has('start')) {
+    // What a test imports is the compiled package (dist/), built as npm run build builds it.
+    const built = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    if (built.status !== 0) throw new Error(`building dist/ failed: ${built.stdout}${built.stderr}`)
+    startUp = measureStartUp(repeat + 2)
+    log(`  ${startUpLine(startUp)}`)
+  }
 } catch (error) {
   failed = true
   log(`\nBENCH RUN FAILED: ${(error as Error).message}`)
@@ -233,6 +242,7 @@ const context: RunContext = {
   at: new Date().toISOString(),
 }
 process.stdout.write(`\n${table(results, timing, skipped)}\n\n`)
+if (startUp) process.stdout.write(`${startUpLine(startUp)}\n\n`)
 for (const line of benchLines(results, timing, { ...context })) process.stdout.write(`${line}\n`)
 if (opts['write-docs']) {
   if (failed || results.size === 0) log('--write-docs: nothing written (the run failed or measured nothing)')
