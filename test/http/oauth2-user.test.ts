@@ -144,6 +144,15 @@ describe('OAuth 2.0 user context', () => {
     assert.equal(tokens.scope, 'tweet.read users.read')
   })
 
+  test('a client_id with a control character (NUL included) at the token and revocation endpoints is an unknown client, never a 5xx (PostgreSQL refuses such text)', async () => {
+    for (const path of ['/2/oauth2/token', '/2/oauth2/revoke']) {
+      for (const clientId of ['abc\u0000def', 'abc\u0001', 'x'.repeat(300)]) {
+        const answer = await post(path, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'r', token: 't', client_id: clientId }).toString())
+        assert.ok(answer.status >= 400 && answer.status < 500, `${path} ${JSON.stringify(clientId)}: ${answer.status} ${answer.text}`)
+      }
+    }
+  })
+
   test('a public client sends only client_id; with a secret it is refused', async () => {
     const client = await oauth2App('public')
     assert.equal(client.clientSecret, undefined)

@@ -5,7 +5,7 @@ import { constantTimeEqual } from '../../protocol/secrets.ts'
 import type { AppRecord, OAuth2ClientRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
-import { isClientSecret } from './clients.ts'
+import { findClient, isClientSecret } from './clients.ts'
 
 /** What an unknown client id is compared against: the same work as a real confidential client. */
 const DUMMY_CLIENT: OAuth2ClientRecord = {
@@ -44,7 +44,7 @@ export async function authenticateOAuth2Client(
   const clientId = basic?.clientId ?? bodyId
   const secret = basicSecret ?? bodySecret
   if (!clientId) throw new ServiceError(E.oauth2MissingClientAuthentication, { detail: 'no client_id' })
-  const client = await deps.stores.oauth2.findClientByClientId(clientId)
+  const client = await findClient(deps, clientId)
   if (client?.type === 'confidential') {
     assertThat(secret !== undefined, E.oauth2MissingClientAuthentication, { detail: 'confidential client without its secret' })
   }
