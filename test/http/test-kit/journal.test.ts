@@ -1,0 +1,111 @@
+// The request journal (src/http/test-kit/journal.ts): each call to the API with what the verifier
+// saw (parameters by place, the base string masked as the failure log masks it), its outcome and
+// reason; injected answers marked; filters; a bound per app; clear.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createFaultQueue } from '../../../src/http/test-kit/faults.ts'
+import { createRequestJournal } from '../../../src/http/test-kit/journal.ts'
+import { issueEveryCredential, type EveryCredential } from '../../helpers/fixtures.ts'
+import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
+
+/** The base string's parameters, decoded twice: `a=1&b=2` as the client signed them (RFC 5849 §3.4.1). */
+const signedParameters = (baseString: string) => decodeURIComponent(decodeURIComponent(baseString.split('&')[2]!))
+
+describe('the request journal', () => {
+  let server: TestServer
+  const faults = createFaultQueue()
+  const journal = createRequestJournal({ perApp: 3 })
+  let alice: EveryCredential
+  before(async () => {
+    server = await injectedTestServer({ testKit: { faults, journal } })
+    alice = await issueEveryCredential(server.domain)
+  })
+  after(() => server.close())
+
+  const verify = (issued: EveryCredential, consumerSecret = issued.consumer.secret) =>
+    server.signedFetch({
+      consumer: { key: issued.consumer.key, secret: consumerSecret },
+      token: issued.token,
+      method: 'GET',
+      url: `${server.url}/1.1/account/verify_credentials.json?include_entities=true&skip_status=1`,
+    })
+
+  test('an accepted signed call: its app, parameters by place and the base string Latchkey computed, secrets hidden', async () => {
+    journal.clear()
+    assert.equal((await verify(alice)).status, 200)
+    const [entry, ...rest] = journal.list()
+    assert.equal(rest.length, 0)
+    assert.equal(entry!.outcome, 'accepted')
+    assert.equal(entry!.status, 200)
+    assert.equal(entry!.endpoint, 'GET /1.1/account/verify_credentials.json')
+    assert.equal(entry!.path, '/1.1/account/verify_credentials.json')
+    assert.deepEqual(entry!.app, { id: alice.app.id, consumer_key: alice.consumer.key })
+    assert.equal(entry!.reason, null)
+    assert.equal(entry!.oauth1!.result, 'ok')
+    assert.deepEqual(entry!.oauth1!.parameters.query, ['include_entities', 'skip_status'])
+    assert.deepEqual(entry!.oauth1!.parameters.body, [])
+    assert.ok(entry!.oauth1!.parameters.header.includes('oauth_signature') && entry!.oauth1!.parameters.header.includes('oauth_token'))
+    const base = entry!.oauth1!.base_string!
+    assert.ok(base.startsWith(`GET&${encodeURIComponent(`${server.url}/1.1/account/verify_credentials.json`)}&`), base)
+    assert.match(signedParameters(base), /(^|&)include_entities=true(&|$)/)
+    assert.match(signedParameters(base), new RegExp(`oauth_consumer_key=${alice.consumer.key}`))
+  })
+
+  test("a bad signature: refused, its reason, the base string with the token [hidden], and no secret anywhere", async () => {
+    journal.clear()
+    const refused = await verify(alice, 'not-the-secret')
+    assert.equal(refused.status, 401)
+    const [entry] = journal.list()
+    assert.equal(entry!.outcome, 'refused')
+    assert.equal(entry!.reason, 'bad_signature')
+    assert.deepEqual(entry!.error, { code: 32, message: 'Could not authenticate you.' })
+    assert.equal(entry!.oauth1!.result, 'bad_signature')
+    assert.match(signedParameters(entry!.oauth1!.base_string!), /(^|&)oauth_token=\[hidden\](&|$)/)
+    const shown = JSON.stringify(entry)
+    for (const secret of [alice.token.key, alice.token.secret, alice.consumer.secret]) assert.ok(!shown.includes(secret), 'no credential is shown')
+    // Its twin: the same call signed right is accepted.
+    assert.equal((await verify(alice)).status, 200)
+    assert.equal(journal.list()[0]!.outcome, 'accepted')
+  })
+
+  test('a call the verifier refuses before parsing (215) is journaled with its parameters by place and no base string', async () => {
+    journal.clear()
+    const answer = await server.send({ method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json?x=1`, headers: { authorization: 'OAuth oauth_consumer_key="k"' } })
+    assert.equal(answer.status, 400)
+    const [entry] = journal.list()
+    assert.equal(entry!.outcome, 'refused')
+    assert.equal(entry!.reason, 'malformed')
+    assert.deepEqual(entry!.oauth1, { result: 'malformed', parameters: { header: ['oauth_consumer_key'], query: ['x'], body: [] }, base_string: null })
+    assert.equal(entry!.app, null)
+  })
+
+  test('an injected answer is marked as such, with its fault', async () => {
+    journal.clear()
+    const fault = faults.add({ endpoint: 'GET /1.1/account/verify_credentials.json', times: 1, kind: 'rate_limited' })
+    assert.equal((await verify(alice)).status, 429)
+    const [entry] = journal.list()
+    assert.equal(entry!.outcome, 'injected')
+    assert.equal(entry!.fault, fault.id)
+    assert.equal(entry!.reason, 'injected: rate_limited')
+    assert.deepEqual(entry!.error, { code: 88, message: 'Rate limit exceeded' })
+  })
+
+  test('filters by app (id or consumer key), endpoint and outcome; a bound per app; clear', async () => {
+    journal.clear()
+    const bob = await issueEveryCredential(server.domain)
+    await verify(alice)
+    await verify(bob, 'wrong')
+    await server.send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })
+    assert.deepEqual(journal.list({ app: alice.app.id }).map((entry) => entry.outcome), ['accepted'])
+    assert.deepEqual(journal.list({ app: bob.consumer.key }).map((entry) => entry.outcome), ['refused'])
+    assert.deepEqual(journal.list({ outcome: 'refused' }).map((entry) => entry.endpoint), ['POST /oauth2/token', 'GET /1.1/account/verify_credentials.json'])
+    assert.equal(journal.list({ endpoint: '/oauth2/token' }).length, 1)
+    assert.equal(journal.list({ endpoint: 'POST /oauth2/token' }).length, 1)
+    assert.equal(journal.list({ endpoint: 'GET /oauth2/token' }).length, 0)
+    for (let i = 0; i < 4; i += 1) await verify(alice)
+    assert.equal(journal.list({ app: alice.app.id }).length, 3, 'the last 3 of the app (perApp)')
+    assert.equal(journal.list({ app: bob.app.id }).length, 1, "another app's are kept")
+    journal.clear()
+    assert.deepEqual(journal.list(), [])
+  })
+})
