@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -93,7 +93,8 @@ const DEFAULT_LIMIT = 15
 
 /** Answers the next calls of each fault's endpoint with its failure, before the route runs. */
 export function installFaults(app: FastifyInstance, queue: FaultQueue, journal: RequestJournal, domain: Pick<DomainDeps, 'clock' | 'settings'>): void {
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Named: a test checks that no test-kit hook is installed outside test mode.
+  const testKitFault: onRequestHookHandler = (request, _reply, done) => {
     const route = request.routeOptions.url
     const fault = route === undefined ? undefined : queue.take(`${request.method} ${route}`)
     if (!fault) return done()
@@ -103,5 +104,6 @@ export function installFaults(app: FastifyInstance, queue: FaultQueue, journal: 
     // A window that began now: the reset is always in the future.
     const resetAtMs = domain.clock.nowMs() + domain.settings.rateLimitWindowSeconds * 1000
     done(injectedError(fault, route!, { limit, resetAtMs }))
-  })
+  }
+  app.addHook('onRequest', testKitFault)
 }

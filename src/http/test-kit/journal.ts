@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, onErrorHookHandler, onRequestHookHandler, onResponseHookHandler } from 'fastify'
 import type { ParameterPlaces } from '../../domain/console/signature-failures.ts'
 import type { DomainObserver, OAuth1VerificationResult, SignedRequestSeen } from '../../domain/observe.ts'
 import type { ServiceError } from '../../errors/service-error.ts'
@@ -133,25 +133,29 @@ const isJournaled = (request: FastifyRequest) => (request.routeOptions.config as
 
 /** Records every call to the API in the journal once it is answered. */
 export function installJournal(app: FastifyInstance, journal: RequestJournal): void {
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Named: a test checks that no test-kit hook is installed outside test mode.
+  const testKitJournalOpen: onRequestHookHandler = (request, _reply, done) => {
     if (!isJournaled(request)) return done()
     const call: PendingCall = {}
     journal.pending.set(request, call)
     // The rest of the call (hooks, route, use case) runs in this context: the domain's event finds it.
     journal.calls.run(call, done)
-  })
-  app.addHook('onError', (request, _reply, error, done) => {
+  }
+  const testKitJournalError: onErrorHookHandler = (request, _reply, error, done) => {
     const call = journal.pending.get(request)
     if (call) call.error = toServiceError(error)
     done()
-  })
-  app.addHook('onResponse', (request, reply, done) => {
+  }
+  const testKitJournalClose: onResponseHookHandler = (request, reply, done) => {
     const call = journal.pending.get(request)
     if (!call) return done()
     journal.pending.delete(request)
     journal.record(entryOf(request, reply.statusCode, call, journal.now()))
     done()
-  })
+  }
+  app.addHook('onRequest', testKitJournalOpen)
+  app.addHook('onError', testKitJournalError)
+  app.addHook('onResponse', testKitJournalClose)
 }
 
 function entryOf(request: FastifyRequest, status: number, call: PendingCall, atMs: number): Omit<JournalEntry, 'id'> {

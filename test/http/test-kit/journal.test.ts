@@ -109,3 +109,25 @@ describe('the request journal', () => {
     assert.deepEqual(journal.list(), [])
   })
 })
+
+describe('outside test mode', () => {
+  /** The names of the app's own hooks (Fastify keeps them under its `fastify.hooks` symbol). */
+  const hookNames = (app: object): string[] => {
+    const key = Object.getOwnPropertySymbols(app).find((symbol) => symbol.description === 'fastify.hooks')!
+    const hooks = (app as Record<symbol, Record<string, Array<{ name: string }>>>)[key]!
+    return ['onRequest', 'onError', 'onResponse'].flatMap((kind) => (hooks[kind] ?? []).map((hook) => hook.name))
+  }
+  const TEST_KIT_HOOKS = ['testKitJournalOpen', 'testKitFault', 'testKitJournalError', 'testKitJournalClose']
+
+  test('without AppDeps.testKit no hook of the test kit is on the request path', async () => {
+    const plain = await injectedTestServer()
+    const testMode = await injectedTestServer({ testKit: { faults: createFaultQueue(), journal: createRequestJournal() } })
+    try {
+      assert.deepEqual(hookNames(testMode.app).filter((name) => TEST_KIT_HOOKS.includes(name)), TEST_KIT_HOOKS)
+      assert.deepEqual(hookNames(plain.app).filter((name) => name.startsWith('testKit')), [])
+    } finally {
+      await plain.close()
+      await testMode.close()
+    }
+  })
+})
