@@ -49,6 +49,8 @@ describe('/admin/v1/test/faults and /admin/v1/test/requests (test mode)', () => 
       [{ endpoint: VERIFY, times: 1, kind: 'flaky' }, 'kind'],
       [{ endpoint: VERIFY, times: 0, kind: 'over_capacity' }, 'times'],
       [{ endpoint: '/oauth2/token', times: 1, kind: 'over_capacity' }, 'endpoint'],
+      [{ endpoint: 'GET /oauth2/token', times: 1, kind: 'over_capacity' }, 'endpoint'],
+      [{ endpoint: 'POST /1.1/account/verify_credential.json', times: 1, kind: 'over_capacity' }, 'endpoint'],
       [{ endpoint: VERIFY, times: 1, kind: 'custom' }, 'status'],
       [{ endpoint: VERIFY, times: 1, kind: 'custom', status: 200 }, 'status'],
       [{ endpoint: VERIFY, times: 1, kind: 'custom', status: 400, message: 'a\u0000b' }, 'message'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { FaultQueue, FaultRule } from '../../http/test-kit/faults.ts'
+import { UnknownEndpointError, type FaultQueue, type FaultRule } from '../../http/test-kit/faults.ts'
 import type { JournalFilter, RequestJournal } from '../../http/test-kit/journal.ts'
 import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
 import { json, noContent, responses } from '../schemas.ts'
@@ -88,6 +88,16 @@ function checkRule(rule: FaultRule): FaultRule {
   return rule
 }
 
+/** The fault added, or a 400 naming the endpoint when the service has no such route. */
+function added(queue: FaultQueue, rule: FaultRule) {
+  try {
+    return queue.add(rule)
+  } catch (error) {
+    if (!(error instanceof UnknownEndpointError)) throw error
+    throw new ProblemError(400, PROBLEM_TYPES.validation, 'The request has invalid fields.', [{ in: 'body', field: 'endpoint', detail: 'is not an endpoint of the service (the method and the route path: `POST /oauth2/token`)' }])
+  }
+}
+
 export function testFaultRoutes(queue: FaultQueue): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
     app.post<{ Body: FaultRule }>(
@@ -101,7 +111,7 @@ export function testFaultRoutes(queue: FaultQueue): FastifyPluginAsync {
           response: responses({ 201: json('The fault, waiting for its calls.', FAULT) }, 400),
         },
       },
-      async (request, reply) => reply.code(201).send(queue.add(checkRule(request.body))),
+      async (request, reply) => reply.code(201).send(added(queue, checkRule(request.body))),
     )
     app.get('/admin/v1/test/faults', { schema: { operationId: 'testListFaults', tags: ['test'], summary: 'Test mode: the faults still waiting for calls', response: responses({ 200: json('Oldest first.', { type: 'object', required: ['data'], properties: { data: { type: 'array', items: FAULT } }, additionalProperties: false }) }) } }, async () => ({ data: queue.list() }))
     app.delete('/admin/v1/test/faults', { schema: { operationId: 'testClearFaults', tags: ['test'], summary: 'Test mode: forget every fault', response: responses(noContent) } }, async (_request, reply) => {

@@ -31,19 +31,33 @@ export interface Fault extends FaultRule {
 }
 
 export interface FaultQueue {
+  /** Throws UnknownEndpointError for an endpoint the service has no route for (once installFaults has seen its routes). */
   add(rule: FaultRule): Fault
   /** The faults with calls still to fail, oldest first. */
   list(): Fault[]
   clear(): void
   /** The fault the next call to the endpoint answers with, counted down; undefined when none. */
   take(endpoint: string): Fault | undefined
+  /** The service's endpoints (`POST /oauth2/token`), filled by installFaults as the routes are declared. */
+  readonly endpoints: Set<string>
+}
+
+/** A fault for an endpoint no route has: it would never fire. */
+export class UnknownEndpointError extends Error {
+  constructor(endpoint: string) {
+    super(`no route answers ${endpoint}`)
+    this.name = 'UnknownEndpointError'
+  }
 }
 
 export function createFaultQueue(): FaultQueue {
   let faults: Fault[] = []
   let nextId = 1
+  const endpoints = new Set<string>()
   return {
+    endpoints,
     add(rule) {
+      if (endpoints.size > 0 && !endpoints.has(rule.endpoint)) throw new UnknownEndpointError(rule.endpoint)
       const fault: Fault = { ...rule, id: nextId++, remaining: rule.times }
       faults.push(fault)
       return { ...fault }
@@ -106,4 +120,7 @@ export function installFaults(app: FastifyInstance, queue: FaultQueue, journal: 
     done(injectedError(fault, route!, { limit, resetAtMs }))
   }
   app.addHook('onRequest', testKitFault)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) queue.endpoints.add(`${method} ${route.url}`)
+  })
 }
