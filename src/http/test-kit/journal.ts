@@ -59,7 +59,8 @@ export interface RequestJournal {
   readonly pending: WeakMap<FastifyRequest, PendingCall>
 }
 
-interface PendingCall {
+/** What the journal gathers of a call before it is answered. */
+export interface PendingCall {
   seen?: SignedRequestSeen
   error?: ServiceError
   fault?: { id: number; kind: string }
@@ -86,6 +87,7 @@ export function createRequestJournal(options: { perApp?: number; now?: () => num
   const byApp = new Map<string, JournalEntry[]>()
   let nextId = 1
   const calls = new AsyncLocalStorage<PendingCall>()
+  const pending = new WeakMap<FastifyRequest, PendingCall>()
   return {
     record(fields) {
       const entry: JournalEntry = { id: nextId++, ...fields }
@@ -112,12 +114,12 @@ export function createRequestJournal(options: { perApp?: number; now?: () => num
       },
     }),
     injected(request, fault) {
-      const call = this.pending.get(request)
+      const call = pending.get(request)
       if (call) call.fault = fault
     },
     now,
     calls,
-    pending: new WeakMap(),
+    pending,
   }
 }
 
