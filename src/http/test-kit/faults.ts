@@ -83,21 +83,24 @@ const familyOf = (path: string): Family => (path.startsWith('/2/oauth2/') ? 'oau
 /** X's refusal for each kind, in each family (twitter-behaviour §1.1, §2.8, §9). */
 const INVALID_TOKEN: Record<Family, ErrorDef> = { v1: E.invalidOrExpiredToken, oauth2: E.oauth2InvalidToken, v2: E.v2Unauthorized }
 
+/** A failure asked for: the log records it as a refusal (info, its detail), never as a fault of the service (error, a stack). */
+export class InjectedFailure extends ServiceError {}
+
 /** The error an injected fault throws. */
 export function injectedError(fault: Fault, path: string, limit: { limit: number; resetAtMs: number }): ServiceError {
   const detail = `injected by the test kit (fault ${fault.id})`
   switch (fault.kind) {
     case 'rate_limited':
-      return new ServiceError(E.rateLimitExceeded, { detail, rateLimit: { limit: limit.limit, remaining: 0, resetAtMs: limit.resetAtMs } })
+      return new InjectedFailure(E.rateLimitExceeded, { detail, rateLimit: { limit: limit.limit, remaining: 0, resetAtMs: limit.resetAtMs } })
     case 'over_capacity':
-      return new ServiceError(E.overCapacity, { detail })
+      return new InjectedFailure(E.overCapacity, { detail })
     case 'invalid_token':
-      return new ServiceError(INVALID_TOKEN[familyOf(path)], { detail })
+      return new InjectedFailure(INVALID_TOKEN[familyOf(path)], { detail })
     case 'too_often':
-      return new ServiceError(E.unableToVerifyCredentials, { detail })
+      return new InjectedFailure(E.unableToVerifyCredentials, { detail })
     case 'custom': {
       const status = fault.status ?? 400
-      return new ServiceError({ status, code: fault.code ?? E.badRequest.code, message: fault.message ?? E.badRequest.message }, { detail })
+      return new InjectedFailure({ status, code: fault.code ?? E.badRequest.code, message: fault.message ?? E.badRequest.message }, { detail })
     }
   }
 }

@@ -127,3 +127,24 @@ describe("X's failures on demand", () => {
     assert.equal((await call()).status, 200)
   })
 })
+
+describe("an injected failure in the service's log", () => {
+  test('a refusal with its reason at info, never an error with a stack, even for a 503', async () => {
+    const faults = createFaultQueue()
+    const logLines: string[] = []
+    const server = await injectedTestServer({ logLines, testKit: { faults, journal: createRequestJournal() } })
+    try {
+      const issued = await issueEveryCredential(server.domain)
+      faults.add({ endpoint: 'GET /1.1/account/verify_credentials.json', times: 1, kind: 'over_capacity' })
+      const answer = await server.signedFetch({ consumer: issued.consumer, token: issued.token, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json` })
+      assert.equal(answer.status, 503)
+      const lines = logLines.map((line) => JSON.parse(line) as { level: number; msg: string; detail?: string; err?: unknown })
+      assert.deepEqual(lines.filter((line) => line.level >= 40), [], 'nothing at warn or above')
+      const refused = lines.find((line) => line.msg === 'request refused')
+      assert.match(refused?.detail ?? '', /^injected by the test kit \(fault \d+\)$/)
+      assert.equal(JSON.stringify(lines).includes('    at '), false, 'no stack trace')
+    } finally {
+      await server.close()
+    }
+  })
+})
