@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { createFaultQueue } from '../../../src/http/test-kit/faults.ts'
 import { createRequestJournal } from '../../../src/http/test-kit/journal.ts'
 import { issueEveryCredential, type EveryCredential } from '../../helpers/fixtures.ts'
-import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
 
 /** The base string's parameters, decoded twice: `a=1&b=2` as the client signed them (RFC 5849 §3.4.1). */
 const signedParameters = (baseString: string) => decodeURIComponent(decodeURIComponent(baseString.split('&')[2]!))
@@ -128,6 +128,23 @@ describe('outside test mode', () => {
     } finally {
       await plain.close()
       await testMode.close()
+    }
+  })
+})
+
+describe("the journal's times", () => {
+  test("follow the clock it is given (the test mode's), moved or not", async () => {
+    const clock = testClock()
+    const journal = createRequestJournal({ now: () => clock.nowMs() })
+    const server = await injectedTestServer({ clock, testKit: { faults: createFaultQueue(), journal } })
+    try {
+      const issued = await issueEveryCredential(server.domain)
+      clock.advance(3_600_000)
+      const answer = await server.signedFetch({ consumer: issued.consumer, token: issued.token, method: 'GET', url: `${server.url}/1.1/account/verify_credentials.json`, timestamp: Math.floor(clock.nowMs() / 1000) })
+      assert.equal(answer.status, 200, answer.text)
+      assert.equal(journal.list()[0]!.at, new Date(clock.nowMs()).toISOString())
+    } finally {
+      await server.close()
     }
   })
 })
