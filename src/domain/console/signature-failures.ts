@@ -209,7 +209,7 @@ export function parameterSources(input: RequestInput): string {
 const MAX_PARAMETERS_TEXT = 1000
 
 /** What the test mode's journal is told of a judged signed request (DomainObserver.signedRequest), masked here. */
-export function signedRequestSeen(input: RequestInput, result: OAuth1VerificationResult, judged: { request?: ParsedOAuthRequest; app?: AppRecord | undefined } = {}): SignedRequestSeen {
+export function signedRequestSeen(input: RequestInput, result: OAuth1VerificationResult, judged: { request?: ParsedOAuthRequest | undefined; app?: AppRecord | undefined } = {}): SignedRequestSeen {
   return {
     result,
     app: judged.app && { id: judged.app.id, consumerKey: judged.app.consumerKey },
