@@ -71,6 +71,11 @@ export interface DomainObserver {
    * is computed outside test mode.
    */
   signedRequest?(seen: SignedRequestSeen): void
+  /**
+   * Test mode only (the request journal): the app an OAuth 2.0 call authenticated as (client
+   * credentials, a bearer token, a user token), once it did. Absent elsewhere.
+   */
+  callerApp?(appId: string, consumerKey: string): void
   /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
   step?<T>(name: string, work: () => T): T
 }

@@ -23,7 +23,7 @@ export interface JournalEntry {
   endpoint: string
   status: number
   outcome: JournalOutcome
-  /** The app the OAuth 1.0a consumer key names; null when none does or the call was not signed. */
+  /** The app the OAuth 1.0a consumer key names, or the one an OAuth 2.0 call authenticated as; else null. */
   app: { id: string; consumer_key: string } | null
   /** Why it was refused or injected: the verifier's result, or the refusal's detail or message. */
   reason: string | null
@@ -62,13 +62,15 @@ export interface RequestJournal {
 /** What the journal gathers of a call before it is answered. */
 export interface PendingCall {
   seen?: SignedRequestSeen
+  /** The app an OAuth 2.0 call authenticated as. */
+  app?: { id: string; consumer_key: string }
   error?: ServiceError
   fault?: { id: number; kind: string }
 }
 
 export const JOURNAL_PER_APP = 100
 
-const IGNORED: Omit<DomainObserver, 'signedRequest' | 'step'> = {
+const IGNORED: Omit<DomainObserver, 'signedRequest' | 'callerApp' | 'step'> = {
   oauth1Verification() {},
   bearerVerification() {},
   clockSkew() {},
@@ -111,6 +113,11 @@ export function createRequestJournal(options: { perApp?: number; now?: () => num
         const call = calls.getStore()
         if (call) call.seen = seen
         observer?.signedRequest?.(seen)
+      },
+      callerApp(appId, consumerKey) {
+        const call = calls.getStore()
+        if (call) call.app = { id: appId, consumer_key: consumerKey }
+        observer?.callerApp?.(appId, consumerKey)
       },
     }),
     injected(request, fault) {
@@ -171,7 +178,7 @@ function entryOf(request: FastifyRequest, status: number, call: PendingCall, atM
     endpoint: `${request.method} ${request.routeOptions.url ?? requestPath(request)}`,
     status,
     outcome,
-    app: seen?.app ? { id: seen.app.id, consumer_key: seen.app.consumerKey } : null,
+    app: seen?.app ? { id: seen.app.id, consumer_key: seen.app.consumerKey } : (call.app ?? null),
     reason: fault ? `injected: ${fault.kind}` : status < 400 ? null : (verdict ?? error?.detail ?? error?.publicMessage ?? null),
     error: status < 400 || !error ? null : { code: error.code, message: error.publicMessage },
     oauth1: seen ? { result: seen.result, parameters: seen.parameters, base_string: seen.baseString ?? null } : null,

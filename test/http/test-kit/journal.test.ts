@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { createFaultQueue } from '../../../src/http/test-kit/faults.ts'
 import { createRequestJournal } from '../../../src/http/test-kit/journal.ts'
 import { issueEveryCredential, type EveryCredential } from '../../helpers/fixtures.ts'
+import { oauth2Client } from '../../helpers/oauth2-user.ts'
 import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
 
 /** The base string's parameters, decoded twice: `a=1&b=2` as the client signed them (RFC 5849 §3.4.1). */
@@ -88,6 +89,30 @@ describe('the request journal', () => {
     assert.equal(entry!.fault, fault.id)
     assert.equal(entry!.reason, 'injected: rate_limited')
     assert.deepEqual(entry!.error, { code: 88, message: 'Rate limit exceeded' })
+  })
+
+  test('OAuth 2.0 calls are journaled under the app they authenticated as (client credentials, an app-only bearer, a user token); a refused one under none', async () => {
+    journal.clear()
+    const basic = `Basic ${Buffer.from(`${alice.consumer.key}:${alice.consumer.secret}`).toString('base64')}`
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    assert.equal((await server.send({ method: 'POST', url: `${server.url}/oauth2/token`, headers: { authorization: basic, ...form }, body: 'grant_type=client_credentials' })).status, 200)
+    assert.equal((await server.send({ method: 'GET', url: `${server.url}/1.1/application/rate_limit_status.json`, headers: { authorization: `Bearer ${alice.bearer}` } })).status, 200)
+    assert.equal((await server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization: `Bearer ${alice.userAccessToken}` } })).status, 200)
+    assert.equal((await server.send({ method: 'GET', url: `${server.url}/2/users/me`, headers: { authorization: 'Bearer not-a-token' } })).status, 401)
+    const client = await oauth2Client(server.domain, { type: 'public' })
+    const revoked = await server.send({ method: 'POST', url: `${server.url}/2/oauth2/revoke`, headers: form, body: `client_id=${client.clientId}&token=unknown` })
+    assert.equal(revoked.status, 200, revoked.text)
+    const app = { id: alice.app.id, consumer_key: alice.consumer.key }
+    assert.deepEqual(
+      journal.list().map((entry) => [entry.endpoint, entry.outcome, entry.app]),
+      [
+        ['POST /2/oauth2/revoke', 'accepted', { id: client.app.id, consumer_key: client.app.consumerKey }],
+        ['GET /2/users/me', 'refused', null],
+        ['GET /2/users/me', 'accepted', app],
+        ['GET /1.1/application/rate_limit_status.json', 'accepted', app],
+        ['POST /oauth2/token', 'accepted', app],
+      ],
+    )
   })
 
   test('filters by app (id or consumer key), endpoint and outcome; a bound per app; clear', async () => {
