@@ -137,8 +137,11 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
   return true
 }
 
-/** The API's routes (those with a rate limit): the pages, documents and probes are not journaled. */
-const isJournaled = (request: FastifyRequest) => (request.routeOptions.config as FastifyContextConfig | undefined)?.rateLimit !== undefined
+/** The API's routes (those with a rate limit per app): the pages (limited per address), documents and probes are not journaled. */
+function isJournaled(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config as FastifyContextConfig | undefined
+  return config?.rateLimit !== undefined && config.rateLimitByAddress !== true
+}
 
 /** Records every call to the API in the journal once it is answered. */
 export function installJournal(app: FastifyInstance, journal: RequestJournal): void {
