@@ -2,6 +2,8 @@ import type { Logger } from 'pino'
 import type { HomeDemo } from './pages/views/home.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import type { RequestTracing } from './observability/tracing.ts'
+import type { FaultQueue } from './http/test-kit/faults.ts'
+import type { RequestJournal } from './http/test-kit/journal.ts'
 
 // What the HTTP service is built from (app.ts), in a module of its own: the pages plugin reads it
 // too, and app.ts registers the pages plugin, so neither imports the other.
@@ -51,4 +53,14 @@ export interface AppDeps {
   metrics?: AppMetrics
   /** Set when an OTLP endpoint is: a server span per request. */
   tracing?: RequestTracing | undefined
+  /**
+   * Test mode only (`serve --test`): X's failures on demand and the request journal
+   * (src/http/test-kit/). Absent, nothing of them is installed on the request path.
+   */
+  testKit?: TestKit | undefined
+}
+
+export interface TestKit {
+  faults: FaultQueue
+  journal: RequestJournal
 }

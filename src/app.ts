@@ -19,16 +19,20 @@ import { connectionOf, requestPath } from './http/request-url.ts'
 import { trustedProxies } from './http/trusted-proxies.ts'
 import { installHttpMetrics, metricsRoute } from './http/plugins/metrics.ts'
 import { installTracing } from './http/plugins/tracing.ts'
+import { installFaults } from './http/test-kit/faults.ts'
+import { installJournal } from './http/test-kit/journal.ts'
 import { isPagePath, pageFrameworkError } from './pages/error-page.ts'
 import { pagesPlugin } from './pages/plugin.ts'
 
-export type { AppDeps, AppMetrics, HttpSettings } from './app-deps.ts'
+export type { AppDeps, AppMetrics, HttpSettings, TestKit } from './app-deps.ts'
 
 /** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
 const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
 
 /** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  // Test mode: the domain's signed-request event feeds the request journal.
+  if (deps.testKit) deps = { ...deps, domain: { ...deps.domain, observe: deps.testKit.journal.observing(deps.domain.observe) } }
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own request lines would carry the query string (tokens, verifiers); ours carry the path.
@@ -89,6 +93,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done()
   })
 
+  if (deps.testKit) {
+    installJournal(app, deps.testKit.journal)
+    installFaults(app, deps.testKit.faults, deps.testKit.journal, deps.domain)
+  }
   if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)
   installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 

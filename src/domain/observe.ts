@@ -4,6 +4,7 @@
  * The CLI and most tests pass no observer and pay nothing.
  */
 import type { ValidityCacheResult } from '../storage/types.ts'
+import type { ParameterPlaces } from './console/signature-failures.ts'
 
 export type OAuth1VerificationResult =
   | 'ok'
@@ -36,6 +37,19 @@ export type SignInResult = 'ok' | 'wrong_password' | 'throttled'
 /** Why a refused request did not reach its app's failure log: too many writes pending, or the write failed. */
 export type LostFailureReason = 'dropped' | 'write_failed'
 
+/**
+ * A signed request as the verifier judged it, for the test mode's request journal: values masked as
+ * the failure log masks them (VALUES_KEPT), the base string with every other value `[hidden]`.
+ */
+export interface SignedRequestSeen {
+  result: OAuth1VerificationResult
+  /** The app the consumer key names; undefined when it names none or the request did not parse. */
+  app: { id: string; consumerKey: string } | undefined
+  parameters: ParameterPlaces
+  /** The base string Latchkey computed, masked; undefined when the request did not parse. */
+  baseString: string | undefined
+}
+
 export interface DomainObserver {
   /** `endpoint` is the route pattern of the request (a fixed set), or `library` for the resource-server verifier. */
   oauth1Verification(endpoint: string, result: OAuth1VerificationResult): void
@@ -51,6 +65,17 @@ export interface DomainObserver {
   signatureFailureLost(reason: LostFailureReason): void
   /** A lookup of a verified request, and who answered it (src/storage/validity-cache.ts). */
   validityCacheLookup(result: ValidityCacheResult): void
+  /**
+   * Test mode only (the request journal, src/http/test-kit/journal.ts): every signed request the
+   * verifier judged. The one event that carries values (masked); absent elsewhere, so nothing of it
+   * is computed outside test mode.
+   */
+  signedRequest?(seen: SignedRequestSeen): void
+  /**
+   * Test mode only (the request journal): the app an OAuth 2.0 call authenticated as (client
+   * credentials, a bearer token, a user token), once it did. Absent elsewhere.
+   */
+  callerApp?(appId: string, consumerKey: string): void
   /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
   step?<T>(name: string, work: () => T): T
 }

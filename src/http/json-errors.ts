@@ -3,6 +3,7 @@ import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { SealError, StorageUnavailableError } from '../storage/errors.ts'
 import { setLimitHeaders } from './plugins/rate-limit.ts'
+import { InjectedFailure } from './test-kit/faults.ts'
 
 // The JSON error renderer, all of it: what may be shown of anything thrown, the body, the reply,
 // and the handlers Fastify calls. The pages render the same ServiceError as HTML (pages/error-page.ts);
@@ -52,7 +53,7 @@ export interface ErrorOptions {
  */
 export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply, options: ErrorOptions): ServiceError {
   const serviceError = toServiceError(error)
-  if (serviceError.status >= 500) {
+  if (serviceError.status >= 500 && !(serviceError instanceof InjectedFailure)) {
     request.log.error({ err: error, reqId: request.id }, 'request failed')
   } else if (serviceError.detail) {
     request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')

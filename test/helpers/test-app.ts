@@ -1,7 +1,7 @@
 import Sqlite from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
-import { buildApp, type HttpSettings } from '../../src/app.ts'
+import { buildApp, type AppDeps, type HttpSettings } from '../../src/app.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { createObservability, type Observability } from '../../src/observability/setup.ts'
@@ -28,12 +28,15 @@ export async function buildTestApp(
     stateInMemory?: boolean
     /** Every log line of the app at level info and above is pushed here (otherwise nothing is logged). */
     logLines?: string[]
+    /** Test mode's failures on demand and request journal (src/http/test-kit/). */
+    testKit?: AppDeps['testKit']
   } = {},
 ): Promise<TestApp> {
   const observability = options.metrics ? testObservability() : undefined
   const testDomain = await openTestDomain({ ...options, ...(observability ? { observed: observability.observed } : {}) })
   const app = await buildApp({
     ...(observability ? { metrics: observability.app } : {}),
+    ...(options.testKit ? { testKit: options.testKit } : {}),
     domain: testDomain.domain,
     logger: options.logLines
       ? pino({ level: 'info' }, { write: (line: string) => void options.logLines!.push(line) })

@@ -2,7 +2,7 @@ import { percentEncode } from '../../protocol/oauth1/percent-encode.ts'
 import type { AppRecord, SignatureFailure } from '../../storage/records.ts'
 import type { FailureBounds, SignatureFailureStore } from '../../storage/types.ts'
 import type { Clock } from '../clock.ts'
-import type { LostFailureReason } from '../observe.ts'
+import type { LostFailureReason, OAuth1VerificationResult, SignedRequestSeen } from '../observe.ts'
 import type { ParsedOAuthRequest } from '../oauth1/parse-signed-request.ts'
 import { parseOAuthHeader } from '../../protocol/oauth1/auth-header.ts'
 import { parseFormEncoded } from '../../protocol/form.ts'
@@ -165,33 +165,55 @@ export function noteSignatureFailure(deps: { signatureFailures?: SignatureFailur
   })
 }
 
+/** The names of a request's parameters by where they came from, each list once per name and without values. */
+export interface ParameterPlaces {
+  header: string[]
+  query: string[]
+  body: string[]
+}
+
 /**
- * The names of the request's parameters by where they came from, `header: a, b; query: c; body: d`,
- * without any value: a client that signs the query but sends the body, or the reverse, shows here.
- * Read again from the request (the verifier keeps no sources): this runs only for a refusal.
+ * The names of the request's parameters by where they came from, without any value: a client that
+ * signs the query but sends the body, or the reverse, shows here. Read again from the request (the
+ * verifier keeps no sources): this runs only for a refusal, or in test mode for the journal.
  */
-export function parameterSources(input: RequestInput): string {
-  const names = (pairs: Array<[string, string]>) => [...new Set(pairs.map(([name]) => name))].join(', ')
+export function parameterPlaces(input: RequestInput): ParameterPlaces {
+  // A name is the client's text: no control character goes on (PostgreSQL refuses NUL).
+  // eslint-disable-next-line no-control-regex
+  const names = (pairs: Array<[string, string]>) => [...new Set(pairs.map(([name]) => name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd')))]
   const readable = (read: () => Array<[string, string]> | undefined) => {
     try {
-      return read() ?? []
+      return names(read() ?? [])
     } catch {
       return []
     }
   }
-  const sources: Array<[string, Array<[string, string]>]> = [
-    ['header', readable(() => parseOAuthHeader(input.authorization))],
-    ['query', readable(() => parseFormEncoded(input.query))],
-    ['body', isFormEncoded(input.contentType) ? readable(() => parseFormEncoded(bodyText(input.body))) : []],
-  ]
-  const text = sources
-    .filter(([, pairs]) => pairs.length > 0)
-    .map(([source, pairs]) => `${source}: ${names(pairs)}`)
+  return {
+    header: readable(() => parseOAuthHeader(input.authorization)),
+    query: readable(() => parseFormEncoded(input.query)),
+    body: isFormEncoded(input.contentType) ? readable(() => parseFormEncoded(bodyText(input.body))) : [],
+  }
+}
+
+/** parameterPlaces as the failure log writes it: `header: a, b; query: c; body: d`. */
+export function parameterSources(input: RequestInput): string {
+  const places = parameterPlaces(input)
+  return (['header', 'query', 'body'] as const)
+    .filter((place) => places[place].length > 0)
+    .map((place) => `${place}: ${places[place].join(', ')}`)
     .join('; ')
-  // A name is the client's text: no control character reaches the table (PostgreSQL refuses NUL).
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd').slice(0, MAX_PARAMETERS_TEXT)
+    .slice(0, MAX_PARAMETERS_TEXT)
 }
 
 /** The parameters' description is cut here: a real request's names take a few hundred characters. */
 const MAX_PARAMETERS_TEXT = 1000
+
+/** What the test mode's journal is told of a judged signed request (DomainObserver.signedRequest), masked here. */
+export function signedRequestSeen(input: RequestInput, result: OAuth1VerificationResult, judged: { request?: ParsedOAuthRequest | undefined; app?: AppRecord | undefined } = {}): SignedRequestSeen {
+  return {
+    result,
+    app: judged.app && { id: judged.app.id, consumerKey: judged.app.consumerKey },
+    parameters: parameterPlaces(input),
+    baseString: judged.request && maskedBaseString(judged.request.baseString),
+  }
+}

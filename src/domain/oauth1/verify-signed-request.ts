@@ -3,7 +3,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
-import { noteSignatureFailure, type SignatureFailureReason } from '../console/signature-failures.ts'
+import { noteSignatureFailure, signedRequestSeen, type SignatureFailureReason } from '../console/signature-failures.ts'
 import type { DomainDeps } from '../deps.ts'
 import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
@@ -63,7 +63,12 @@ export async function verifySignedRequest<K extends TokenKind>(
     required?: readonly string[]
   },
 ): Promise<VerifiedRequest<K>> {
-  const observed = (result: OAuth1VerificationResult) => deps.observe?.oauth1Verification(input.endpoint ?? 'library', result)
+  // Positional arguments: no object is made per request for the test mode's event.
+  const observed = (result: OAuth1VerificationResult, request?: ParsedOAuthRequest, app?: AppRecord) => {
+    deps.observe?.oauth1Verification(input.endpoint ?? 'library', result)
+    // Test mode's journal only: outside it the observer has no such method and nothing is computed.
+    if (deps.observe?.signedRequest) deps.observe.signedRequest(signedRequestSeen(input, result, { request, app }))
+  }
   const request = parseOrObserve(input, options.required, observed)
   const nowMs = deps.clock.nowMs()
   const skewSeconds = deps.settings.timestampSkewSeconds
@@ -78,7 +83,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   const failed = CHECKS.filter((check) => !check.passes(checked))
   const refusal = failed[0]
   if (refusal) {
-    observed(refusal.observedAs)
+    observed(refusal.observedAs, request, app)
     noteSignatureFailure(deps, { input, request, app, reason: refusal.shownAs })
     // For the operator's log only: every check that failed (the client sees just the code).
     const detail = `signed request refused: ${failed.map((check) => check.step).join(', ')}`
@@ -105,15 +110,15 @@ export async function verifySignedRequest<K extends TokenKind>(
     // Signed before the store's epoch (a restart, a Redis that lost its keys): it may be a replay
     // of a request the store has forgotten, so it is refused as untimely.
     if (verdict === 'before-epoch') {
-      observed('timestamp_out_of_bounds')
+      observed('timestamp_out_of_bounds', request, app)
       noteSignatureFailure(deps, { input, request, app, reason: 'timestamp_out_of_bounds' })
       throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)', rateLimit: charge.limit })
     }
-    observed('nonce_reused')
+    observed('nonce_reused', request, app)
     noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
     throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
   }
-  observed('ok')
+  observed('ok', request, app)
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
 }

@@ -27,7 +27,7 @@ const DUMMY_CLIENT: OAuth2ClientRecord = {
  * `client_id:` as requests-oauthlib sends it). Checked before any code or refresh token is spent.
  */
 export async function authenticateOAuth2Client(
-  deps: Pick<DomainDeps, 'stores' | 'clock'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>,
   input: { authorization: string | undefined; params: Array<[string, string]> },
 ): Promise<{ client: OAuth2ClientRecord; app: AppRecord }> {
   let basic: { clientId: string; clientSecret: string } | undefined
@@ -54,5 +54,6 @@ export async function authenticateOAuth2Client(
   const matches = isConfidential ? isSecretRight : secret === undefined
   const app = client && matches ? await deps.stores.apps.findById(client.appId) : undefined
   if (!client || !matches || !app || app.isSuspended) throw new ServiceError(E.oauth2InvalidClient, { detail: 'client authentication failed' })
+  deps.observe?.callerApp?.(app.id, app.consumerKey)
   return { client, app }
 }

@@ -36,11 +36,14 @@ export async function findUserTokenHolder(deps: Pick<DomainDeps, 'stores' | 'clo
  * GET /2/users/me with `Authorization: Bearer`: the person of a user access token. An app-only
  * bearer token gets X's 403 "Unsupported Authentication"; anything else X's v2 401.
  */
-export async function verifyUserBearer(deps: Pick<DomainDeps, 'stores' | 'clock'>, authorization: string | undefined): Promise<UserTokenHolder> {
+export async function verifyUserBearer(deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>, authorization: string | undefined): Promise<UserTokenHolder> {
   const presented = parseBearerHeader(authorization)
   if (presented === undefined) throw new ServiceError(E.v2Unauthorized, { detail: 'no bearer token' })
   const holder = await findUserTokenHolder(deps, presented)
-  if (holder) return holder
+  if (holder) {
+    deps.observe?.callerApp?.(holder.app.id, holder.app.consumerKey)
+    return holder
+  }
   const appOnly = await deps.stores.credentials.findBearerTokenWithApp(presented)
   if (appOnly && appOnly.token.revokedAtMs === null) throw new ServiceError(E.v2UnsupportedAuthentication)
   throw new ServiceError(E.v2Unauthorized, { detail: 'user access token not live' })

@@ -29,7 +29,7 @@ export function readClientCredentials(authorization: string | undefined, body: A
  * against a dummy when the key is unknown, so the answer's timing says nothing.
  */
 export async function authenticateClient(
-  deps: Pick<DomainDeps, 'stores'>,
+  deps: Pick<DomainDeps, 'stores' | 'observe'>,
   credentials: ClientCredentials | undefined,
   options: { requireResourceServer?: boolean } = {},
 ): Promise<AppRecord> {
@@ -38,5 +38,6 @@ export async function authenticateClient(
   const matches = constantTimeEqual(credentials.clientSecret, app?.consumerSecret ?? randomAlphanumeric(50))
   const isUsable = app !== undefined && matches && !app.isSuspended && (!options.requireResourceServer || app.isResourceServer)
   if (!isUsable) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })
+  deps.observe?.callerApp?.(app.id, app.consumerKey)
   return app
 }

@@ -28,5 +28,6 @@ export async function verifyBearer(
   const { token, app } = found
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })
   if (app.isSuspended) throw new ServiceError(E.suspendedApplication)
+  deps.observe?.callerApp?.(app.id, app.consumerKey)
   return { app, token }
 }
