@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildAdminApp } from './admin/app.ts'
-import { buildApp } from './app.ts'
+import { buildApp, type TestKit } from './app.ts'
+import { createFaultQueue } from './http/test-kit/faults.ts'
+import { createRequestJournal } from './http/test-kit/journal.ts'
 import { composeDomain } from './compose.ts'
 import { ConfigError } from './config/load.ts'
 import { checkServeRules } from './config/serve-rules.ts'
@@ -71,9 +73,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw error
     })
   }
+  // The test mode's failures on demand and journal: on the public app, nothing installed otherwise.
+  const appTestKit = testClock && { faults: createFaultQueue(), journal: createRequestJournal({ now: () => testClock.nowMs() }) }
   const app = await buildApp({
     domain,
     logger,
+    ...(appTestKit ? { testKit: appTestKit } : {}),
     metrics: observability.app,
     tracing,
     http: {
@@ -101,7 +106,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   let admin: FastifyInstance | undefined
   let adminUrl: string | undefined
-  const testKit = testClock && testKitOf(testClock, domain)
+  const testKit = testClock && appTestKit && testKitOf(testClock, appTestKit, domain)
   if (config.adminPort !== undefined) {
     try {
       admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
@@ -177,9 +182,20 @@ function lockIfAlone(config: Config): ServeLock | undefined {
 }
 
 /** The test mode's controls, where the storage keeps a state to reset to (the test mode's). */
-function testKitOf(clock: TestClock, domain: DomainDeps): TestKitControls | undefined {
+function testKitOf(clock: TestClock, kit: TestKit, domain: DomainDeps): TestKitControls | undefined {
   const state = domain.runtime.testState
-  return state && { clock, keep: () => state.keep(), reset: () => state.restore() }
+  return (
+    state && {
+      clock,
+      ...kit,
+      keep: () => state.keep(),
+      async reset() {
+        await state.restore()
+        kit.faults.clear()
+        kit.journal.clear()
+      },
+    }
+  )
 }
 
 /** Production on a database the development server made: what it made for a newcomer stops, and the log says so. */

@@ -231,9 +231,25 @@ describe('the test mode over HTTP: its clock and its reset', () => {
     assert.equal(await findByScreenName(server.domain, 'limited'), undefined, 'nothing written')
   })
 
+  test("a failure injected through the test mode answers as X does once, is in the journal, and reset forgets faults and journal alike", async () => {
+    const { app } = await issueEveryCredential(server.domain)
+    const added = await control('POST', 'faults', { endpoint: 'POST /oauth2/token', kind: 'over_capacity', times: 1 })
+    assert.equal(added.status, 201, JSON.stringify(added.json))
+    const injected = await bearerFor(app)
+    assert.equal(injected.status, 503)
+    assert.equal(injected.json?.errors?.[0]?.code, 130)
+    assert.equal((await bearerFor(app)).status, 200, 'the next call is normal')
+    const journal = (await control('GET', 'requests?endpoint=/oauth2/token')).json!.data as Array<{ outcome: string; status: number }>
+    assert.deepEqual(journal.map((entry) => [entry.outcome, entry.status]), [['accepted', 200], ['injected', 503]])
+    assert.equal((await control('POST', 'faults', { endpoint: 'POST /oauth2/token', kind: 'over_capacity', times: 5 })).status, 201)
+    assert.equal((await control('POST', 'reset')).status, 204)
+    assert.deepEqual((await control('GET', 'faults')).json!.data, [], 'no fault left')
+    assert.deepEqual((await control('GET', 'requests')).json!.data, [], 'the journal is empty')
+  })
+
   test('its OpenAPI document describes the control calls', async () => {
     const document = (await (await fetch(`${line.admin_url}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${line.admin_token}` } })).json()) as { paths: object }
-    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/consent/oauth1', '/admin/v1/test/consent/oauth2', '/admin/v1/test/reset', '/admin/v1/test/seed'])
+    assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith('/admin/v1/test/')).sort(), ['/admin/v1/test/clock', '/admin/v1/test/consent/oauth1', '/admin/v1/test/consent/oauth2', '/admin/v1/test/faults', '/admin/v1/test/requests', '/admin/v1/test/reset', '/admin/v1/test/seed'])
   })
 })
 
@@ -277,7 +293,7 @@ describe('outside the test mode', () => {
   test('every control path answers 404, and the OpenAPI document names none', async () => {
     const server = await injectedAdminTestServer()
     try {
-      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset'], ['POST', 'consent/oauth1'], ['POST', 'consent/oauth2'], ['POST', 'seed']] as const) {
+      for (const [method, path] of [['GET', 'clock'], ['POST', 'clock'], ['POST', 'reset'], ['POST', 'consent/oauth1'], ['POST', 'consent/oauth2'], ['POST', 'seed'], ['POST', 'faults'], ['GET', 'faults'], ['GET', 'requests'], ['DELETE', 'requests']] as const) {
         const answer = await server.admin(method, `/admin/v1/test/${path}`, method === 'POST' ? {} : undefined)
         assert.equal(answer.status, 404, `${method} ${path}`)
       }

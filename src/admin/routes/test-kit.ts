@@ -2,15 +2,21 @@ import type { FastifyInstance } from 'fastify'
 import type { TestClock } from '../../domain/clock.ts'
 import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
 import { json, noContent, responses } from '../schemas.ts'
+import type { FaultQueue } from '../../http/test-kit/faults.ts'
+import type { RequestJournal } from '../../http/test-kit/journal.ts'
 import { testConsentRoutes } from './test-kit-consent.ts'
+import { testFaultRoutes, testJournalRoutes } from './test-kit-faults.ts'
 import { testSeedRoutes } from './test-kit-seed.ts'
 
 /** What the test mode's control calls act on (`serve --test`, src/server.ts). */
 export interface TestKitControls {
   clock: TestClock
+  /** X's failures on demand, and the journal of requests, installed on the public app (AppDeps.testKit). */
+  faults: FaultQueue
+  journal: RequestJournal
   /** Keeps the state as it is now (after seeding) as the one a reset goes back to. */
   keep(): Promise<void>
-  /** Back to the state kept: every token, grant, session, nonce and limit count made since is gone. */
+  /** Back to the state kept: every token, grant, session, nonce, limit count, fault and journal entry made since is gone. */
   reset(): Promise<void>
 }
 
@@ -81,7 +87,7 @@ export function testKitRoutes(kit: TestKitControls) {
         schema: {
           operationId: 'resetTestState',
           tags: ['test'],
-          summary: 'Back to the seed: every token, grant, session, nonce and limit count made since is gone (the admin tokens and the clock stay)',
+          summary: 'Back to the seed: every token, grant, session, nonce, limit count, fault and journal entry made since is gone (the admin tokens and the clock stay)',
           response: responses(noContent),
         },
       },
@@ -97,6 +103,8 @@ export function testKitRoutes(kit: TestKitControls) {
 export async function registerTestKit(app: FastifyInstance, kit: TestKitControls): Promise<void> {
   await app.register(testKitRoutes(kit))
   await app.register(testConsentRoutes)
+  await app.register(testFaultRoutes(kit.faults))
+  await app.register(testJournalRoutes(kit.journal))
   await app.register(async (seeding) => {
     // Limits are made when the server starts: a later seed cannot change them, so it may not name them.
     seeding.addHook('preHandler', async (request) => {
