@@ -4,6 +4,8 @@ import type { Config, SettingName } from './config/settings.ts'
 import { createAdminToken } from './domain/admin/admin-tokens.ts'
 import { consentToAuthorizationRequest, consentToRequestToken, type ConsentOutcome, type Decision } from './domain/test-kit/consent.ts'
 import { startServer, type RunningServer } from './server.ts'
+import type { FaultQueue } from './http/test-kit/faults.ts'
+import type { RequestJournal } from './http/test-kit/journal.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { findByScreenName } from './domain/registry/users.ts'
 import { applySeed, readSeedFile, type SeedResult } from './domain/test-kit/seed.ts'
@@ -76,8 +78,23 @@ export interface StartOptions {
   settings?: Partial<Record<SettingName, unknown>>
 }
 
+/** A request token, or an OAuth 2.0 authorization request (the authorize URL's parameters), answered as a person would. */
+export type ConsentRequest = { screenName: string; decision: Decision } & ({ oauthToken: string } | { query: Record<string, string> })
+
 /** A running test-mode Latchkey in this process (`startLatchkey`). */
-export interface RunningLatchkey extends TestStartLine {
+export interface RunningLatchkey {
+  url: string
+  adminUrl: string
+  /** For the control calls over HTTP, as any other language uses them (docs/test-kit.md). */
+  adminToken: string
+  /** What the seed made, every value included; null without a seed. */
+  seeded: SeedResult | null
+  /**
+   * What the consent page would have answered: for a request token `{ location }` (the callback
+   * with the verifier, or `denied=`), `{ pin }` for `oob`, or `{ denied: true }`; for an OAuth 2.0
+   * request `{ location }` (code and state, or `error=access_denied`).
+   */
+  consent(request: ConsentRequest): Promise<ConsentOutcome>
   /** The service's clock: every lifetime, window and timestamp check follows it. */
   clock: {
     now(): Date
@@ -85,11 +102,11 @@ export interface RunningLatchkey extends TestStartLine {
     /** Puts the clock at `moment` (not before the start); throws when refused. */
     set(moment: Date): void
   }
-  /** Answers a request token as the person would on /oauth/authorize (docs/test-kit.md). */
-  consentToRequestToken(options: { oauthToken: string; screenName: string; decision: Decision }): Promise<ConsentOutcome>
-  /** Answers an OAuth 2.0 authorization request (the authorize URL's parameters) as the person would on /i/oauth2/authorize. */
-  consentToAuthorizationRequest(options: { query: Record<string, string>; screenName: string; decision: Decision }): Promise<{ location: string }>
-  /** Back to the state at start: what was made since is gone, every nonce and limit count forgotten. */
+  /** X's failures on demand: the next `times` calls to `endpoint` answer as X does (docs/test-kit.md). */
+  faults: Pick<FaultQueue, 'add' | 'list' | 'clear'>
+  /** The journal of the requests the service answered, newest first. */
+  requests: Pick<RequestJournal, 'list' | 'clear'>
+  /** Back to the state at start: what was made since is gone, every nonce, limit count, fault and journal entry forgotten. */
   reset(): Promise<void>
   /** Stops listening and closes the database; nothing is left behind. */
   close(): Promise<void>
@@ -104,7 +121,14 @@ export async function startLatchkey(options: StartOptions = {}): Promise<Running
   const { server, startLine } = await startTestMode(loadConfig({ env: {}, flags }), options.seed)
   const kit = server.testKit!
   return {
-    ...startLine,
+    url: startLine.url,
+    adminUrl: startLine.admin_url,
+    adminToken: startLine.admin_token,
+    seeded: startLine.seeded,
+    consent: ({ screenName, decision, ...request }) =>
+      'oauthToken' in request
+        ? consentToRequestToken(server.domain, { screenName, decision, oauthToken: request.oauthToken })
+        : consentToAuthorizationRequest(server.domain, { screenName, decision, query: request.query }),
     clock: {
       now: () => new Date(kit.clock.nowMs()),
       advance: (seconds) => kit.clock.advance(Math.round(seconds * 1000)),
@@ -112,8 +136,8 @@ export async function startLatchkey(options: StartOptions = {}): Promise<Running
         if (!kit.clock.set(moment.getTime())) throw new RangeError('the clock cannot go back before the server started')
       },
     },
-    consentToRequestToken: (consent) => consentToRequestToken(server.domain, consent),
-    consentToAuthorizationRequest: (consent) => consentToAuthorizationRequest(server.domain, consent),
+    faults: { add: (rule) => kit.faults.add(rule), list: () => kit.faults.list(), clear: () => kit.faults.clear() },
+    requests: { list: (filter) => kit.journal.list(filter), clear: () => kit.journal.clear() },
     reset: () => kit.reset(),
     close: () => server.close(),
   }

@@ -15,7 +15,7 @@ after(() => latchkey.close())
 test('the client signs alice in with OAuth 2.0 and PKCE, and her token ends after two hours', async () => {
   const clientId = latchkey.seeded.apps[0].client_id
   const { query, verifier } = authorizeRequest(clientId)
-  const { location } = await latchkey.consentToAuthorizationRequest({ query, screenName: 'alice', decision: 'allow' })
+  const { location } = await latchkey.consent({ query, screenName: 'alice', decision: 'allow' })
   const tokens = await exchange(latchkey.url, clientId, location, verifier)
   assert.equal((await me(latchkey.url, tokens.access_token)).body.data.username, 'alice')
   latchkey.clock.advance(2 * 3600)
@@ -25,7 +25,7 @@ test('the client signs alice in with OAuth 2.0 and PKCE, and her token ends afte
 test('after a reset, the token of the test before is gone', async () => {
   const clientId = latchkey.seeded.apps[0].client_id
   const { query, verifier } = authorizeRequest(clientId)
-  const { location } = await latchkey.consentToAuthorizationRequest({ query, screenName: 'alice', decision: 'allow' })
+  const { location } = await latchkey.consent({ query, screenName: 'alice', decision: 'allow' })
   const tokens = await exchange(latchkey.url, clientId, location, verifier)
   await latchkey.reset()
   assert.equal((await me(latchkey.url, tokens.access_token)).status, 401)

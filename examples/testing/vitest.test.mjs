@@ -14,7 +14,7 @@ beforeEach(() => latchkey.reset())
 
 test('a denied consent sends access_denied back to the client', async () => {
   const { query } = authorizeRequest(latchkey.seeded.apps[0].client_id)
-  const { location } = await latchkey.consentToAuthorizationRequest({ query, screenName: 'alice', decision: 'deny' })
+  const { location } = await latchkey.consent({ query, screenName: 'alice', decision: 'deny' })
   expect(new URL(location).searchParams.get('error')).toBe('access_denied')
   expect(new URL(location).searchParams.get('state')).toBe(query.state)
 })
@@ -22,7 +22,7 @@ test('a denied consent sends access_denied back to the client', async () => {
 test('an allowed consent gives a token that /2/users/me accepts', async () => {
   const clientId = latchkey.seeded.apps[0].client_id
   const { query, verifier } = authorizeRequest(clientId)
-  const { location } = await latchkey.consentToAuthorizationRequest({ query, screenName: 'alice', decision: 'allow' })
+  const { location } = await latchkey.consent({ query, screenName: 'alice', decision: 'allow' })
   const tokens = await exchange(latchkey.url, clientId, location, verifier)
   expect((await me(latchkey.url, tokens.access_token)).body.data.username).toBe('alice')
 })

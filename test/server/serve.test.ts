@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
-import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
+import { CLI_ARGS, REPO_ROOT, cliEnv, runCli } from '../helpers/cli.ts'
 import { listeningUrl, startServe } from '../helpers/serve-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-serve-'))
@@ -127,9 +127,19 @@ describe('what serve says at start', () => {
 
   test('in production: every line on stdout is a JSON log line, and the start line names the public URL, never the listen address as the front door', async () => {
     // At --log-level warn too: the start and stop lines are written whatever the level.
-    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', 'https://auth.example.com', '--log-level', 'warn'], {
-      LATCHKEY_DATABASE_URL: join(dir, 'production.sqlite'),
-    })
+    const env = { LATCHKEY_DATABASE_URL: join(dir, 'production.sqlite') }
+    const made = await runCli(['admin-token', 'create', '--name', 'ops', '--json'], env)
+    assert.equal(made.code, 0, made.stderr)
+    const adminToken = (JSON.parse(made.stdout) as { token: string }).token
+    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--trust-proxy', '127.0.0.1', '--public-url', 'https://auth.example.com', '--log-level', 'warn'], env)
+    const started = server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const adminUrl = String(started.find((line) => line.msg === 'Latchkey is listening')!.adminUrl)
+    // The test mode's control calls do not exist here: 404 to a live admin token.
+    for (const [method, path] of [['GET', 'clock'], ['POST', 'reset'], ['POST', 'seed'], ['POST', 'faults'], ['GET', 'requests'], ['POST', 'consent/oauth2']]) {
+      const answer = await fetch(`${adminUrl}/admin/v1/test/${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
+      assert.equal(answer.status, 404, `${method} /admin/v1/test/${path}`)
+    }
+    assert.equal((await fetch(`${adminUrl}/admin/v1/apps`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 200, 'the token is live')
     assert.equal(await server.stop(), 0)
     const lines = server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
     const listening = lines.find((line) => line.msg === 'Latchkey is listening')!

@@ -11,9 +11,9 @@ describe("startLatchkey: the test mode in the test's own process", () => {
     const latchkey = await startLatchkey()
     try {
       const admin = async (method: string, path: string, body?: object) => {
-        const answer = await fetch(`${latchkey.admin_url}${path}`, {
+        const answer = await fetch(`${latchkey.adminUrl}${path}`, {
           method,
-          headers: { authorization: `Bearer ${latchkey.admin_token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: { authorization: `Bearer ${latchkey.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
           ...(body ? { body: JSON.stringify(body) } : {}),
         })
         return { status: answer.status, json: (answer.status === 204 ? {} : await answer.json()) as Record<string, string> }
@@ -24,12 +24,18 @@ describe("startLatchkey: the test mode in the test's own process", () => {
       const requested = await send(signRequest({ consumer, url: `${latchkey.url}/oauth/request_token`, oauth: { oauth_callback: CALLBACK } }))
       assert.equal(requested.status, 200, requested.text)
 
-      const outcome = await latchkey.consentToRequestToken({ oauthToken: requested.form.oauth_token!, screenName: 'grace', decision: 'allow' })
+      // A failure injected for the exchange answers once, and the journal has both calls.
+      latchkey.faults.add({ endpoint: 'POST /oauth/access_token', kind: 'over_capacity', times: 1 })
+      const outcome = await latchkey.consent({ oauthToken: requested.form.oauth_token!, screenName: 'grace', decision: 'allow' })
       assert.ok('location' in outcome)
       const verifier = new URL(outcome.location).searchParams.get('oauth_verifier')!
       const token = { key: requested.form.oauth_token!, secret: requested.form.oauth_token_secret! }
-      const exchanged = await send(signRequest({ consumer, token, url: `${latchkey.url}/oauth/access_token`, oauth: { oauth_verifier: verifier } }))
+      const exchange = () => send(signRequest({ consumer, token, url: `${latchkey.url}/oauth/access_token`, oauth: { oauth_verifier: verifier } }))
+      assert.equal((await exchange()).status, 503)
+      const exchanged = await exchange()
       assert.equal(exchanged.status, 200, exchanged.text)
+      assert.deepEqual(latchkey.requests.list({ endpoint: '/oauth/access_token' }).map((entry) => entry.outcome), ['accepted', 'injected'])
+      assert.deepEqual(latchkey.faults.list(), [])
       assert.equal(exchanged.form.screen_name, 'grace')
 
       const before = latchkey.clock.now().getTime()
