@@ -5,6 +5,7 @@ import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authoriz
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
 import { issueUserToken, type UserTokenAnswer } from '../../src/domain/oauth2-user/token.ts'
+import { findUserTokenHolder } from '../../src/domain/oauth2-user/user-token.ts'
 import type { RequestInput } from '../../src/domain/request.ts'
 import type { AccessLevel, AppRecord, ClientType, UserRecord } from '../../src/storage/records.ts'
 import { inputOf, TIER_URL } from './domain-tier.ts'
@@ -69,3 +70,6 @@ export const exchange = async (domain: DomainDeps, client: OAuth2Client, issued:
 /** A refresh by `client`. */
 export const refresh = async (domain: DomainDeps, client: OAuth2Client, refreshToken: string | undefined): Promise<UserTokenAnswer> =>
   (await issueUserToken(domain, tokenInput(client, { grant_type: 'refresh_token', refresh_token: String(refreshToken) }))).answer
+
+/** Whether an OAuth 2.0 user access token still finds its holder (/2/users/me would answer it). */
+export const isLiveUserToken = async (domain: DomainDeps, accessToken: string): Promise<boolean> => (await findUserTokenHolder(domain, accessToken)) !== undefined

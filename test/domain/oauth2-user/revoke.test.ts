@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { revokeUserToken } from '../../../src/domain/oauth2-user/revoke.ts'
-import { findUserTokenHolder } from '../../../src/domain/oauth2-user/user-token.ts'
 import type { UserRecord } from '../../../src/storage/records.ts'
 import { openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
 import { makeUser } from '../../helpers/fixtures.ts'
-import { allowedCode, exchange, oauth2Client, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
+import { allowedCode, exchange, isLiveUserToken, oauth2Client, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
 
 // POST /2/oauth2/revoke as a use case (src/domain/oauth2-user/revoke.ts) on real storage.
 
@@ -18,7 +17,7 @@ describe('revokeUserToken (domain tier)', () => {
   })
   after(() => tier.close())
 
-  const isLive = async (accessToken: string) => (await findUserTokenHolder(tier.domain, accessToken)) !== undefined
+  const isLive = (accessToken: string) => isLiveUserToken(tier.domain, accessToken)
   const revoke = async (client: OAuth2Client, token: string | undefined) => (await revokeUserToken(tier.domain, tokenInput(client, { token: String(token) }, '/2/oauth2/revoke'))).revoked
 
   test("a token revoked with another client's credentials gets the same answer and changes nothing; its own client's revocation ends the grant", async () => {

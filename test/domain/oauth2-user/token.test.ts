@@ -2,13 +2,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { updateUser } from '../../../src/domain/admin/people.ts'
 import { issueUserToken } from '../../../src/domain/oauth2-user/token.ts'
-import { findUserTokenHolder } from '../../../src/domain/oauth2-user/user-token.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
 import { E } from '../../../src/errors/catalogue.ts'
 import type { UserRecord } from '../../../src/storage/records.ts'
 import { assertServiceError, openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
 import { makeUser } from '../../helpers/fixtures.ts'
-import { allowedCode, exchange, newVerifier, oauth2Client, refresh, REDIRECT, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
+import { allowedCode, exchange, isLiveUserToken, newVerifier, oauth2Client, refresh, REDIRECT, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
 
 // POST /2/oauth2/token as a use case (src/domain/oauth2-user/token.ts) on real storage: what a code
 // and a refresh token give, to whom, for how long, and what their reuse ends.
@@ -25,7 +24,7 @@ describe('issueUserToken (domain tier)', () => {
   })
   after(() => tier.close())
 
-  const isLive = async (accessToken: string) => (await findUserTokenHolder(tier.domain, accessToken)) !== undefined
+  const isLive = (accessToken: string) => isLiveUserToken(tier.domain, accessToken)
   const redeem = (client: OAuth2Client, issued: { code: string; verifier: string }) =>
     issueUserToken(tier.domain, tokenInput(client, { grant_type: 'authorization_code', code: issued.code, redirect_uri: REDIRECT, code_verifier: issued.verifier }))
   const grantRevocations = async () => (await tier.domain.stores.audit.list({ limit: 10_000 })).filter((row) => row.event === 'oauth2_grant.revoked')
