@@ -16,7 +16,17 @@ function newestSource(dir) {
   return newest
 }
 
-/** The newest source file when dist/ is missing or older than it; undefined when dist/ is current. */
+/** The first empty .js file under dir: what a build stopped midway leaves, with a fresh time. */
+function emptyOutput(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    const found = entry.isDirectory() ? emptyOutput(path) : entry.name.endsWith('.js') && statSync(path).size === 0 ? path : undefined
+    if (found) return found
+  }
+  return undefined
+}
+
+/** Why dist/ must be built again: missing, older than the newest source, or cut short; undefined when it is current. */
 export function staleBuild(root) {
   const source = newestSource(join(root, 'src'))
   let builtMs = 0
@@ -25,7 +35,9 @@ export function staleBuild(root) {
   } catch {
     return `${source.path ? relative(root, source.path) : 'src'} (there is no ${BUILT})`
   }
-  return source.ms > builtMs ? relative(root, source.path) : undefined
+  if (source.ms > builtMs) return relative(root, source.path)
+  const empty = emptyOutput(join(root, 'dist'))
+  return empty ? `its own ${relative(root, empty)}, which is empty (a build that was stopped)` : undefined
 }
 
 /** Builds dist/ (npm run build) when it is older than the sources; says why on stdout. */
