@@ -142,12 +142,12 @@ try {
   await time("pino: Fastify's per-request child logger (logger.child({ reqId }, {}))", (i) => logger.child({ reqId: `r${i}` }, {}))
   const child = logger.child({ reqId: 'f1d2' }, {})
   await time('pino: the request line through the child (before issue 16)', () => child.info({ method: 'GET', path: '/x', status: 200, ms: 3 }, 'request'))
-  const accessLog = await import('../src/http/access-log.ts').catch(() => undefined)
+  const accessLog = await import('../src/web/access-log.ts').catch(() => undefined)
   if (accessLog) {
     const controller = new accessLog.AccessLog(logger, { message: 'request', enabled: true })
     const request = { id: 'f1d2', method: 'GET', url: '/x?y=1', ip: '127.0.0.1', headers: { 'user-agent': 'bench' } } as unknown as FastifyRequest
     const reply = { statusCode: 200, elapsedTime: 3.2 } as unknown as FastifyReply
-    await time('AccessLog: the fixed-shape request line (src/http/access-log.ts)', () => controller.requestCompleted(null, request, reply))
+    await time('AccessLog: the fixed-shape request line (src/web/access-log.ts)', () => controller.requestCompleted(null, request, reply))
   }
 
   batch = inputs()

@@ -1,5 +1,5 @@
 // `npm run mutate` mutates every folder of scripts/mutation-suites.mjs in turn;
-// `npm run mutate -- src/http` one folder, `npm run mutate -- src/http/bounds.ts` one file (with its
+// `npm run mutate -- src/http` one folder, `npm run mutate -- src/web/bounds.ts` one file (with its
 // folder's tests); `npm run mutate -- --changed` the files of those folders changed since main
 // (committed since the branch left origin/main, or not committed yet), one Stryker run per file.
 // A folder is mutated one file at a time, each with its own incremental file and report, so that a

@@ -32,9 +32,9 @@ export const SUITES = {
   },
   'src/pages': {
     // With the audit trail's test, which tells an automatic consent from one the person gave.
-    tests: ['test/pages', 'test/console', 'test/http/audit.test.ts'],
+    tests: ['test/pages', 'test/pages/console', 'test/http/audit.test.ts'],
     // Every field of every form with five characters: about 80 s per mutant; its rule is the domain's.
-    skip: ['test/console/text-fields.test.ts'],
+    skip: ['test/pages/console/text-fields.test.ts'],
   },
   // The OpenAPI documents it builds (openapi-public.ts, openapi-console.ts) are checked whole against
   // docs/ by the admin API's document test.
@@ -47,7 +47,7 @@ export const SUITES = {
   'src/observability': {
     tests: ['test/observability'],
     // Runs only in the primary and the workers of `serve --workers`, separate processes whose
-    // coverage Stryker cannot see; test/server/workers.test.ts scrapes the sum through them.
+    // coverage Stryker cannot see; test/cli/serve/workers.test.ts scrapes the sum through them.
     unmutated: ['src/observability/cluster-metrics.ts'],
   },
 }

@@ -45,7 +45,7 @@ export const TIERS = [
     name: 'http',
     proves: 'the whole service through Fastify: API, pages, console, admin API, metrics and traces',
     groups: [
-      { backend: 'sqlite', paths: ['test/http', 'test/pages', 'test/console', 'test/admin', 'test/observability'] },
+      { backend: 'sqlite', paths: ['test/http', 'test/web', 'test/pages', 'test/admin', 'test/observability'] },
       {
         backend: 'postgres',
         paths: [
@@ -55,8 +55,8 @@ export const TIERS = [
           'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
           'test/admin/test-kit-consent.test.ts',
-          'test/console/text-fields.test.ts',
-          'test/console/sudo.test.ts',
+          'test/pages/console/text-fields.test.ts',
+          'test/pages/console/sudo.test.ts',
           'test/http/nonce-store-share.test.ts',
           'test/http/oauth2-user.test.ts',
           'test/http/unreadable-secrets.test.ts',
@@ -68,8 +68,8 @@ export const TIERS = [
     name: 'e2e',
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
-      { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/server'] },
-      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/validity-shared.test.ts', 'test/server/workers.test.ts', 'test/server/development-database.test.ts', 'test/cli/copy.test.ts'] },
+      { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/testing'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/validity-shared.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
   },
@@ -91,7 +91,7 @@ export const LONG = {
   name: 'long',
   proves: 'the soak at length on both backends, the fuzzes at full count (the admin API and console one on both)',
   groups: [
-    { backend: 'sqlite', paths: ['test/fuzz', 'test/soak'], serial: true, env: LONG_ENV },
+    { backend: 'sqlite', paths: ['test/fuzz', 'test/http/hostile-requests.test.ts', 'test/soak'], serial: true, env: LONG_ENV },
     // On PostgreSQL + Redis each request costs about twice as much: 10,000 there.
     { backend: 'postgres', paths: ['test/fuzz/admin-and-console.test.ts', 'test/soak'], serial: true, env: { ...LONG_ENV, LATCHKEY_FUZZ_RUNS: '10000' } },
   ],

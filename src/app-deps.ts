@@ -2,8 +2,8 @@ import type { Logger } from 'pino'
 import type { HomeDemo } from './pages/views/home.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import type { RequestTracing } from './observability/tracing.ts'
-import type { FaultQueue } from './http/test-kit/faults.ts'
-import type { RequestJournal } from './http/test-kit/journal.ts'
+import type { FaultQueue } from './web/test-kit/faults.ts'
+import type { RequestJournal } from './web/test-kit/journal.ts'
 
 // What the HTTP service is built from (app.ts), in a module of its own: the pages plugin reads it
 // too, and app.ts registers the pages plugin, so neither imports the other.
@@ -21,7 +21,7 @@ export interface HttpSettings {
   hsts?: string | undefined
   /** Anyone may create an account at /console/signup. */
   allowSignup?: boolean
-  /** One log line per request (AccessLog, src/http/access-log.ts); false is `--access-log off`. Default on. */
+  /** One log line per request (AccessLog, src/web/access-log.ts); false is `--access-log off`. Default on. */
   accessLog?: boolean
   /** The front door at / and the docs at /docs/ (`--home`, default on); undefined: off. */
   home?: HomeSettings | undefined
@@ -55,7 +55,7 @@ export interface AppDeps {
   tracing?: RequestTracing | undefined
   /**
    * Test mode only (`serve --test`): X's failures on demand and the request journal
-   * (src/http/test-kit/). Absent, nothing of them is installed on the request path.
+   * (src/web/test-kit/). Absent, nothing of them is installed on the request path.
    */
   testKit?: TestKit | undefined
 }

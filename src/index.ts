@@ -1,4 +1,4 @@
 /** What the `latchkey` package exports for resource servers. */
 export { createVerifier, type ApiRequest, type LatchkeyVerifier, type VerifiedCaller } from './resource-server.ts'
 export { ServiceError } from './errors/service-error.ts'
-export { errorBody } from './http/json-errors.ts'
+export { errorBody } from './web/json-errors.ts'

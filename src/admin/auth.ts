@@ -3,7 +3,7 @@ import { adminTokenActor, withAuditActor } from '../domain/actor.ts'
 import { PROBLEM_TYPES, ProblemError } from './problem.ts'
 import { findLiveAdminToken } from '../domain/admin/admin-tokens.ts'
 import type { DomainDeps } from '../domain/deps.ts'
-import { setLimitHeaders } from '../http/plugins/rate-limit.ts'
+import { setLimitHeaders } from '../web/plugins/rate-limit.ts'
 import type { AdminTokenRecord } from '../storage/admin-types.ts'
 
 declare module 'fastify' {

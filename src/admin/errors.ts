@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { wireName } from '../domain/vocabulary.ts'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { answerOnSocket, clientErrorDef } from '../http/bounds.ts'
+import { answerOnSocket, clientErrorDef } from '../web/bounds.ts'
 import { SealError, StorageUnavailableError } from '../storage/errors.ts'
 import { PROBLEM_TYPES, ProblemError, sendProblem, type FieldError, type Problem } from './problem.ts'
 

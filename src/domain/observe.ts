@@ -66,7 +66,7 @@ export interface DomainObserver {
   /** A lookup of a verified request, and who answered it (src/storage/validity-cache.ts). */
   validityCacheLookup(result: ValidityCacheResult): void
   /**
-   * Test mode only (the request journal, src/http/test-kit/journal.ts): every signed request the
+   * Test mode only (the request journal, src/web/test-kit/journal.ts): every signed request the
    * verifier judged. The one event that carries values (masked); absent elsewhere, so nothing of it
    * is computed outside test mode.
    */

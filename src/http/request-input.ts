@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { RequestInput } from '../domain/request.ts'
-import { connectionOf, publicOrigin, rawQuery, requestPath } from './request-url.ts'
+import { connectionOf, publicOrigin, rawQuery, requestPath } from '../web/request-url.ts'
 
 /** The framework-free view of a Fastify request that the use cases read. */
 export function requestInput(request: FastifyRequest, publicUrl: URL | undefined): RequestInput {

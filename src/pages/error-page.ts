@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import { toServiceError } from '../http/json-errors.ts'
+import { toServiceError } from '../web/json-errors.ts'
 import { sendPage } from './reply.ts'
 import { errorPage } from './views/outcome.ts'
 

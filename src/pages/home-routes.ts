@@ -1,7 +1,7 @@
 // The front door (issue 32): what this service is, and where to go.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { HomeSettings } from '../app-deps.ts'
-import { publicOrigin } from '../http/request-url.ts'
+import { publicOrigin } from '../web/request-url.ts'
 import { sendPage } from './reply.ts'
 import { docsRoutes } from './docs-routes.ts'
 import { homePage } from './views/home.ts'

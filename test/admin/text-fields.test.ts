@@ -60,7 +60,7 @@ const shown = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().p
 const ALLOWED: Record<string, string> = {
   // A password is never stored as text: it is hashed (scrypt over its UTF-8 bytes), so a NUL can
   // reach no database, and refusing characters would only narrow what a passphrase may hold. The
-  // console takes the same passwords (test/console/text-fields.test.ts).
+  // console takes the same passwords (test/pages/console/text-fields.test.ts).
   'createUser body password': 'hashed, never stored as text',
   'updateUser body password': 'hashed, never stored as text',
 }

@@ -1,6 +1,6 @@
 // The console's and settings pages' use cases (src/domain/console/*) called directly on real
 // storage: a person's own apps and the app limit, the apps they authorized, an app's rate-limit
-// usage, and changing one's own password. The pages' tests (test/console) check them through HTTP.
+// usage, and changing one's own password. The pages' tests (test/pages/console) check them through HTTP.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { resumeBrowserSession, startBrowserSession } from '../../src/domain/browser-sessions.ts'

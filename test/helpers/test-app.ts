@@ -28,7 +28,7 @@ export async function buildTestApp(
     stateInMemory?: boolean
     /** Every log line of the app at level info and above is pushed here (otherwise nothing is logged). */
     logLines?: string[]
-    /** Test mode's failures on demand and request journal (src/http/test-kit/). */
+    /** Test mode's failures on demand and request journal (src/web/test-kit/). */
     testKit?: AppDeps['testKit']
   } = {},
 ): Promise<TestApp> {

@@ -1,5 +1,5 @@
 // The headers and bodies of every kind of error answer, as clients and proxies read them, and the
-// log lines behind them (src/http/json-errors.ts, src/http/oauth2-errors.ts).
+// log lines behind them (src/web/json-errors.ts, src/http/oauth2-errors.ts).
 import assert from 'node:assert/strict'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +9,7 @@ import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { E, type ErrorDef } from '../../src/errors/catalogue.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
-import { errorBody, toServiceError } from '../../src/http/json-errors.ts'
+import { errorBody, toServiceError } from '../../src/web/json-errors.ts'
 import { StorageUnavailableError } from '../../src/storage/errors.ts'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { makeApp } from '../helpers/fixtures.ts'

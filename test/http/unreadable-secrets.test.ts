@@ -9,7 +9,7 @@ import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { damageSealedKey, injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser } from '../console/jar.ts'
+import { CookieBrowser } from '../helpers/jar.ts'
 
 const FORM = 'application/x-www-form-urlencoded'
 const REDIRECT = 'https://client.example/callback'

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { UnknownEndpointError, type FaultQueue, type FaultRule } from '../../http/test-kit/faults.ts'
-import type { JournalFilter, RequestJournal } from '../../http/test-kit/journal.ts'
+import { UnknownEndpointError, type FaultQueue, type FaultRule } from '../../web/test-kit/faults.ts'
+import type { JournalFilter, RequestJournal } from '../../web/test-kit/journal.ts'
 import { PROBLEM_TYPES, ProblemError } from '../problem.ts'
 import { json, noContent, responses } from '../schemas.ts'
 
 /**
  * X's failures on demand and the request journal (issue 47, items 5 and 6) as control calls.
- * Registered only in test mode, never by buildAdminApp; the rules are src/http/test-kit/'s.
+ * Registered only in test mode, never by buildAdminApp; the rules are src/web/test-kit/'s.
  */
 
 const ENDPOINT = { type: 'string', pattern: '^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /[\\x21-\\x7e]{0,200}$', description: 'The method and the route path: `POST /oauth2/token`.' } as const

@@ -8,7 +8,7 @@ import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const ACCESS_TOKEN_LIMIT = '/oauth/access_token' satisfies RateLimitedResource
 
 /** Wrong verifiers a request token survives: a 7-digit PIN must not be guessable. */

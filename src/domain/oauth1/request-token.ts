@@ -11,7 +11,7 @@ import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RequestInput } from '../request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const REQUEST_TOKEN_LIMIT = '/oauth/request_token' satisfies RateLimitedResource
 
 /**

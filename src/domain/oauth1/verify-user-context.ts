@@ -8,7 +8,7 @@ import type { RequestInput } from '../request.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const VERIFY_CREDENTIALS_LIMIT = '/account/verify_credentials' satisfies RateLimitedResource
 
 /**

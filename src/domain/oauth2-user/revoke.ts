@@ -8,7 +8,7 @@ import { authenticateOAuth2Client } from './client-authentication.ts'
 import { tokenRequestParams } from './token-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource
 
 /**

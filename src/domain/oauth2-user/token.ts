@@ -15,7 +15,7 @@ import { tokenRequestParams } from './token-request.ts'
 import { newUserTokenValue } from './token-values.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const USER_TOKEN_LIMIT = '/2/oauth2/token' satisfies RateLimitedResource
 
 /** The answer of POST /2/oauth2/token (twitter-behaviour §9). */

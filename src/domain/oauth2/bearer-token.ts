@@ -10,7 +10,7 @@ import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateClient, readClientCredentials } from './client-credentials.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
 
 /**

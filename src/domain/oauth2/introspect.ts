@@ -8,7 +8,7 @@ import { authenticateClient, readClientCredentials } from './client-credentials.
 import { findUserTokenHolder } from '../oauth2-user/user-token.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INTROSPECT_LIMIT = '/oauth2/introspect' satisfies RateLimitedResource
 
 /**

@@ -9,7 +9,7 @@ import { identifyTokenInvalidator, type Invalidator } from '../identify-caller.t
 import { afterCharge, type Limited } from '../rate-limits.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
-/** The limit every call counts against (the route's address limit too: src/http/plugins/rate-limit.ts). */
+/** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INVALIDATE_BEARER_TOKEN_LIMIT = '/oauth2/invalidate_token' satisfies RateLimitedResource
 
 /**

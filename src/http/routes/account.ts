@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { verifyUserContext, VERIFY_CREDENTIALS_LIMIT } from '../../domain/oauth1/verify-user-context.ts'
-import { setLimitHeaders } from '../plugins/rate-limit.ts'
+import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 export function accountRoutes(deps: DomainDeps, publicUrl: URL | undefined) {

@@ -4,8 +4,8 @@ import type { DomainDeps } from '../../domain/deps.ts'
 import { identifyCaller } from '../../domain/identify-caller.ts'
 import { rateLimitStatus } from '../../domain/rate-limit-status.ts'
 import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
-import { connectionOf } from '../request-url.ts'
-import { setLimitHeaders } from '../plugins/rate-limit.ts'
+import { connectionOf } from '../../web/request-url.ts'
+import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 

@@ -5,7 +5,7 @@ import { exchangeVerifier, ACCESS_TOKEN_LIMIT } from '../../domain/oauth1/exchan
 import { invalidateAccessToken, INVALIDATE_ACCESS_TOKEN_LIMIT } from '../../domain/oauth1/invalidate-access-token.ts'
 import { issueRequestToken, REQUEST_TOKEN_LIMIT } from '../../domain/oauth1/request-token.ts'
 import { serializeForm } from '../../protocol/form.ts'
-import { setLimitHeaders } from '../plugins/rate-limit.ts'
+import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 /** Token responses are form-encoded: every OAuth 1.0a client parses them as a query string. */

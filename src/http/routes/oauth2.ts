@@ -5,7 +5,7 @@ import type { DomainDeps } from '../../domain/deps.ts'
 import { issueOrReuseBearerToken, BEARER_TOKEN_LIMIT } from '../../domain/oauth2/bearer-token.ts'
 import { introspectToken, INTROSPECT_LIMIT } from '../../domain/oauth2/introspect.ts'
 import { invalidateBearerToken, INVALIDATE_BEARER_TOKEN_LIMIT } from '../../domain/oauth2/invalidate-bearer-token.ts'
-import { setLimitHeaders } from '../plugins/rate-limit.ts'
+import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { publicOpenApi } from '../openapi-public.ts'
-import { publicOrigin } from '../request-url.ts'
+import { publicOrigin } from '../../web/request-url.ts'
 
 /**
  * GET /openapi.json: what the public endpoints take and answer, at the address the reader reached:

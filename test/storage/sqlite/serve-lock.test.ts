@@ -1,5 +1,5 @@
 // The serve lock in process: one server at a time on a SQLite file whose nonces live in memory
-// (test/server/serve-lock.test.ts starts real servers against it).
+// (test/cli/serve/serve-lock.test.ts starts real servers against it).
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser, textOf } from './jar.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser, textOf } from '../../helpers/jar.ts'
 
 const run = promisify(execFile)
 const decoded = (text: string | undefined) => (text ?? '').replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>')

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { errorCode, send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
-import { startTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser } from './jar.ts'
+import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { errorCode, send, signRequest, signedFetch } from '../../helpers/oauth1-client.ts'
+import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser } from '../../helpers/jar.ts'
 
 /** The base strings a failures page shows, newest first, with their reasons. */
 function failuresOf(page: string): Array<{ reason: string; baseString: string | undefined; line: string; parameters: string | undefined }> {

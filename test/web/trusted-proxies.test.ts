@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import proxyAddr from '@fastify/proxy-addr'
-import { rememberedPerAddress, trustedProxies } from '../../src/http/trusted-proxies.ts'
+import { rememberedPerAddress, trustedProxies } from '../../src/web/trusted-proxies.ts'
 
 const LIST = ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']
 const ADDRESSES = ['127.0.0.1', '127.0.0.2', '10.1.2.3', '11.0.0.1', '::1', '::ffff:127.0.0.1', 'fd12::1', 'fe80::1', '192.168.0.1', 'not an address', '']

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import { get } from 'node:http'
 import { readdirSync, readFileSync } from 'node:fs'
 import { after, describe, test } from 'node:test'
-import { runCli } from '../helpers/cli.ts'
-import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, type TestRedisPrefix, type TestSchema } from '../helpers/backends.ts'
-import { parseScrape, seriesKey, counterValues } from '../helpers/prometheus-text.ts'
-import { startServe } from '../helpers/serve-process.ts'
-import { sparePort } from '../helpers/throwaway-services.ts'
+import { runCli } from '../../helpers/cli.ts'
+import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL, createTestRedisPrefix, createTestSchema, type TestRedisPrefix, type TestSchema } from '../../helpers/backends.ts'
+import { parseScrape, seriesKey, counterValues } from '../../helpers/prometheus-text.ts'
+import { startServe } from '../../helpers/serve-process.ts'
+import { sparePort } from '../../helpers/throwaway-services.ts'
 
 /** The worker processes of the primary `pid`: its children running the CLI. From /proc, Linux. */
 function childrenOf(pid: number): number[] {

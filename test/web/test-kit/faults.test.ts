@@ -1,9 +1,9 @@
-// X's failures on demand (src/http/test-kit/faults.ts): each kind on each endpoint family answers
+// X's failures on demand (src/web/test-kit/faults.ts): each kind on each endpoint family answers
 // with X's body and headers, as a real refusal there is rendered; then the next call is normal.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createFaultQueue, type FaultRule } from '../../../src/http/test-kit/faults.ts'
-import { createRequestJournal } from '../../../src/http/test-kit/journal.ts'
+import { createFaultQueue, type FaultRule } from '../../../src/web/test-kit/faults.ts'
+import { createRequestJournal } from '../../../src/web/test-kit/journal.ts'
 import { issueEveryCredential, makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { signRequest } from '../../helpers/oauth1-client.ts'
 import { allowedCode, oauth2Client, REDIRECT } from '../../helpers/oauth2-user.ts'

@@ -1,10 +1,10 @@
-// The request journal (src/http/test-kit/journal.ts): each call to the API with what the verifier
+// The request journal (src/web/test-kit/journal.ts): each call to the API with what the verifier
 // saw (parameters by place, the base string masked as the failure log masks it), its outcome and
 // reason; injected answers marked; filters; a bound per app; clear.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createFaultQueue } from '../../../src/http/test-kit/faults.ts'
-import { createRequestJournal } from '../../../src/http/test-kit/journal.ts'
+import { createFaultQueue } from '../../../src/web/test-kit/faults.ts'
+import { createRequestJournal } from '../../../src/web/test-kit/journal.ts'
 import { issueEveryCredential, type EveryCredential } from '../../helpers/fixtures.ts'
 import { oauth2Client } from '../../helpers/oauth2-user.ts'
 import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { runCli } from '../helpers/cli.ts'
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
+import { runCli } from '../../helpers/cli.ts'
+import { startServe, type ServeProcess } from '../../helpers/serve-process.ts'
 
 // Two servers on one SQLite file, each with its nonces in its own memory, would accept each
 // other's replays: the second must refuse to start.

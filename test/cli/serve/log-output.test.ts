@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CLI_ARGS, REPO_ROOT, cliEnv } from '../helpers/cli.ts'
-import { eventually } from '../helpers/eventually.ts'
-import { listeningUrl, startServe } from '../helpers/serve-process.ts'
+import { CLI_ARGS, REPO_ROOT, cliEnv } from '../../helpers/cli.ts'
+import { eventually } from '../../helpers/eventually.ts'
+import { listeningUrl, startServe } from '../../helpers/serve-process.ts'
 
 /**
  * A production server (behind what it takes for a TLS proxy) whose log output stops being read: a

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { parseKeyring } from '../../src/storage/sealing/keyring.ts'
-import { runCli } from '../helpers/cli.ts'
-import { startServe } from '../helpers/serve-process.ts'
+import { parseKeyring } from '../../../src/storage/sealing/keyring.ts'
+import { runCli } from '../../helpers/cli.ts'
+import { startServe } from '../../helpers/serve-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-master-key-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -36,7 +36,7 @@ describe('the master key at start-up', () => {
   })
 
   test('by default the key file is ./.latchkey/master-key.json, outside ./data', async () => {
-    const { SETTINGS } = await import('../../src/config/settings.ts')
+    const { SETTINGS } = await import('../../../src/config/settings.ts')
     assert.equal(SETTINGS.masterKeyFile.default, './.latchkey/master-key.json')
     assert.equal(String(SETTINGS.database.default).startsWith('./data/'), true)
   })

@@ -2,12 +2,12 @@
 // signed-out visitor meets, choices that are not numbers, and a database that cannot be written.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { updateApp } from '../../src/domain/registry/apps.ts'
-import { isPostgresUrl } from '../../src/storage/urls.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { whileDatabaseLocked } from '../helpers/locked-database.ts'
-import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser, csrfOf, textOf } from './jar.ts'
+import { updateApp } from '../../../src/domain/registry/apps.ts'
+import { isPostgresUrl } from '../../../src/storage/urls.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
+import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser, csrfOf, textOf } from '../../helpers/jar.ts'
 
 let address = 0
 const nextAddress = () => `10.46.${Math.floor(++address / 250)}.${address % 250}`

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { createAdminToken } from '../../src/domain/admin/admin-tokens.ts'
-import { TEST_DATABASE_URL } from '../helpers/backends.ts'
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
-import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
+import { createAdminToken } from '../../../src/domain/admin/admin-tokens.ts'
+import { TEST_DATABASE_URL } from '../../helpers/backends.ts'
+import { startServe, type ServeProcess } from '../../helpers/serve-process.ts'
+import { openTestDomain, type TestDomain } from '../../helpers/test-app.ts'
 
 const PUBLIC = 'https://auth.example.com'
 

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { errorCode } from '../helpers/oauth1-client.ts'
-import { MAX_APPS_PER_OWNER, createApp, updateApp } from '../../src/domain/registry/apps.ts'
-import { APPS_PER_PAGE } from '../../src/domain/console/owned-apps.ts'
-import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { SERVICE_LIMITS } from '../../src/domain/rate-limit-table.ts'
-import { CookieBrowser, csrfOf, textOf } from './jar.ts'
-import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
+import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { errorCode } from '../../helpers/oauth1-client.ts'
+import { MAX_APPS_PER_OWNER, createApp, updateApp } from '../../../src/domain/registry/apps.ts'
+import { APPS_PER_PAGE } from '../../../src/domain/console/owned-apps.ts'
+import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { SERVICE_LIMITS } from '../../../src/domain/rate-limit-table.ts'
+import { CookieBrowser, csrfOf, textOf } from '../../helpers/jar.ts'
+import { assertRefusedOnlyWhenBroken } from '../../helpers/refusal.ts'
 
 let address = 0
 /** Each browser from its own address, so the per-address page budget of one test leaves the others alone. */
@@ -596,7 +596,7 @@ describe('connected apps', () => {
   })
 
   test('the consent page links to connected apps', async () => {
-    const { makeRequestToken } = await import('../pages/helpers.ts')
+    const { makeRequestToken } = await import('../helpers.ts')
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
     const page = await new CookieBrowser(t.app, '10.45.0.3').get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.match(page.body, /<a href="\/settings\/connected_apps">Manage the apps you've connected<\/a>/)

@@ -2,11 +2,11 @@
 // list of apps and the new-app form, as a browser meets them.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { whileDatabaseLocked } from '../helpers/locked-database.ts'
-import { isPostgresUrl } from '../../src/storage/urls.ts'
-import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from './jar.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
+import { isPostgresUrl } from '../../../src/storage/urls.ts'
+import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
 
 let address = 0
 const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`

@@ -3,12 +3,12 @@
 // test/e2e/browser/ check the same pages in a real browser when one is installed).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
-import { isPostgresUrl } from '../../src/storage/urls.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { whileDatabaseLocked } from '../helpers/locked-database.ts'
-import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from './jar.ts'
+import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import { isPostgresUrl } from '../../../src/storage/urls.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
+import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
 
 let address = 0
 const nextAddress = () => `10.48.${Math.floor(++address / 250)}.${address % 250}`

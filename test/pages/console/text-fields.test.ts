@@ -7,14 +7,14 @@
 // set (PostgreSQL refuses U+0000 in text: the case the issue found).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
-import { E } from '../../src/errors/catalogue.ts'
-import { TEST_DATABASE_URL } from '../helpers/backends.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { controlCharactersIn, newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../helpers/stored-rows.ts'
-import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
-import { makeRequestToken } from '../pages/helpers.ts'
-import { CookieBrowser, csrfOf } from './jar.ts'
+import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
+import { E } from '../../../src/errors/catalogue.ts'
+import { TEST_DATABASE_URL } from '../../helpers/backends.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { controlCharactersIn, newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../../helpers/stored-rows.ts'
+import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
+import { makeRequestToken } from '../helpers.ts'
+import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
 
 /** Characters sent in every field: NUL (PostgreSQL's 22021), BEL, ESC, DEL and NEL (C1). */
 const CONTROLS = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085'] as const

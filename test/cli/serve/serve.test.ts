@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
-import { CLI_ARGS, REPO_ROOT, cliEnv, runCli } from '../helpers/cli.ts'
-import { listeningUrl, startServe } from '../helpers/serve-process.ts'
+import { CLI_ARGS, REPO_ROOT, cliEnv, runCli } from '../../helpers/cli.ts'
+import { listeningUrl, startServe } from '../../helpers/serve-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-serve-'))
 const running = new Set<ChildProcess>()

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
-import { lazyChildLogger } from '../../src/http/access-log.ts'
+import { lazyChildLogger } from '../../src/web/access-log.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { openTestDomain } from '../helpers/test-app.ts'
 

@@ -3,11 +3,11 @@
 // Actions that show no secret (save, suspend) do not ask.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { isPostgresUrl } from '../../src/storage/urls.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { whileDatabaseLocked } from '../helpers/locked-database.ts'
-import { injectedTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from './jar.ts'
+import { isPostgresUrl } from '../../../src/storage/urls.ts'
+import { makeApp, makeUser } from '../../helpers/fixtures.ts'
+import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
+import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
+import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
 
 let address = 0
 const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
