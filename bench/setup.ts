@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { composeDomain } from '../src/compose.ts'
+import { composeDomain } from '../src/composition/root.ts'
 import { loadConfig } from '../src/config/load.ts'
 import type { SettingName } from '../src/config/settings.ts'
 import { checkAuthorizationRequest } from '../src/domain/oauth2-user/authorization-request.ts'

@@ -1,4 +1,4 @@
-import { composeDomain } from './compose.ts'
+import { composeDomain } from './composition/root.ts'
 import { loadConfig } from './config/load.ts'
 import type { SettingName } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'

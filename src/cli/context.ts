@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { composeDomain } from '../compose.ts'
+import { composeDomain } from '../composition/root.ts'
 import { loadConfig } from '../config/load.ts'
 import type { Config } from '../config/settings.ts'
 import type { DomainDeps } from '../domain/deps.ts'

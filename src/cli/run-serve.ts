@@ -2,7 +2,7 @@
 // the logger are a third of a second of start-up that the other commands need not pay.
 import { isClusterWorker, reportListening, runPrimary } from '../cluster.ts'
 import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
-import { composeDomain } from '../compose.ts'
+import { composeDomain } from '../composition/root.ts'
 import { checkServeRules } from '../config/serve-rules.ts'
 import type { Config } from '../config/settings.ts'
 import type { Logger } from 'pino'

@@ -1,5 +1,5 @@
 import type { AppMetrics } from '../app.ts'
-import type { Observed } from '../compose.ts'
+import type { Observed } from '../composition/root.ts'
 import type { Config } from '../config/settings.ts'
 import type { Storage } from '../storage/types.ts'
 import { isPostgresUrl } from '../storage/urls.ts'

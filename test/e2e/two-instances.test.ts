@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createDomainDeps } from '../../src/compose.ts'
+import { createDomainDeps } from '../../src/composition/root.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { createHash } from 'node:crypto'
 import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authorization-request.ts'

@@ -4,7 +4,7 @@
 // it at the very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createDomainDeps } from '../../src/compose.ts'
+import { createDomainDeps } from '../../src/composition/root.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
 import type { Storage } from '../../src/storage/types.ts'

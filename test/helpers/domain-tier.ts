@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { createDomainDeps } from '../../src/compose.ts'
+import { createDomainDeps } from '../../src/composition/root.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import type { RequestInput } from '../../src/domain/request.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'

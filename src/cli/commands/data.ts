@@ -9,7 +9,7 @@ import {
 } from '../../storage/index.ts'
 import { isPostgresUrl, redactUrl } from '../../storage/urls.ts'
 import { confirmAtTerminal } from '../confirm.ts'
-import { masterKeys } from '../../compose.ts'
+import { masterKeys } from '../../composition/root.ts'
 import { configFrom } from '../context.ts'
 import { print } from '../output.ts'
 import { progressBar } from '../progress.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createDomainDeps } from '../../../src/compose.ts'
+import { createDomainDeps } from '../../../src/composition/root.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import { issueRequestToken } from '../../../src/domain/oauth1/request-token.ts'
 import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
