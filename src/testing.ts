@@ -102,7 +102,7 @@ export interface RunningLatchkey {
     /** Puts the clock at `moment` (not before the start); throws when refused. */
     set(moment: Date): void
   }
-  /** X's failures on demand: the next `times` calls to `endpoint` answer as X does (docs/test-kit.md). */
+  /** X's failures on demand: the next `times` calls to `endpoint` answer as X does (docs/test-kit-controls.md). */
   faults: Pick<FaultQueue, 'add' | 'list' | 'clear'>
   /** The journal of the requests the service answered, newest first. */
   requests: Pick<RequestJournal, 'list' | 'clear'>

@@ -298,7 +298,7 @@ export const SETTINGS = {
     schema: positiveInt,
     default: 14_000_000,
     description:
-      'Nonces the store holds before it refuses new signed requests (503 code 130): per process in memory, about 11 bytes each, for the whole deployment in Redis, about 90 bytes each; the default covers the timestamp window at the most one process serves (docs/deployment.md, Capacity).',
+      'Nonces the store holds before it refuses new signed requests (503 code 130): per process in memory, about 11 bytes each, for the whole deployment in Redis, about 90 bytes each; the default covers the timestamp window at the most one process serves (docs/capacity.md).',
   }),
   nonceNearFullPercent: setting({
     flag: '--nonce-near-full <percent>',

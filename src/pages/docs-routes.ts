@@ -1,5 +1,5 @@
 // The user's documents at /docs/, as HTML: how to run, configure and call the service. The
-// contributors' pages (testing, performance, equivalent mutants, decisions, the checklist) are the
+// contributors' pages (testing, mutation testing, performance, decisions, the checklist) are the
 // repository's, not the service's, and are not served.
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
@@ -19,11 +19,16 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/errors.md',
   'docs/rate-limits.md',
   'docs/config.md',
+  'docs/console.md',
   'docs/deployment.md',
+  'docs/storage.md',
+  'docs/capacity.md',
   'docs/security.md',
+  'docs/security-operations.md',
   'docs/audit.md',
   'docs/metrics.md',
   'docs/test-kit.md',
+  'docs/test-kit-controls.md',
   'docs/clients.md',
 ]
 

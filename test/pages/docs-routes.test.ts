@@ -8,7 +8,7 @@ import { contentSecurityPolicy } from '../../src/pages/reply.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 
 const home = { demo: () => undefined, adminUrl: () => undefined }
-const CONTRIBUTORS_PAGES = ['testing.md', 'performance.md', 'equivalent-mutants.md', 'decisions.md', 'checklist.md', 'ARCHITECTURE.md']
+const CONTRIBUTORS_PAGES = ['testing.md', 'performance.md', 'mutation-testing.md', 'decisions.md', 'checklist.md', 'ARCHITECTURE.md']
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1)
 const headingOf = (path: string) => /^# (.+)$/m.exec(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8'))![1]!
 
