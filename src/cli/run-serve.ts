@@ -7,7 +7,7 @@ import { checkServeRules } from '../config/serve-rules.ts'
 import type { Config } from '../config/settings.ts'
 import type { Logger } from 'pino'
 import { closeLog, createLogger } from '../logging.ts'
-import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
+import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from '../composition/dev-demo.ts'
 import { sayDevelopmentRetired, startServer, type RunningServer } from '../server.ts'
 import { startTestMode } from '../testing.ts'
 
