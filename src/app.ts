@@ -16,7 +16,7 @@ import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
-import { oauth2UserRoutes } from './http/routes/oauth2-user.ts'
+import { oauth2UserRoutes, usersMeRoutes } from './http/routes/oauth2-user.ts'
 import { openApiRoutes } from './http/routes/openapi.ts'
 import { connectionOf, requestPath } from './web/request-url.ts'
 import { trustedProxies } from './web/trusted-proxies.ts'
@@ -151,5 +151,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
+  await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
   return app
 }
