@@ -7,6 +7,7 @@ import type { Config } from '../config/settings.ts'
 import { createTestClock, systemClock, type TestClock } from '../domain/clock.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import { startHousekeeping, type Housekeeping } from '../domain/housekeeping.ts'
+import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
 import { createObservability, type Observability } from '../observability/setup.ts'
 import { createFaultQueue } from '../web/test-kit/faults.ts'
 import { createRequestJournal } from '../web/test-kit/journal.ts'
@@ -96,6 +97,13 @@ export async function composeService(config: Config, options: ServiceOptions): P
     await closeDomain()
     throw error
   }
+}
+
+/** The primary of `--workers N`: its domain (to check the stores and seed the demo), and its workers' metrics gathered for a scrape. */
+export async function composePrimary(config: Config): Promise<DomainDeps> {
+  const domain = await composeDomain(config)
+  aggregateWorkerMetrics()
+  return domain
 }
 
 /** The test mode's controls, where the storage keeps a state to reset to (the test mode's). */
