@@ -30,6 +30,11 @@ export default [
     ignores: ['src/http/**', 'src/web/**', 'src/pages/**', 'src/admin/**', 'src/app.ts', 'src/server.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [FASTIFY] }] },
   },
+  // The composition root builds the apps: it names their type, and nothing else of Fastify.
+  {
+    files: ['src/composition/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...FASTIFY, allowTypeImports: true }] }] },
+  },
   // protocol/: pure functions; no package at all, only node: modules (and, by the layer table, errors/).
   {
     files: ['src/protocol/**/*.ts'],

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { InjectOptions } from 'fastify'
 import pino from 'pino'
-import { buildApp } from '../src/app.ts'
+import { appMetricsOf, composeApp } from '../src/composition/apps.ts'
 import { composeDomain } from '../src/composition/root.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { systemClock } from '../src/domain/clock.ts'
@@ -41,10 +41,10 @@ try {
   // As src/logging.ts makes it (its redaction list), writing to /dev/null.
   const redact = { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.consumerSecret', '*.secret', '*.token'], censor: '[redacted]' }
   const logger = pino({ level: 'info', redact }, pino.destination({ dest: '/dev/null', sync: false }))
-  const app = await buildApp({
+  const app = await composeApp({
     domain: deps,
     logger,
-    metrics: metricsOn ? observability.app : undefined,
+    metrics: metricsOn ? appMetricsOf(config, observability) : undefined,
     http: { dev: false, publicUrl: undefined, trustProxy: ['127.0.0.1'], cookieSecret: 'inject-bench-cookie-secret-0123456789abcdef', accessLog },
   })
   await app.ready()

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import type { AppDeps } from './app-deps.ts'
+import type { Logger } from 'pino'
+import type { DomainDeps } from './domain/deps.ts'
+import type { SignInThrottle } from './domain/sign-in.ts'
+import type { RequestTracing } from './observability/tracing.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { AccessLog, lazyChildLogger } from './web/access-log.ts'
@@ -13,18 +16,57 @@ import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
-import { oauth2UserRoutes } from './http/routes/oauth2-user.ts'
+import { oauth2UserRoutes, usersMeRoutes } from './http/routes/oauth2-user.ts'
 import { openApiRoutes } from './http/routes/openapi.ts'
 import { connectionOf, requestPath } from './web/request-url.ts'
 import { trustedProxies } from './web/trusted-proxies.ts'
 import { installHttpMetrics, metricsRoute } from './web/plugins/metrics.ts'
 import { installTracing } from './web/plugins/tracing.ts'
-import { installFaults } from './web/test-kit/faults.ts'
-import { installJournal } from './web/test-kit/journal.ts'
+import { installFaults, type FaultQueue } from './web/test-kit/faults.ts'
+import { installJournal, type RequestJournal } from './web/test-kit/journal.ts'
 import { isPagePath, pageFrameworkError } from './pages/error-page.ts'
-import { pagesPlugin } from './pages/plugin.ts'
+import { pagesPlugin, type PageSettings } from './pages/plugin.ts'
 
-export type { AppDeps, AppMetrics, HttpSettings, TestKit } from './app-deps.ts'
+export interface HttpSettings extends PageSettings {
+  /** Development mode: plain HTTP is accepted. */
+  dev: boolean
+  /** Addresses/CIDRs whose X-Forwarded-* headers are believed. */
+  trustProxy: string[]
+  https?: { cert: Buffer; key: Buffer }
+  /** The Strict-Transport-Security value sent on HTTPS answers in production (undefined: none). */
+  hsts?: string | undefined
+  /** One log line per request (AccessLog, src/web/access-log.ts); false is `--access-log off`. Default on. */
+  accessLog?: boolean
+}
+
+/** The metrics the app records and, with --metrics-public, serves on GET /metrics. */
+export interface AppMetrics {
+  httpRequest(route: string, method: string, status: number, seconds: number): void
+  /** Set with --metrics-public: this process's (or, with workers, every worker's) metrics. */
+  publicScrape?: (() => Promise<string>) | undefined
+}
+
+/** What the HTTP service is built from, every part made by the composition root (src/composition/). */
+export interface AppDeps {
+  domain: DomainDeps
+  /** The pages' sign-in throttle, on the stores' limiters. */
+  throttle: SignInThrottle
+  http: HttpSettings
+  logger: Logger
+  metrics?: AppMetrics | undefined
+  /** Set when an OTLP endpoint is: a server span per request. */
+  tracing?: RequestTracing | undefined
+  /**
+   * Test mode only (`serve --test`): X's failures on demand and the request journal
+   * (src/web/test-kit/). Absent, nothing of them is installed on the request path.
+   */
+  testKit?: TestKit | undefined
+}
+
+export interface TestKit {
+  faults: FaultQueue
+  journal: RequestJournal
+}
 
 /** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
 const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
@@ -109,5 +151,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
+  await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
   return app
 }

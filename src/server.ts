@@ -1,25 +1,19 @@
-import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { buildAdminApp } from './admin/app.ts'
-import { buildApp, type TestKit } from './app.ts'
-import { createFaultQueue } from './web/test-kit/faults.ts'
-import { createRequestJournal } from './web/test-kit/journal.ts'
-import { composeDomain } from './composition/root.ts'
 import { ConfigError } from './config/load.ts'
 import { checkServeRules } from './config/serve-rules.ts'
 import type { Config } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
 import { createLogger } from './logging.ts'
 import { isClusterWorker } from './cluster.ts'
-import { createTestClock, systemClock, type TestClock } from './domain/clock.ts'
 import type { TestKitControls } from './admin/routes/test-kit.ts'
-import { createObservability, type Observability } from './observability/setup.ts'
+import type { Observability } from './observability/setup.ts'
 import { startProcessStats } from './process-stats.ts'
-import { startHousekeeping } from './domain/housekeeping.ts'
 import { takeServeLock, type ServeLock } from './storage/index.ts'
 import { isPostgresUrl } from './storage/urls.ts'
-import { demoFilePath, readDemoFile, retireDevelopmentDemo } from './cli/dev-demo.ts'
+import { retireDevelopmentDemo } from './composition/dev-demo.ts'
+import { composeService } from './composition/service.ts'
+import { tlsOf } from './composition/settings.ts'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -38,113 +32,65 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-function readPem(path: string, setting: string): Buffer {
-  try {
-    return readFileSync(path)
-  } catch (error) {
-    throw new ConfigError(`invalid setting ${setting} (${path}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`)
-  }
-}
-
-/** loadConfig → composeDomain → buildApp → listen. */
+/** loadConfig → composeService (src/composition/) → listen. */
 export async function startServer(config: Config): Promise<RunningServer> {
   checkServeRules(config)
-  const https = config.tlsCert && config.tlsKey
-    ? { cert: readPem(config.tlsCert, 'tlsCert'), key: readPem(config.tlsKey, 'tlsKey') }
-    : undefined
+  const https = tlsOf(config)
   const serveLock = lockIfAlone(config)
   // The test mode's stdout is its one start line, for the test suite to read: its log goes to stderr.
   const logger = createLogger({ dev: config.dev, level: config.logLevel, bufferBytes: config.logBufferBytes, ...(config.test ? { fd: 2 } : {}) })
-  const testClock = config.test ? createTestClock() : undefined
-  // The SDK is imported only when traces are wanted: without an endpoint, tracing costs nothing.
-  const tracing = config.otelEndpoint ? (await import('./observability/tracing.ts')).startTracing(config.otelEndpoint) : undefined
-  const observability = createObservability(config, { isClusterWorker: isClusterWorker(), tracing })
-  const domain = await composeDomain(config, testClock ?? systemClock, { observed: observability.observed }).catch(async (error: unknown) => {
-    await tracing?.shutdown()
+  let adminUrl: string | undefined
+  const service = await composeService(config, { logger, https, isClusterWorker: isClusterWorker(), adminUrl: () => adminUrl }).catch((error: unknown) => {
     serveLock?.abandon()
     throw error
   })
+  const stop = async () => {
+    await service.close()
+    serveLock?.release()
+  }
   // Before the first request: a development database's admin token and demo stop in production.
   if (!config.dev && !config.test && !isClusterWorker()) {
-    await sayDevelopmentRetired(domain, config.database, logger).catch(async (error: unknown) => {
-      await domain.runtime.close()
-      await tracing?.shutdown()
-      serveLock?.release()
+    await sayDevelopmentRetired(service.domain, config.database, logger).catch(async (error: unknown) => {
+      await stop()
       throw error
     })
   }
-  // The test mode's failures on demand and journal: on the public app, nothing installed otherwise.
-  const appTestKit = testClock && { faults: createFaultQueue(), journal: createRequestJournal({ now: () => testClock.nowMs() }) }
-  const app = await buildApp({
-    domain,
-    logger,
-    ...(appTestKit ? { testKit: appTestKit } : {}),
-    metrics: observability.app,
-    tracing,
-    http: {
-      dev: config.dev || config.test,
-      publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
-      cookieSecret: cookieSecrets(config, domain),
-      hsts: config.hsts,
-      allowSignup: config.allowSignup,
-      autoConsent: config.autoConsent,
-      accessLog: config.accessLog,
-      home: config.home ? { demo: () => (config.dev ? readDemoFile(demoFilePath(config.database)) : undefined), adminUrl: () => adminUrl } : undefined,
-      trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
-      ...(https ? { https } : {}),
-    },
+  await listenOrSay(service.app, config.host, config.port, 'with --port or LATCHKEY_PORT', '').catch(async (error: unknown) => {
+    await stop()
+    throw error
   })
-  try {
-    await app.listen({ host: config.host, port: config.port })
-  } catch (error) {
-    await domain.runtime.close()
-    await tracing?.shutdown()
-    serveLock?.release()
-    const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --port or LATCHKEY_PORT)' : ''
-    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${code ?? (error as Error).message}${hint}`)
+  if (service.admin) {
+    await listenOrSay(service.admin, config.adminHost, config.adminPort!, 'with --admin-port or LATCHKEY_ADMIN_PORT', ' (admin API)').catch(async (error: unknown) => {
+      await stop()
+      throw error
+    })
+    adminUrl = baseUrl(service.admin, config.adminHost, !!https)
   }
-  let admin: FastifyInstance | undefined
-  let adminUrl: string | undefined
-  const testKit = testClock && appTestKit && testKitOf(testClock, appTestKit, domain)
-  if (config.adminPort !== undefined) {
-    try {
-      admin = await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
-      await admin.listen({ host: config.adminHost, port: config.adminPort })
-      adminUrl = baseUrl(admin, config.adminHost, !!https)
-    } catch (error) {
-      await admin?.close()
-      await app.close()
-      await domain.runtime.close()
-      await tracing?.shutdown()
-      serveLock?.release()
-      const code = (error as NodeJS.ErrnoException).code
-      const hint = code === 'EADDRINUSE' ? ' (another process has this port: choose another with --admin-port or LATCHKEY_ADMIN_PORT)' : ''
-      throw new ConfigError(`cannot listen on ${config.adminHost}:${config.adminPort} (admin API): ${code ?? (error as Error).message}${hint}`)
-    }
-  }
-  const housekeeping = startHousekeeping(domain, {
-    auditRetentionDays: config.auditRetentionDays,
-    onError: (message, error) => logger.warn({ err: error }, message),
-  })
-  const stopStats = startProcessStats(logger, domain.stores.nonces, config.statsIntervalSeconds)
+  service.startHousekeeping()
+  const stopStats = startProcessStats(logger, service.domain.stores.nonces, config.statsIntervalSeconds)
   return {
-    app,
-    domain,
-    observability,
-    url: baseUrl(app, config.host, !!https),
+    app: service.app,
+    domain: service.domain,
+    observability: service.observability,
+    url: baseUrl(service.app, config.host, !!https),
     adminUrl,
     logger,
-    testKit,
+    testKit: service.testKit,
     async close() {
       stopStats()
-      await Promise.all([app.close(), admin?.close(), housekeeping.stop()])
-      // Signature failures handed over to be written go in before the database closes.
-      await domain.signatureFailures?.settled()
-      await tracing?.shutdown()
-      await domain.runtime.close()
-      serveLock?.release()
+      await stop()
     },
+  }
+}
+
+/** Listens, or says in one line why it cannot. */
+async function listenOrSay(app: FastifyInstance, host: string, port: number, choose: string, which: string): Promise<void> {
+  try {
+    await app.listen({ host, port })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const hint = code === 'EADDRINUSE' ? ` (another process has this port: choose another ${choose})` : ''
+    throw new ConfigError(`cannot listen on ${host}:${port}${which}: ${code ?? (error as Error).message}${hint}`)
   }
 }
 
@@ -153,16 +99,6 @@ function baseUrl(app: FastifyInstance, configuredHost: string, isHttps: boolean)
   const port = typeof address === 'object' && address ? address.port : 0
   const host = configuredHost.includes(':') ? `[${configuredHost}]` : configuredHost
   return `${isHttps ? 'https' : 'http'}://${host}:${port}`
-}
-
-/**
- * What signs session cookies: the configured secret, or one derived from the master keyring (so
- * every instance that shares the keys shares sessions). The first signs; the derived secret of
- * versions before HKDF is still accepted, so sessions from before the upgrade keep working.
- */
-function cookieSecrets(config: Config, domain: DomainDeps): string[] {
-  if (config.cookieSecret) return [config.cookieSecret]
-  return [domain.runtime.deriveSecret('cookie-signing'), domain.runtime.legacyDerivedSecret('cookie')]
 }
 
 /**
@@ -179,23 +115,6 @@ function lockIfAlone(config: Config): ServeLock | undefined {
     )
   }
   return lock
-}
-
-/** The test mode's controls, where the storage keeps a state to reset to (the test mode's). */
-function testKitOf(clock: TestClock, kit: TestKit, domain: DomainDeps): TestKitControls | undefined {
-  const state = domain.runtime.testState
-  return (
-    state && {
-      clock,
-      ...kit,
-      keep: () => state.keep(),
-      async reset() {
-        await state.restore()
-        kit.faults.clear()
-        kit.journal.clear()
-      },
-    }
-  )
 }
 
 /** Production on a database the development server made: what it made for a newcomer stops, and the log says so. */

@@ -1,13 +1,12 @@
 // What `serve` does once its options are read. Loaded only when serve runs: Fastify, the metrics and
 // the logger are a third of a second of start-up that the other commands need not pay.
 import { isClusterWorker, reportListening, runPrimary } from '../cluster.ts'
-import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
-import { composeDomain } from '../composition/root.ts'
+import { composePrimary } from '../composition/service.ts'
 import { checkServeRules } from '../config/serve-rules.ts'
 import type { Config } from '../config/settings.ts'
 import type { Logger } from 'pino'
 import { closeLog, createLogger } from '../logging.ts'
-import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from './dev-demo.ts'
+import { demoFilePath, keepDemoWebsite, readDemoFile, seedDemo, writeDemoFile } from '../composition/dev-demo.ts'
 import { sayDevelopmentRetired, startServer, type RunningServer } from '../server.ts'
 import { startTestMode } from '../testing.ts'
 
@@ -110,12 +109,11 @@ function stopOnSignal(close: () => Promise<void>, options: { say?: Say; written?
  */
 async function servePrimary(config: Config): Promise<never> {
   checkServeRules(config)
-  const domain = await composeDomain(config)
+  const domain = await composePrimary(config)
   const logger = config.dev ? undefined : createLogger({ dev: false, level: config.logLevel, bufferBytes: config.logBufferBytes })
   const say = logger ? sayAsLog(logger) : sayAsText
   // Before any worker listens: a development database's admin token and demo stop in production.
   if (logger) await sayDevelopmentRetired(domain, config.database, logger)
-  aggregateWorkerMetrics()
   let isDomainOpen = true
   const closeDomain = async () => {
     if (!isDomainOpen) return

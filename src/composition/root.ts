@@ -7,7 +7,9 @@ import { createFailureLog } from '../domain/console/signature-failures.ts'
 import { createIdGenerator } from '../domain/ids.ts'
 import { withPreviousConsumerKeys } from '../domain/registry/previous-keys.ts'
 import { SERVICE_LIMITS, effectiveLimits } from '../domain/rate-limit-table.ts'
+import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
 import { ConfigError } from '../config/load.ts'
+import type { Observed } from '../observability/setup.ts'
 import { KeyringError, createValidityCache, newKeyring, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from '../storage/index.ts'
 
 /** The slice of the config the domain reads. */
@@ -99,10 +101,9 @@ export function nonceBudget(config: Pick<Config, 'nonceCapacity' | 'nonceNearFul
   return { capacity: config.nonceCapacity, nearFull: config.nonceNearFullPercent / 100 }
 }
 
-/** The server's observability: every storage call measured, and the domain's events counted. */
-export interface Observed {
-  instrument(storage: Storage): Storage
-  observer: DomainObserver
+/** The pages' sign-in throttle, made here with every other limiter, on the same stores' limiters. */
+export function signInThrottleOf(domain: DomainDeps): SignInThrottle {
+  return createSignInThrottle(domain.runtime.limiters, domain.settings, domain.stores.admin)
 }
 
 /**

@@ -1,8 +1,10 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ServiceError } from '../errors/service-error.ts'
+import { serviceErrorOf, type ErrorOptions } from '../web/json-errors.ts'
 
-// The error bodies of OAuth 2.0 user context's endpoints, which are not the v1.1 `{"errors"}` shape
-// (twitter-behaviour §9): RFC 6749 §5.2 bodies at /2/oauth2/*, API v2 problems at /2/users/*.
+// The error renderer of OAuth 2.0 user context's token endpoints (/2/oauth2/*), which is not the
+// v1.1 `{"errors"}` shape (twitter-behaviour §9): RFC 6749 §5.2 bodies. The error is a ServiceError,
+// whose catalogue entry names its RFC code.
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -15,13 +17,7 @@ export function sendOAuth2Error(reply: FastifyReply, error: ServiceError): Fasti
   return reply.code(error.status).type(JSON_TYPE).send({ error: code, error_description: error.publicMessage })
 }
 
-/** X's v2 problem document: `{"title","type","status","detail"}`; any 401 is X's plain one. */
-export function sendProblem(reply: FastifyReply, error: ServiceError): FastifyReply {
-  const isUnauthorized = error.status === 401
-  const title = isUnauthorized ? 'Unauthorized' : (error.problem?.title ?? error.publicMessage)
-  const type = isUnauthorized ? 'about:blank' : (error.problem?.type ?? 'about:blank')
-  const detail = isUnauthorized ? 'Unauthorized' : error.publicMessage
-  reply.header('cache-control', 'no-store')
-  if (isUnauthorized) reply.header('www-authenticate', 'Bearer realm="Latchkey"')
-  return reply.code(error.status).type(JSON_TYPE).send({ title, type, status: error.status, detail })
+/** The one error handler of the context that holds the /2/oauth2/* routes. */
+export function installOAuth2Errors(app: FastifyInstance, options: ErrorOptions): void {
+  app.setErrorHandler((error, request, reply) => sendOAuth2Error(reply, serviceErrorOf(error, request, reply, options)))
 }

@@ -1,6 +1,5 @@
-import type { AppMetrics } from '../app.ts'
-import type { Observed } from '../composition/root.ts'
 import type { Config } from '../config/settings.ts'
+import type { DomainObserver } from '../domain/observe.ts'
 import type { Storage } from '../storage/types.ts'
 import { isPostgresUrl } from '../storage/urls.ts'
 import { workerScrape } from './cluster-metrics.ts'
@@ -45,11 +44,16 @@ function measuredStorage(metrics: Metrics, traced: StorageInstrument | undefined
   }
 }
 
-/** What the server wires in: the domain's observer and store wrapper, the app's metrics, the scrape. */
+/** The server's observability: every storage call measured, and the domain's events counted. */
+export interface Observed {
+  instrument(storage: Storage): Storage
+  observer: DomainObserver
+}
+
+/** What the composition root wires in: the domain's observer and store wrapper, the metrics, the scrape. */
 export interface Observability {
   metrics: Metrics
   observed: Observed
-  app: AppMetrics
   /** The metrics text for GET /metrics: this process's, or with --workers every worker's. */
   scrape(): Promise<string>
 }
@@ -71,7 +75,6 @@ export function createObservability(config: Config, options: { isClusterWorker: 
         return instrumentStorage(storage, backends, instrument)
       },
     },
-    app: { httpRequest: metrics.httpRequest, ...(config.metricsPublic ? { publicScrape: scrape } : {}) },
     scrape,
   }
 }

@@ -12,13 +12,12 @@ import {
 } from '../domain/oauth1/authorization.ts'
 import type { SignInThrottle } from '../domain/sign-in.ts'
 import { consentToRequestToken } from '../domain/test-kit/consent.ts'
-import { E } from '../errors/catalogue.ts'
-import { assertThat } from '../errors/service-error.ts'
 import type { UserRecord } from '../storage/records.ts'
-import { readForm, readQuery } from './input.ts'
+import { consentForm, type ConsentFlow } from './consent-form.ts'
+import { readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
-import { isCsrfValid, readSession, type Session } from './session.ts'
-import { liveSessionOf, signInFromForm, signOutForAnotherAccount, visitorOf } from './visitor.ts'
+import type { Session } from './session.ts'
+import { visitorOf } from './visitor.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -40,8 +39,6 @@ export interface ConsentRouteOptions {
 }
 
 export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, options: ConsentRouteOptions = {}) {
-  const deps = { ...domain, throttle }
-
   function show(reply: FastifyReply, status: number, flow: AuthorizationFlow, consent: Consent, session: Session, options: ShowOptions) {
     const page = consentPage({ action: FLOW_PATHS[flow], consent, csrfToken: session.csrf, ...options })
     return sendPage(reply, status, page, { kind: 'consent', callback: consent.requestToken.callback })
@@ -69,9 +66,20 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
     return sendPage(reply, 200, 'pin' in outcome ? pinPage(consent.app.name, outcome.pin) : deniedPage(consent.app.name))
   }
 
-  /** The signed-in person, while the session is live (src/domain/browser-sessions.ts). */
-  async function sessionUser(session: Session | undefined): Promise<UserRecord | undefined> {
-    return (await liveSessionOf(domain, session))?.user
+  /** What the form's skeleton (consent-form.ts) needs of this flow. */
+  function formOf(flow: AuthorizationFlow): ConsentFlow<Consent> {
+    return {
+      load: async (form) => ({ subject: await loadConsent(domain, { token: form.oauthToken, flow }) }),
+      appId: (consent) => consent.app.id,
+      forceLogin: (_consent, form) => form.forceLogin,
+      show: (reply, status, consent, session, shown) => show(reply, status, flow, consent, session, { signedIn: undefined, ...shown }),
+      approve: (request, reply, consent, userId) => approve(request, reply, flow, consent, userId),
+      async deny(request, reply, consent, userId) {
+        const result = await denyAuthorization(domain, { token: consent.requestToken.token, flow, userId, address: request.ip })
+        if ('oob' in result) return sendPage(reply, 200, deniedPage(consent.app.name))
+        return sendRedirect(reply, result.redirectTo)
+      },
+    }
   }
 
   async function getPage(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
@@ -89,50 +97,6 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
     })
   }
 
-  async function postForm(request: FastifyRequest, reply: FastifyReply, flow: AuthorizationFlow) {
-    const form = readForm(request)
-    const session = readSession(request)
-    // Checked before anything else, so a forged form changes nothing and counts no sign-in failure.
-    assertThat(session && isCsrfValid(session, form.csrfToken), E.formExpired)
-    const consent = await loadConsent(domain, { token: form.oauthToken, flow })
-    const token = consent.requestToken.token
-
-    if (form.action === 'cancel') {
-      const result = await denyAuthorization(domain, { token, flow, userId: (await sessionUser(session))?.id, address: request.ip })
-      if ('oob' in result) return sendPage(reply, 200, deniedPage(consent.app.name))
-      return sendRedirect(reply, result.redirectTo)
-    }
-    if (form.action === 'switch') {
-      const signedOut = await signOutForAnotherAccount(domain, request, reply, session)
-      return show(reply, 200, flow, consent, signedOut, { signedIn: undefined, usernamePrefill: '', forceLogin: form.forceLogin })
-    }
-    assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
-
-    if (form.credentials) {
-      const signedIn = await signInFromForm(deps, request, reply, { ...form.credentials, appId: consent.app.id })
-      if ('refusal' in signedIn) {
-        return show(reply, signedIn.refusal.status, flow, consent, session, {
-          signedIn: undefined,
-          usernamePrefill: form.credentials.username.slice(0, 64),
-          forceLogin: form.forceLogin,
-          message: signedIn.refusal.publicMessage,
-        })
-      }
-      return approve(request, reply, flow, consent, signedIn.user.id)
-    }
-
-    const user = form.forceLogin ? undefined : await sessionUser(session)
-    if (!user) {
-      return show(reply, 401, flow, consent, session, {
-        signedIn: undefined,
-        usernamePrefill: '',
-        forceLogin: form.forceLogin,
-        message: 'Please sign in to authorize this app.',
-      })
-    }
-    return approve(request, reply, flow, consent, user.id)
-  }
-
   return async (app: FastifyInstance) => {
     for (const flow of ['authorize', 'authenticate'] as const) {
       const path = FLOW_PATHS[flow]
@@ -140,7 +104,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
       const config = { rateLimit: path, rateLimitByAddress: true }
       // No automatic HEAD route: a HEAD must never approve anything on authenticate.
       app.get(path, { exposeHeadRoute: false, config }, (request, reply) => getPage(request, reply, flow))
-      app.post(path, { config }, (request, reply) => postForm(request, reply, flow))
+      app.post(path, { config }, consentForm(domain, throttle, formOf(flow)))
     }
   }
 }

@@ -42,20 +42,24 @@ export function isPagePath(url: string): boolean {
  * plain error page, never Fastify's own JSON, which echoes the path.
  */
 export function pageFrameworkError(error: FastifyError, reply: FastifyReply): void {
-  const serviceError = new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code })
-  void sendPage(reply, serviceError.status, errorPage(title(serviceError), message(serviceError)))
+  void sendErrorPage(reply, new ServiceError(error.statusCode === 414 ? E.urlTooLong : E.badRequest, { cause: error, detail: error.code }))
 }
 
-/** The pages context's one error renderer: a plain HTML page; a 5xx shows only the request id. */
+/** The error as the pages' plain HTML page; `reference`, for a 5xx: the request id, all it shows of the cause. */
+export function sendErrorPage(reply: FastifyReply, error: ServiceError, reference?: string): FastifyReply {
+  const text = reference === undefined ? message(error) : `${message(error)} (Reference: ${reference})`
+  return sendPage(reply, error.status, errorPage(title(error), text))
+}
+
+/** The pages context's one error handler: a plain HTML page; a 5xx shows only the request id. */
 export function installPageErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const serviceError = toServiceError(error)
     if (serviceError.status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'page failed')
-      const text = `${message(serviceError)} (Reference: ${request.id})`
-      return sendPage(reply, serviceError.status, errorPage(title(serviceError), text))
+      return sendErrorPage(reply, serviceError, request.id)
     }
     request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'page refused')
-    return sendPage(reply, serviceError.status, errorPage(title(serviceError), message(serviceError)))
+    return sendErrorPage(reply, serviceError)
   })
 }

@@ -1,32 +1,56 @@
 import fastifyCookie from '@fastify/cookie'
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../app-deps.ts'
-import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
+import type { DomainDeps } from '../domain/deps.ts'
+import type { SignInThrottle } from '../domain/sign-in.ts'
 import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
 import { addressKey, createPageContext, spend } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
-import { homeRoutes } from './home-routes.ts'
+import { homeRoutes, type HomeSettings } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
 import { sudoRoutes } from './console/sudo.ts'
 import { accountSettingsRoutes } from './settings/account-routes.ts'
 import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
 
+/** The HTTP settings the pages read (a part of the app's, src/app.ts). */
+export interface PageSettings {
+  /** Development mode: the front door shows the demo. */
+  dev: boolean
+  publicUrl: URL | undefined
+  /** Signs the consent pages' session cookies; with several, the first signs and all are accepted (rotation). */
+  cookieSecret: string | string[]
+  /** Anyone may create an account at /console/signup. */
+  allowSignup?: boolean
+  /** The front door at / and the docs at /docs/ (`--home`, default on); undefined: off. */
+  home?: HomeSettings | undefined
+  /**
+   * Test mode's `--auto-consent SCREEN_NAME`: every authorize page approves at once as this person
+   * and answers what "Authorize app" would have (the redirect, or the PIN page). Undefined: off.
+   */
+  autoConsent?: string | undefined
+}
+
+/** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
+export interface PagesDeps {
+  domain: DomainDeps
+  throttle: SignInThrottle
+  http: PageSettings
+}
+
 /**
  * The browser pages as their own encapsulated context: cookies and the HTML error renderer apply
- * here only, never to the JSON API. `throttle` defaults to one on the stores' limiters.
+ * here only, never to the JSON API.
  */
-export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle } = {}) {
-  const throttle = options.throttle ?? createSignInThrottle(deps.domain.runtime.limiters, deps.domain.settings, deps.domain.stores.admin)
-  const context = createPageContext(deps.domain, throttle, deps.http.allowSignup ?? false, deps.http.publicUrl)
+export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
+  const context = createPageContext(domain, throttle, http.allowSignup ?? false, http.publicUrl)
   return async (app: FastifyInstance) => {
-    await app.register(fastifyCookie, { secret: deps.http.cookieSecret })
+    await app.register(fastifyCookie, { secret: http.cookieSecret })
     installPageErrors(app)
-    if (deps.http.home) await app.register(homeRoutes(deps.http.home, { dev: deps.http.dev, publicUrl: deps.http.publicUrl }))
-    const consentOptions = { autoConsent: deps.http.autoConsent }
-    await app.register(consentRoutes(deps.domain, throttle, consentOptions))
-    await app.register(oauth2ConsentRoutes(deps.domain, throttle, consentOptions))
+    if (http.home) await app.register(homeRoutes(http.home, { dev: http.dev, publicUrl: http.publicUrl }))
+    const consentOptions = { autoConsent: http.autoConsent }
+    await app.register(consentRoutes(domain, throttle, consentOptions))
+    await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))

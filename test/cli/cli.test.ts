@@ -225,7 +225,7 @@ describe('latchkey demo', () => {
     const user = await json(['user', 'create', '--screen-name', 'demo', '--password', 'demo password 1'], env)
     const app = await json(['app', 'create', '--name', 'Demo app', '--owner', 'demo', '--callback', 'http://127.0.0.1:3000/callback'], env)
     const owner = await json(['app', 'owner-token', String(app.app_id)], env)
-    // What the development server's first start writes beside the database (src/cli/dev-demo.ts).
+    // What the development server's first start writes beside the database (src/composition/dev-demo.ts).
     const file = `${env.LATCHKEY_DATABASE_URL}.demo.json`
     const made = {
       screenName: user.screen_name, password: 'demo password 1', appId: app.app_id, consumerKey: app.consumer_key, consumerSecret: app.consumer_secret,

@@ -1,7 +1,8 @@
 import Sqlite from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
-import { buildApp, type AppDeps, type HttpSettings } from '../../src/app.ts'
+import type { AppDeps, HttpSettings } from '../../src/app.ts'
+import { appMetricsOf, composeApp } from '../../src/composition/apps.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { createObservability, type Observability } from '../../src/observability/setup.ts'
@@ -34,8 +35,8 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const observability = options.metrics ? testObservability() : undefined
   const testDomain = await openTestDomain({ ...options, ...(observability ? { observed: observability.observed } : {}) })
-  const app = await buildApp({
-    ...(observability ? { metrics: observability.app } : {}),
+  const app = await composeApp({
+    ...(observability ? { metrics: appMetricsOf({ metricsPublic: true }, observability) } : {}),
     ...(options.testKit ? { testKit: options.testKit } : {}),
     domain: testDomain.domain,
     logger: options.logLines

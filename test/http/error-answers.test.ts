@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
+import { composeApp } from '../../src/composition/apps.ts'
 import { E, type ErrorDef } from '../../src/errors/catalogue.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { errorBody, toServiceError } from '../../src/web/json-errors.ts'
@@ -160,7 +160,7 @@ async function appLogging(t: TestContext) {
   const domain = await openTestDomain()
   const lines: string[] = []
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
-  const app = await buildApp({ domain: domain.domain, logger, http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) } })
+  const app = await composeApp({ domain: domain.domain, logger, http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) } })
   let closed = false
   const close = async () => {
     closed = true

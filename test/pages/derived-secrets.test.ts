@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
+import { composeApp } from '../../src/composition/apps.ts'
 import { deriveSecret, newKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
@@ -44,7 +44,7 @@ describe('sessions signed before the move to HKDF keep working', () => {
   after(() => t.close())
 
   const appSigningWith = (cookieSecret: string | string[]) =>
-    buildApp({ domain: t.domain, logger: pino({ level: 'silent' }), http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret } })
+    composeApp({ domain: t.domain, logger: pino({ level: 'silent' }), http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret } })
   const isSignedIn = async (app: Awaited<ReturnType<typeof appSigningWith>>, browser: ReturnType<typeof newBrowser>, consumer: Parameters<typeof makeRequestToken>[1]) =>
     /You are signed in as/.test((await visit(app, browser, `/oauth/authorize?oauth_token=${(await makeRequestToken(t.domain, consumer)).token}`)).body)
 

@@ -26,7 +26,7 @@ describe('the pages error handler', () => {
     app.removeAllContentTypeParsers()
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
     const http = { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) }
-    await app.register(pagesPlugin({ domain: t.domain, http, logger }, { throttle: brokenThrottle }))
+    await app.register(pagesPlugin({ domain: t.domain, throttle: brokenThrottle, http }))
     ctx.after(async () => {
       await app.close()
       await t.close()

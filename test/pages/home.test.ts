@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { HttpSettings, HomeSettings } from '../../src/app-deps.ts'
+import type { HttpSettings } from '../../src/app.ts'
+import type { HomeSettings } from '../../src/pages/home-routes.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { textOfElement } from '../helpers/browser-less.ts'
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Redis } from 'ioredis'
 import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
+import { composeApp } from '../../src/composition/apps.ts'
 import { createDomainDeps } from '../../src/composition/root.ts'
 import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
 import { openStorage } from '../../src/storage/open-stores.ts'
@@ -214,7 +214,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
   test('over HTTP an outage is 503 code 130, and /readyz names the dependency that is down', async (t) => {
     if (skip || !storage || !postgres || !redis) return t.skip(skip)
     const domain = createDomainDeps(storage, testDomainSettings())
-    const app = await buildApp({
+    const app = await composeApp({
       domain,
       logger: pino({ level: 'silent' }),
       http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'test-cookie-secret-0123456789abcdef' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
+import { composeApp } from '../../src/composition/apps.ts'
 import { lazyChildLogger } from '../../src/web/access-log.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { openTestDomain } from '../helpers/test-app.ts'
@@ -12,7 +12,7 @@ async function appLogging(t: TestContext, accessLog: boolean | undefined) {
   const lines: string[] = []
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
   const http = { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32), ...(accessLog === undefined ? {} : { accessLog }) }
-  const app = await buildApp({ domain: domain.domain, logger, http })
+  const app = await composeApp({ domain: domain.domain, logger, http })
   t.after(async () => {
     await app.close()
     await domain.close()
@@ -77,7 +77,7 @@ describe('the access log', () => {
   test('a logger set above info writes no access line', async (t) => {
     const domain = await openTestDomain()
     const lines: string[] = []
-    const app = await buildApp({ domain: domain.domain, logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }), http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) } })
+    const app = await composeApp({ domain: domain.domain, logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }), http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: 'x'.repeat(32) } })
     t.after(async () => {
       await app.close()
       await domain.close()

@@ -2,7 +2,7 @@ import { Command } from 'commander'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { configFrom, withDomain } from '../context.ts'
-import { currentDemo, demoFilePath, readDemoFile, writeDemoFile } from '../dev-demo.ts'
+import { currentDemo, demoFilePath, readDemoFile, writeDemoFile } from '../../composition/dev-demo.ts'
 import { lines, print } from '../output.ts'
 
 export function demoCommand(): Command {

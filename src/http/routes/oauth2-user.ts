@@ -10,8 +10,9 @@ import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
 import { parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { serviceErrorOf, type ErrorOptions } from '../../web/json-errors.ts'
-import { sendOAuth2Error, sendProblem } from '../oauth2-errors.ts'
+import type { ErrorOptions } from '../../web/json-errors.ts'
+import { installOAuth2Errors } from '../oauth2-errors.ts'
+import { installV2Problems } from '../v2-problems.ts'
 import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
@@ -29,12 +30,11 @@ function asV2Refusal(error: unknown): never {
 
 /** The limit /2/users/me counts against, whichever credential it is called with. */
 const USERS_ME_LIMIT = '/2/users/me' satisfies RateLimitedResource
+
+/** The token endpoints, a context whose refusals are RFC 6749's (src/http/oauth2-errors.ts). */
 export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined, errors: ErrorOptions) {
   return async (app: FastifyInstance) => {
-    app.setErrorHandler((error, request, reply) => {
-      const serviceError = serviceErrorOf(error, request, reply, errors)
-      return request.routeOptions.url?.startsWith('/2/oauth2/') ? sendOAuth2Error(reply, serviceError) : sendProblem(reply, serviceError)
-    })
+    installOAuth2Errors(app, errors)
 
     app.post('/2/oauth2/token', { config: { rateLimit: USER_TOKEN_LIMIT } }, async (request, reply) => {
       const { answer, limit } = await issueUserToken(deps, requestInput(request, publicUrl))
@@ -47,6 +47,13 @@ export function oauth2UserRoutes(deps: DomainDeps, publicUrl: URL | undefined, e
       setLimitHeaders(reply, limit)
       return reply.type(JSON_TYPE).send({ revoked })
     })
+  }
+}
+
+/** API v2's /2/users/me, a context whose refusals are X's v2 problems (src/http/v2-problems.ts). */
+export function usersMeRoutes(deps: DomainDeps, publicUrl: URL | undefined, errors: ErrorOptions) {
+  return async (app: FastifyInstance) => {
+    installV2Problems(app, errors)
 
     // X accepts OAuth 2.0 user context and OAuth 1.0a user context here.
     app.get('/2/users/me', { config: { rateLimit: USERS_ME_LIMIT } }, async (request, reply) => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildApp } from '../../../src/app.ts'
+import { composeApp } from '../../../src/composition/apps.ts'
 import { createDomainDeps } from '../../../src/composition/root.ts'
 import { openStorage } from '../../../src/storage/open-stores.ts'
 import type { Storage } from '../../../src/storage/types.ts'
@@ -36,7 +36,7 @@ async function secondInstance(server: AdminTestServer, clock: ReturnType<typeof 
   const redis = server.redis!
   const storage: Storage = await openStorage({ keyring: testKeyring(), databaseUrl: server.dbPath, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix })
   const domain = createDomainDeps(storage, testDomainSettings(settings), clock)
-  const app: FastifyInstance = await buildApp({
+  const app: FastifyInstance = await composeApp({
     domain,
     logger: pino({ level: 'silent' }),
     http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret: COOKIE_SECRET, allowSignup: true },
