@@ -9,7 +9,7 @@ import type { DomainDeps } from './deps.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
 import { chargeCall, type Limited } from './rate-limits.ts'
 import { bodyParams, type RequestInput } from './request.ts'
-import { authenticateClient, readClientCredentials } from './oauth2/client-credentials.ts'
+import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
@@ -67,7 +67,7 @@ export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestI
   const proven: Omit<Invalidator, 'userId'> =
     parseBearerHeader(input.authorization) !== undefined
       ? { app: (await verifyBearer(deps, input.authorization)).app, via: 'bearer' }
-      : { app: await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
+      : { app: await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
   const { limit } = await chargeCall(deps, charge, { appId: proven.app.id })
   return { ...proven, userId: null, limit }
 }

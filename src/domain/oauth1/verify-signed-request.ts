@@ -1,6 +1,6 @@
 import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { randomAlphanumeric } from '../../protocol/secrets.ts'
+import { secretOrDummy } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
 import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
 import { noteSignatureFailure, signedRequestSeen, type SignatureFailureReason } from '../console/signature-failures.ts'
@@ -41,13 +41,8 @@ interface TokenLookup {
   isValid: boolean
 }
 
-// Stand-ins for unknown consumers and tokens: the same work is done for them as for real ones,
-// and the decision is taken at the end, so answers reveal nothing by timing (oauthlib's dummies).
-const DUMMY_SECRET_LENGTH = 50
-
 /** How much the clocks of two instances sharing one nonce store may differ (at most the skew itself). */
 const NONCE_CLOCK_MARGIN_SECONDS = 30
-const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
 /**
  * Authenticates an OAuth 1.0a request: it parses (215), then passes every check of CHECKS (each
@@ -197,7 +192,7 @@ async function lookUpCredentials(
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
-    const token = { record, owner: found.owner, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === found.app?.id }
+    const token = { record, owner: found.owner, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === found.app?.id }
     return { app: found.app, token }
   }
   const app = await deps.stores.apps.findByConsumerKey(consumerKey)
@@ -213,10 +208,10 @@ async function lookUpToken(
   nowMs: number,
 ): Promise<TokenLookup> {
   if (kind === 'none' || kind === 'access-or-none') return { record: undefined, secret: '', isValid: true }
-  if (value === undefined) return { record: undefined, secret: dummySecret(), isValid: false }
+  if (value === undefined) return { record: undefined, secret: secretOrDummy(undefined), isValid: false }
   const record = await deps.stores.requestTokens.findByToken(value)
   const isLive = record !== undefined && (record.status === 'issued' || record.status === 'authorized') && record.expiresAtMs > nowMs
-  return { record, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === app?.id }
+  return { record, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === app?.id }
 }
 
 /**
@@ -225,7 +220,7 @@ async function lookUpToken(
  */
 function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
-  return verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
+  return verifySignature(method, request.baseString, secretOrDummy(app?.consumerSecret), tokenSecret, request.signature)
 }
 
 /** The app allows the method, and PLAINTEXT only over TLS. */

@@ -4,7 +4,7 @@ import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { bodyParams, param } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
-import { authenticateClient, readClientCredentials } from './client-credentials.ts'
+import { authenticateAppClient, readClientCredentials } from './client-credentials.ts'
 import { findUserTokenHolder } from '../oauth2-user/user-token.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
@@ -45,7 +45,7 @@ export type IntrospectionAnswer =
  * and `exp`; expired, refreshed away or revoked, it is not.
  */
 export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
-  const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
+  const server = await authenticateAppClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
   const { limit } = await chargeCall(deps, INTROSPECT_LIMIT, { appId: server.id })
   return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
 }
