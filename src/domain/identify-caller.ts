@@ -33,11 +33,11 @@ export async function identifyCaller(deps: DomainDeps, input: RequestInput, char
     const holder = await findUserTokenHolder(deps, presented)
     if (holder) {
       const { app, user, scopes, accessLevel } = holder
-      const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id, userId: user.id })
+      const { limit } = await chargeCall(deps, charge, { appId: app.id, userId: user.id })
       return { caller: { context: 'user', app, user, accessLevel, credential: presented, scopes }, limit }
     }
     const { app, token } = await verifyBearer(deps, input.authorization)
-    const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id })
+    const { limit } = await chargeCall(deps, charge, { appId: app.id })
     return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }, limit }
   }
   const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none', charge })
@@ -71,5 +71,3 @@ export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestI
   const { limit } = await chargeCall(deps, charge, { appId: proven.app.id })
   return { ...proven, userId: null, limit }
 }
-
-const NOT_CHARGED = { limit: undefined }

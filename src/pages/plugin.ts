@@ -4,7 +4,7 @@ import type { AppDeps } from '../app-deps.ts'
 import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
 import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
-import { addressKey, createPageContext, spend } from './console/context.ts'
+import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { homeRoutes } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
@@ -29,7 +29,7 @@ export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle 
     await app.register(oauth2ConsentRoutes(deps.domain, throttle, consentOptions))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
-      pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))
+      pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
       await pages.register(consoleAccountRoutes(context))
       await pages.register(consoleAppRoutes(context))
       await pages.register(connectedAppsRoutes(context))

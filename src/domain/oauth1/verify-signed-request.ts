@@ -97,7 +97,7 @@ export async function verifySignedRequest<K extends TokenKind>(
   // whoever captured a request cannot spend the app's budget by replaying it.
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
-  const charge = options.charge === null ? NOT_CHARGED : await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
+  const charge = await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
   // margin for instances whose clocks differ a little.
@@ -113,8 +113,6 @@ export async function verifySignedRequest<K extends TokenKind>(
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
 }
-
-const NOT_CHARGED: Charge = { limit: undefined, refund: async () => {} }
 
 /** The parsed request, or the refusal parsing threw (the parse stage's check answers with it). */
 function parse(input: RequestInput, required: readonly string[] | undefined): ParsedOAuthRequest | ServiceError {

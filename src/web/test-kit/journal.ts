@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, onErrorHookHandler, onRequestHookHandler, onResponseHookHandler } from 'fastify'
 import type { ParameterPlaces } from '../../domain/masked-request.ts'
 import { UNOBSERVED, type DomainObserver, type OAuth1VerificationResult, type SignedRequestSeen } from '../../domain/observe.ts'
+import { rateLimitedEndpoint } from '../../domain/rate-limit-table.ts'
 import type { ServiceError } from '../../errors/service-error.ts'
 import { toServiceError } from '../json-errors.ts'
 import { requestPath } from '../request-url.ts'
@@ -128,7 +129,7 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
 /** The API's routes (those with a rate limit per app): the pages (limited per address), documents and probes are not journaled. */
 function isJournaled(request: FastifyRequest): boolean {
   const config = request.routeOptions.config as FastifyContextConfig | undefined
-  return config?.rateLimit !== undefined && config.rateLimitByAddress !== true
+  return config?.rateLimit !== undefined && rateLimitedEndpoint(config.rateLimit).countedBy !== 'address'
 }
 
 /** Records every call to the API in the journal once it is answered. */
