@@ -1,7 +1,8 @@
 /**
  * What the domain tells whoever watches it (the metrics, in the server): outcomes, never values.
- * Every argument is one of a few fixed words or a number; none is a token, key, id or address.
- * The CLI and most tests pass no observer and pay nothing.
+ * Every argument is one of a few fixed words or a number; none is a token, key, id or address,
+ * but in the events about one signed request, heard only by the console's failure log (which masks
+ * them) and the test mode's journal. Without an observer the domain has only the failure log's.
  */
 import type { AppRecord, SignatureFailureReason } from '../storage/records.ts'
 import type { ValidityCacheResult } from '../storage/types.ts'
@@ -80,7 +81,7 @@ export interface DomainObserver {
   validityCacheLookup(result: ValidityCacheResult): void
   /**
    * Test mode only (the request journal, src/web/test-kit/journal.ts): every signed request the
-   * verifier judged. The one event that carries values (masked); absent elsewhere, so nothing of it
+   * verifier judged, its values masked; absent elsewhere, so nothing of it
    * is computed outside test mode.
    */
   signedRequest?(seen: SignedRequestSeen): void

@@ -87,10 +87,10 @@ export function createSignInThrottle(
     },
     async refusal(keys) {
       const [accountKey, addressKey] = keysOf(keys) as [string, string]
-      const [account, address, refused] = await Promise.all([limiter.peek(accountKey), limiter.peek(addressKey), refusals.hit(addressKey)])
+      const [account, address, refused] = await Promise.all([limiter.peek(accountKey), limiter.peek(addressKey), spend(refusals, addressKey)])
       // The limiters count on real time (in Redis, on its clock), not on the domain's clock.
       const blockedUntilMs = Math.max(0, ...[account, address].filter((state) => !state.isAllowed).map((state) => state.resetAtMs))
-      return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.isAllowed }
+      return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.limit.isAllowed }
     },
   }
 }
