@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { recordAudit } from '../src/domain/audit.ts'
 import { identifyCaller } from '../src/domain/identify-caller.ts'
 import { issueOrReuseBearerToken } from '../src/domain/oauth2/bearer-token.ts'
-import { authenticateClient } from '../src/domain/oauth2/client-credentials.ts'
+import { authenticateAppClient } from '../src/domain/oauth2/client-credentials.ts'
 import { rateLimitStatus } from '../src/domain/rate-limit-status.ts'
 import pino from 'pino'
 import { parseSignedRequest } from '../src/domain/oauth1/parse-signed-request.ts'
@@ -164,7 +164,7 @@ try {
     method: 'POST', scheme: 'https', host: '127.0.0.1:8443', path: '/oauth2/token', query: '', authorization: basic,
     contentType: 'application/x-www-form-urlencoded', body: Buffer.from('grant_type=client_credentials'), isSecure: true, clientAddress: '127.0.0.1',
   }
-  await time('authenticateClient (app by key, constant-time secret check)', () => authenticateClient(deps, { clientId: creds.consumerKey, clientSecret: creds.consumerSecret }))
+  await time('authenticateAppClient (app by key, constant-time secret check)', () => authenticateAppClient(deps, { clientId: creds.consumerKey, clientSecret: creds.consumerSecret }))
   await time('stores.bearerTokens.findLive', () => deps.stores.bearerTokens.findLive(appId))
   await time('recordAudit alone (one row, one commit: awaited one by one, no group)', () => recordAudit(deps, { event: 'bearer_token.issued', appId, address: '127.0.0.1', detail: { reused: true } }))
   await time('issueOrReuseBearerToken, existing token (the whole oauth2/token path)', () => issueOrReuseBearerToken(deps, tokenInput))

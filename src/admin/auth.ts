@@ -3,8 +3,10 @@ import { adminTokenActor, withAuditActor } from '../domain/actor.ts'
 import { PROBLEM_TYPES, ProblemError } from './problem.ts'
 import { findLiveAdminToken } from '../domain/admin/admin-tokens.ts'
 import type { DomainDeps } from '../domain/deps.ts'
+import { spend } from '../domain/rate-limits.ts'
 import { setLimitHeaders } from '../web/plugins/rate-limit.ts'
 import type { AdminTokenRecord } from '../storage/admin-types.ts'
+import type { LimitState } from '../storage/types.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,9 +30,11 @@ export function installAdminAuth(app: FastifyInstance, domain: DomainDeps): void
   app.decorateRequest('adminDomain', null as unknown as DomainDeps)
   app.addHook('onRequest', async (request, reply) => {
     const token = await authenticate(domain, request)
-    const state = await limiter.hit(token.id)
-    setLimitHeaders(reply, state)
-    if (!state.isAllowed) throw new ProblemError(429, PROBLEM_TYPES.rateLimited, 'This admin token has made too many calls; see x-rate-limit-reset.')
+    const refusal = (state: LimitState) => {
+      setLimitHeaders(reply, state)
+      return new ProblemError(429, PROBLEM_TYPES.rateLimited, 'This admin token has made too many calls; see x-rate-limit-reset.')
+    }
+    setLimitHeaders(reply, (await spend(limiter, token.id, refusal)).limit)
     request.adminToken = token
     request.adminDomain = withAuditActor(domain, adminTokenActor(token.id))
   })

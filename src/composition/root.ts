@@ -3,7 +3,7 @@ import type { Config } from '../config/settings.ts'
 import { systemClock, type Clock } from '../domain/clock.ts'
 import type { DomainDeps, DomainLimiters, DomainSettings } from '../domain/deps.ts'
 import type { DomainObserver } from '../domain/observe.ts'
-import { createFailureLog } from '../domain/console/signature-failures.ts'
+import { createFailureLog, withFailureLog } from '../domain/console/signature-failures.ts'
 import { createIdGenerator } from '../domain/ids.ts'
 import { withPreviousConsumerKeys } from '../domain/registry/previous-keys.ts'
 import { SERVICE_LIMITS, effectiveLimits } from '../domain/rate-limit-table.ts'
@@ -45,8 +45,10 @@ function domainStores({ stores, runtime }: Storage, clock: Clock, observe: Domai
 /** Stores → domain services: the limiters are made once here and shared by every request. */
 export function createDomainDeps(storage: Storage, settings: DomainSettings, clock: Clock = systemClock, observe?: DomainObserver): DomainDeps {
   const { stores, runtime } = storage
+  const signatureFailures = createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) })
   return {
-    ...(observe ? { observe } : {}),
+    // The console's failure log hears of the verifier's refusals as an observer does.
+    observe: withFailureLog(observe, signatureFailures, clock),
     stores: domainStores(storage, clock, observe),
     runtime,
     clock,
@@ -63,7 +65,7 @@ export function createDomainDeps(storage: Storage, settings: DomainSettings, clo
         Object.entries(SERVICE_LIMITS).map(([limit, { name, limit: count }]) => [limit, runtime.limiters.create(name, count, settings.rateLimitWindowSeconds)]),
       ) as DomainLimiters['service'],
     },
-    signatureFailures: createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) }),
+    signatureFailures,
   }
 }
 

@@ -9,7 +9,7 @@ import type { DomainDeps } from './deps.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
 import { chargeCall, type Limited } from './rate-limits.ts'
 import { bodyParams, type RequestInput } from './request.ts'
-import { authenticateClient, readClientCredentials } from './oauth2/client-credentials.ts'
+import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
@@ -33,11 +33,11 @@ export async function identifyCaller(deps: DomainDeps, input: RequestInput, char
     const holder = await findUserTokenHolder(deps, presented)
     if (holder) {
       const { app, user, scopes, accessLevel } = holder
-      const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id, userId: user.id })
+      const { limit } = await chargeCall(deps, charge, { appId: app.id, userId: user.id })
       return { caller: { context: 'user', app, user, accessLevel, credential: presented, scopes }, limit }
     }
     const { app, token } = await verifyBearer(deps, input.authorization)
-    const { limit } = charge === null ? NOT_CHARGED : await chargeCall(deps, charge, { appId: app.id })
+    const { limit } = await chargeCall(deps, charge, { appId: app.id })
     return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }, limit }
   }
   const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none', charge })
@@ -67,9 +67,7 @@ export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestI
   const proven: Omit<Invalidator, 'userId'> =
     parseBearerHeader(input.authorization) !== undefined
       ? { app: (await verifyBearer(deps, input.authorization)).app, via: 'bearer' }
-      : { app: await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
+      : { app: await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
   const { limit } = await chargeCall(deps, charge, { appId: proven.app.id })
   return { ...proven, userId: null, limit }
 }
-
-const NOT_CHARGED = { limit: undefined }

@@ -1,10 +1,14 @@
 /**
  * What the domain tells whoever watches it (the metrics, in the server): outcomes, never values.
- * Every argument is one of a few fixed words or a number; none is a token, key, id or address.
- * The CLI and most tests pass no observer and pay nothing.
+ * Every argument is one of a few fixed words or a number; none is a token, key, id or address,
+ * but in the events about one signed request, heard only by the console's failure log (which masks
+ * them) and the test mode's journal. Without an observer the domain has only the failure log's.
  */
+import type { AppRecord, SignatureFailureReason } from '../storage/records.ts'
 import type { ValidityCacheResult } from '../storage/types.ts'
-import type { ParameterPlaces } from './console/signature-failures.ts'
+import type { ParameterPlaces } from './masked-request.ts'
+import type { ParsedOAuthRequest } from './oauth1/parse-signed-request.ts'
+import type { RequestInput } from './request.ts'
 
 export type OAuth1VerificationResult =
   | 'ok'
@@ -50,6 +54,16 @@ export interface SignedRequestSeen {
   baseString: string | undefined
 }
 
+/** A signed request the verifier refused once it had parsed, with what it saw (values unmasked: the subscriber masks them). */
+export interface RefusedSignedRequest {
+  input: RequestInput
+  request: ParsedOAuthRequest
+  /** The app the consumer key names; undefined when it names none. */
+  app: AppRecord | undefined
+  /** How the developer console names the refusal. */
+  reason: SignatureFailureReason
+}
+
 export interface DomainObserver {
   /** `endpoint` is the route pattern of the request (a fixed set), or `library` for the resource-server verifier. */
   oauth1Verification(endpoint: string, result: OAuth1VerificationResult): void
@@ -67,10 +81,12 @@ export interface DomainObserver {
   validityCacheLookup(result: ValidityCacheResult): void
   /**
    * Test mode only (the request journal, src/web/test-kit/journal.ts): every signed request the
-   * verifier judged. The one event that carries values (masked); absent elsewhere, so nothing of it
+   * verifier judged, its values masked; absent elsewhere, so nothing of it
    * is computed outside test mode.
    */
   signedRequest?(seen: SignedRequestSeen): void
+  /** A signed request the verifier refused: the console's failure log subscribes (src/composition/root.ts). */
+  signedRequestRefused?(refused: RefusedSignedRequest): void
   /**
    * Test mode only (the request journal): the app an OAuth 2.0 call authenticated as (client
    * credentials, a bearer token, a user token), once it did. Absent elsewhere.
@@ -78,6 +94,19 @@ export interface DomainObserver {
   callerApp?(appId: string, consumerKey: string): void
   /** Runs a step of the work inside a trace span of its own (only when tracing is on). */
   step?<T>(name: string, work: () => T): T
+}
+
+/** An observer that listens to nothing, for a subscriber to one event where no observer is given. */
+export const UNOBSERVED: DomainObserver = {
+  oauth1Verification() {},
+  bearerVerification() {},
+  clockSkew() {},
+  tokenIssued() {},
+  tokenInvalidated() {},
+  rateLimited() {},
+  signIn() {},
+  signatureFailureLost() {},
+  validityCacheLookup() {},
 }
 
 /** `work`, as a traced step when the observer traces. */

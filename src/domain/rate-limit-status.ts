@@ -1,7 +1,10 @@
 import type { EndpointLimits } from './deps.ts'
 import type { Caller } from './identify-caller.ts'
-import { RATE_LIMITED_ENDPOINTS } from './rate-limit-table.ts'
-import { limitSubject } from './rate-limits.ts'
+import { RATE_LIMITED_ENDPOINTS, type RateLimitedResource } from './rate-limit-table.ts'
+import { chargedSubject } from './rate-limits.ts'
+
+/** The limit every call counts against. */
+export const RATE_LIMIT_STATUS_LIMIT = '/application/rate_limit_status' satisfies RateLimitedResource
 
 export interface EndpointLimit {
   limit: number
@@ -24,12 +27,8 @@ export async function rateLimitStatus(
   for (const endpoint of RATE_LIMITED_ENDPOINTS) {
     const limiter = deps.limiters.endpoints.get(endpoint.resource)
     if (!limiter || (families && !families.includes(endpoint.family))) continue
-    const subject =
-      endpoint.countedBy === 'address'
-        ? limitSubject.address(address)
-        : endpoint.countedBy === 'caller' && caller.context === 'user'
-          ? limitSubject.user(caller.app.id, caller.user.id)
-          : limitSubject.app(caller.app.id)
+    const payer = { appId: caller.app.id, userId: caller.context === 'user' ? caller.user.id : undefined }
+    const subject = chargedSubject(endpoint.countedBy, { payer, address })
     const state = await limiter.peek(subject)
     resources[endpoint.family] ??= {}
     resources[endpoint.family]![endpoint.resource] = { limit: state.limit, remaining: state.remaining, reset: Math.ceil(state.resetAtMs / 1000) }

@@ -1,12 +1,12 @@
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
-import type { LimitState } from '../storage/types.ts'
+import type { LimitState, Limiter } from '../storage/types.ts'
 import { budgetAddress } from './client-address.ts'
 import type { DomainDeps } from './deps.ts'
 import { limitedSubjectOf } from './observe.ts'
-import { rateLimitedEndpoint, type RateLimitedResource } from './rate-limit-table.ts'
+import { rateLimitedEndpoint, type RateLimitedEndpoint, type RateLimitedResource } from './rate-limit-table.ts'
 
-/** Whose budget a call spends: the app (app-only), the app and person (user context), or an address. */
+/** The keys budgets are kept under: the app's, the app's and person's, or the client address's. */
 export const limitSubject = {
   app: (appId: string) => `app:${appId}`,
   user: (appId: string, userId: string) => `user:${appId}:${userId}`,
@@ -19,9 +19,21 @@ export interface Payer {
   userId?: string | undefined
 }
 
+/**
+ * Whose budget a call spends, by its endpoint's row of rate-limit-table.ts: a verified caller's
+ * app, or its app and person where the row counts by caller and the call acts for one; the
+ * client's address where the row counts by address, or before anyone is verified.
+ */
+export function chargedSubject(countedBy: RateLimitedEndpoint['countedBy'], who: { payer?: Payer | undefined; address?: string | undefined }): string {
+  const { payer, address } = who
+  if (payer && countedBy !== 'address') return countedBy === 'caller' && payer.userId !== undefined ? limitSubject.user(payer.appId, payer.userId) : limitSubject.app(payer.appId)
+  if (address === undefined) throw new Error(`a call counted by ${countedBy} names neither a verified caller nor an address`)
+  return limitSubject.address(address)
+}
+
 /** What charging a call did: the state for the answer's headers, and how to give the call back. */
 export interface Charge {
-  /** Undefined when the resource has no limiter (a domain built without it). */
+  /** Undefined when nothing was charged (no resource, or a domain built without its limiter). */
   limit: LimitState | undefined
   /** Gives the call back, when a later check finds the request was not one to serve (a replay). */
   refund(): Promise<void>
@@ -33,22 +45,34 @@ export type Limited<T> = T & { limit: LimitState | undefined }
 const NOTHING_CHARGED: Charge = { limit: undefined, refund: async () => {} }
 
 /**
+ * The one way a budget is spent: one hit of `subject`, counted before the work, so that parallel
+ * calls cannot pass the limit together. Past the limit the hit stays counted and `refusal`, made from
+ * the limit's state (for the answer's x-rate-limit-* headers), is thrown; without a refusal the caller
+ * reads `limit.isAllowed` itself (the sign-in throttle, which gives refused attempts back).
+ */
+export async function spend(limiter: Limiter, subject: string, refusal?: (state: LimitState) => Error): Promise<Charge & { limit: LimitState }> {
+  const state = await limiter.hit(subject)
+  if (!state.isAllowed && refusal) throw refusal(state)
+  return { limit: state, refund: () => limiter.refund(subject) }
+}
+
+/**
  * Counts one verified call against the resource's limit, per app or per app and person as its row
  * of rate-limit-table.ts says; past the limit it throws before the use case does anything: 429
  * code 88, or the row's own error (the /oauth2/token pace rule's 403 code 99). Only verified
  * callers are charged, so a stranger holding an app's public consumer key cannot spend its budget.
+ * A null resource charges nothing (a resource server's own API, or a caller that charges itself).
  */
-export async function chargeCall(deps: Pick<DomainDeps, 'limiters' | 'observe'>, resource: RateLimitedResource, payer: Payer): Promise<Charge> {
+export async function chargeCall(deps: Pick<DomainDeps, 'limiters' | 'observe'>, resource: RateLimitedResource | null, payer: Payer): Promise<Charge> {
+  if (resource === null) return NOTHING_CHARGED
   const limiter = deps.limiters.endpoints.get(resource)
   if (!limiter) return NOTHING_CHARGED
   const endpoint = rateLimitedEndpoint(resource)
-  const subject = endpoint.countedBy === 'caller' && payer.userId !== undefined ? limitSubject.user(payer.appId, payer.userId) : limitSubject.app(payer.appId)
-  const state = await limiter.hit(subject)
-  if (!state.isAllowed) {
+  const subject = chargedSubject(endpoint.countedBy, { payer })
+  return spend(limiter, subject, (state) => {
     deps.observe?.rateLimited(resource, limitedSubjectOf(subject))
-    throw new ServiceError(endpoint.pace?.overLimit ?? E.rateLimitExceeded, { detail: `rate limit of ${resource}`, rateLimit: state })
-  }
-  return { limit: state, refund: () => limiter.refund(subject) }
+    return new ServiceError(endpoint.pace?.overLimit ?? E.rateLimitExceeded, { detail: `rate limit of ${resource}`, rateLimit: state })
+  })
 }
 
 /**

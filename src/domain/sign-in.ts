@@ -7,6 +7,7 @@ import { changeWithAudit, recordAudit } from './audit.ts'
 import { budgetAddress, isIpAddress } from './client-address.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
 import { dummyPasswordHash, verifyPassword } from './passwords.ts'
+import { spend } from './rate-limits.ts'
 import { findByScreenName } from './registry/users.ts'
 
 /** What failed sign-ins are counted against: the account typed in and the address it came from. */
@@ -60,7 +61,7 @@ export function createSignInThrottle(
   const keysOf = (keys: SignInKeys) => [accountThrottleKey(keys.account), addressThrottleKey(keys.address)]
   /** Counts an attempt on every key; undefined when all had room, else the states (the attempt given back). */
   async function attempt(keys: string[]): Promise<LimitState[] | undefined> {
-    const states = await Promise.all(keys.map((key) => limiter.hit(key)))
+    const states = await Promise.all(keys.map(async (key) => (await spend(limiter, key)).limit))
     if (states.every((state) => state.isAllowed)) return undefined
     await Promise.all(keys.map((key) => limiter.refund(key)))
     return states
@@ -86,10 +87,10 @@ export function createSignInThrottle(
     },
     async refusal(keys) {
       const [accountKey, addressKey] = keysOf(keys) as [string, string]
-      const [account, address, refused] = await Promise.all([limiter.peek(accountKey), limiter.peek(addressKey), refusals.hit(addressKey)])
+      const [account, address, refused] = await Promise.all([limiter.peek(accountKey), limiter.peek(addressKey), spend(refusals, addressKey)])
       // The limiters count on real time (in Redis, on its clock), not on the domain's clock.
       const blockedUntilMs = Math.max(0, ...[account, address].filter((state) => !state.isAllowed).map((state) => state.resetAtMs))
-      return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.isAllowed }
+      return { waitMs: Math.max(0, blockedUntilMs - Date.now()), isFirst: refused.limit.isAllowed }
     },
   }
 }

@@ -134,3 +134,24 @@ export const E = {
 } as const satisfies Record<string, ErrorDef>
 
 export type ErrorName = keyof typeof E
+
+/** An error an authorization request is answered with at the app's redirect URI (RFC 6749 §4.1.2.1). */
+export interface RedirectErrorDef {
+  /** The `error` parameter of the redirect. */
+  readonly error: string
+  /** What a caller that redirects nowhere (the test kit's consent call) answers instead. */
+  readonly otherwise: ErrorDef
+}
+
+/**
+ * The refusals of /i/oauth2/authorize that go back to the app (with `error_description` and the
+ * state), once its client and redirect URI are known; before that, the person sees an error page.
+ */
+export const REDIRECT_ERRORS = {
+  unsupportedResponseType: { error: 'unsupported_response_type', otherwise: E.oauth2InvalidRequest },
+  invalidRequest: { error: 'invalid_request', otherwise: E.oauth2InvalidRequest },
+  invalidScope: { error: 'invalid_scope', otherwise: E.oauth2InvalidScope },
+} as const satisfies Record<string, RedirectErrorDef>
+
+/** The person said no (RFC 6749 §4.1.2.1): the `error` of the redirect that is nobody's mistake. */
+export const ACCESS_DENIED = 'access_denied'

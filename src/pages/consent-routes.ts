@@ -100,8 +100,8 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
   return async (app: FastifyInstance) => {
     for (const flow of ['authorize', 'authenticate'] as const) {
       const path = FLOW_PATHS[flow]
-      // Every page request counts against its address (src/web/plugins/rate-limit.ts reads this).
-      const config = { rateLimit: path, rateLimitByAddress: true }
+      // Every page request counts against its address: the table's row says so (src/web/plugins/rate-limit.ts reads it).
+      const config = { rateLimit: path }
       // No automatic HEAD route: a HEAD must never approve anything on authenticate.
       app.get(path, { exposeHeadRoute: false, config }, (request, reply) => getPage(request, reply, flow))
       app.post(path, { config }, consentForm(domain, throttle, formOf(flow)))

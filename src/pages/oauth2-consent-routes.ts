@@ -64,7 +64,7 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   }
 
   return async (app: FastifyInstance) => {
-    const config = { rateLimit: OAUTH2_AUTHORIZE_PATH, rateLimitByAddress: true } as const
+    const config = { rateLimit: OAUTH2_AUTHORIZE_PATH } as const
     app.get(OAUTH2_AUTHORIZE_PATH, { exposeHeadRoute: false, config }, getPage)
     app.post(OAUTH2_AUTHORIZE_PATH, { config }, consentForm(domain, throttle, form))
   }

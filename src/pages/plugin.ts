@@ -4,7 +4,7 @@ import type { DomainDeps } from '../domain/deps.ts'
 import type { SignInThrottle } from '../domain/sign-in.ts'
 import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
-import { addressKey, createPageContext, spend } from './console/context.ts'
+import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { homeRoutes, type HomeSettings } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
@@ -53,7 +53,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
-      pages.addHook('onRequest', async (request) => spend(context.limits.pages, addressKey(request)))
+      pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
       await pages.register(consoleAccountRoutes(context))
       await pages.register(consoleAppRoutes(context))
       await pages.register(connectedAppsRoutes(context))

@@ -52,6 +52,22 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digestA, digestB)
 }
 
+// The dummy-secret rule: a missing secret (an unknown consumer, client or token) is replaced by a
+// random one as long as the secrets Latchkey makes, and the same work is done with it as with a real
+// one; the decision is taken at the end, so the time an answer takes says nothing of what exists.
+const DUMMY_SECRET_LENGTH = 50
+
+/** The secret, or a random stand-in when there is none (see the rule above). */
+export function secretOrDummy(secret: string | null | undefined): string {
+  return secret ?? randomAlphanumeric(DUMMY_SECRET_LENGTH)
+}
+
+/** Whether `presented` is `secret`, compared in constant time, against a dummy when there is no secret. */
+export function isSecret(presented: string, secret: string | null | undefined): boolean {
+  const matches = constantTimeEqual(presented, secretOrDummy(secret))
+  return matches && secret !== null && secret !== undefined
+}
+
 /**
  * Comparison in time independent of where the strings differ, for an expected value whose length is
  * public: an HMAC-SHA1 or HMAC-SHA256 signature in base64 is always 28 or 44 characters (RFC 5849

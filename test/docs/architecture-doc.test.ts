@@ -53,6 +53,14 @@ describe('the layer table of ARCHITECTURE.md', () => {
     assert.deepEqual(layeringViolations(layers, domainToEdge), ['src/domain/x.ts (domain) imports src/app.ts (edge)'])
     const oauth1ToOauth2 = new Map([['src/domain/oauth1/x.ts', "export { a } from '../oauth2/y.ts'"]])
     assert.deepEqual(layeringViolations(layers, oauth1ToOauth2), ['src/domain/oauth1/x.ts (oauth1) imports src/domain/oauth2/y.ts (oauth2)'])
+    const upward = new Map([
+      ['src/domain/oauth2/x.ts', "import { findUserTokenHolder } from '../oauth2-user/user-token.ts'"],
+      ['src/domain/oauth1/x.ts', "import { withFailureLog } from '../console/signature-failures.ts'"],
+    ])
+    assert.deepEqual(layeringViolations(layers, upward), [
+      'src/domain/oauth2/x.ts (oauth2) imports src/domain/oauth2-user/user-token.ts (oauth2-user)',
+      'src/domain/oauth1/x.ts (oauth1) imports src/domain/console/signature-failures.ts (console)',
+    ])
     const adapterFromCli = new Map([['src/cli/x.ts', "const m = await import('../storage/sql/lookups.ts')"]])
     assert.deepEqual(layeringViolations(layers, adapterFromCli), ['src/cli/x.ts (entry) imports src/storage/sql/lookups.ts (storage-adapters)'])
     // Observability is wired in by the composition root: it names nothing of the app's, not even a type.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { DomainObserver } from '../../src/domain/observe.ts'
 import { limitedSubjectOf } from '../../src/domain/observe.ts'
-import { afterCharge, chargeCall, limitSubject } from '../../src/domain/rate-limits.ts'
+import { afterCharge, chargeCall, chargedSubject, limitSubject } from '../../src/domain/rate-limits.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { openDomainTier, type DomainTier } from '../helpers/domain-tier.ts'
@@ -29,6 +29,17 @@ describe('limit subjects', () => {
     assert.equal(new Set(keys).size, keys.length)
     assert.equal(limitSubject.address('2001:db8:0:1::1'), limitSubject.address('2001:db8:0:1::ffff'))
     assert.notEqual(limitSubject.address('2001:db8:0:1::1'), limitSubject.address('2001:db8:0:2::1'))
+  })
+
+  test('whose budget: the app, the app and person where the row counts by caller, the address where it counts by address or no one is verified', () => {
+    const person = { appId: '1', userId: '2' }
+    const address = '192.0.2.1'
+    assert.equal(chargedSubject('app', { payer: person, address }), limitSubject.app('1'))
+    assert.equal(chargedSubject('caller', { payer: person, address }), limitSubject.user('1', '2'))
+    assert.equal(chargedSubject('caller', { payer: { appId: '1' } }), limitSubject.app('1'))
+    assert.equal(chargedSubject('address', { payer: person, address }), limitSubject.address(address))
+    assert.equal(chargedSubject('caller', { address }), limitSubject.address(address))
+    assert.throws(() => chargedSubject('address', { payer: person }))
   })
 })
 

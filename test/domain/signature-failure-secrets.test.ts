@@ -5,7 +5,7 @@
 // PostgreSQL too: what is checked is what the table holds.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { HIDDEN, maskedBaseString, maskedUrl, parameterSources } from '../../src/domain/console/signature-failures.ts'
+import { HIDDEN, maskedBaseString, maskedUrl, parameterSources } from '../../src/domain/masked-request.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { verifySignedRequest } from '../../src/domain/oauth1/verify-signed-request.ts'
 import type { AppRecord } from '../../src/storage/records.ts'

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import {
   constantTimeEqual,
+  isSecret,
   newBearerTokenValue,
   randomAlphanumeric,
   randomBase64Url,
   randomDigits,
+  secretOrDummy,
 } from '../../src/protocol/secrets.ts'
 
 /** Pearson's chi-squared statistic of the character counts of `text` against a uniform alphabet. */
@@ -81,6 +83,22 @@ describe('constantTimeEqual', () => {
     assert.equal(constantTimeEqual('', 'a'), false)
     assert.equal(constantTimeEqual('e\u0301', 'é'), false)
     assert.equal(constantTimeEqual('\uD800', '\uDFFF'), false)
+  })
+})
+
+describe('the dummy-secret rule', () => {
+  test('a missing secret is a fresh random stand-in as long as a real one; a present one is itself', () => {
+    const [a, b] = [secretOrDummy(undefined), secretOrDummy(null)]
+    assert.match(a, /^[A-Za-z0-9]{50}$/)
+    assert.notEqual(a, b)
+    assert.equal(secretOrDummy('s3cret'), 's3cret')
+  })
+
+  test('isSecret: only the secret itself matches, and nothing matches a missing one (the empty text neither)', () => {
+    assert.equal(isSecret('s3cret', 's3cret'), true)
+    assert.equal(isSecret('s3cret', 's3cre'), false)
+    assert.equal(isSecret('', null), false)
+    assert.equal(isSecret('', undefined), false)
   })
 })
 

@@ -1,10 +1,11 @@
 import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
-import { randomAlphanumeric } from '../../protocol/secrets.ts'
+import { secretOrDummy } from '../../protocol/secrets.ts'
 import { isSignatureMethod, verifySignature, type SignatureMethod } from '../../protocol/oauth1/signature.ts'
-import type { AccessTokenRecord, AppRecord, RequestTokenRecord, UserRecord } from '../../storage/records.ts'
-import { noteSignatureFailure, signedRequestSeen, type SignatureFailureReason } from '../console/signature-failures.ts'
+import type { AccessTokenRecord, AppRecord, RequestTokenRecord, SignatureFailureReason, UserRecord } from '../../storage/records.ts'
+import type { NonceVerdict } from '../../storage/types.ts'
 import type { DomainDeps } from '../deps.ts'
+import { signedRequestSeen } from '../masked-request.ts'
 import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 import { chargeCall, type Charge } from '../rate-limits.ts'
@@ -41,20 +42,16 @@ interface TokenLookup {
   isValid: boolean
 }
 
-// Stand-ins for unknown consumers and tokens: the same work is done for them as for real ones,
-// and the decision is taken at the end, so answers reveal nothing by timing (oauthlib's dummies).
-const DUMMY_SECRET_LENGTH = 50
-
 /** How much the clocks of two instances sharing one nonce store may differ (at most the skew itself). */
 const NONCE_CLOCK_MARGIN_SECONDS = 30
-const dummySecret = () => randomAlphanumeric(DUMMY_SECRET_LENGTH)
 
 /**
- * Authenticates an OAuth 1.0a request: it parses (215), then passes every check of CHECKS (each
- * runs; the first that fails is the answer), then its nonce is unused (32).
+ * Authenticates an OAuth 1.0a request through the stages of CHECKS: it parses (215), passes every
+ * credentials check (each runs; the first that fails is the answer), is charged, then its nonce is
+ * unused (32).
  */
 export async function verifySignedRequest<K extends TokenKind>(
-  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe' | 'signatureFailures'>,
+  deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
   input: RequestInput,
   options: {
     tokenKind: K
@@ -69,7 +66,23 @@ export async function verifySignedRequest<K extends TokenKind>(
     // Test mode's journal only: outside it the observer has no such method and nothing is computed.
     if (deps.observe?.signedRequest) deps.observe.signedRequest(signedRequestSeen(input, result, { request, app }))
   }
-  const request = parseOrObserve(input, options.required, observed)
+  /** The one refusal: the first of the stage's checks that fails, observed, reported and thrown. */
+  function refuseOnFailure<C>(checks: readonly Check<C>[], checked: C, seen: { request?: ParsedOAuthRequest; app?: AppRecord | undefined }, rateLimit?: Charge['limit']): void {
+    // Every check runs (a passing request runs them all anyway); the first that fails is the answer.
+    const failed = checks.filter((check) => !check.passes(checked))
+    const refusal = failed[0]
+    if (!refusal) return
+    observed(refusal.observedAs, seen.request, seen.app)
+    if (refusal.shownAs && seen.request) deps.observe?.signedRequestRefused?.({ input, request: seen.request, app: seen.app, reason: refusal.shownAs })
+    const error = typeof refusal.error === 'function' ? refusal.error(checked) : refusal.error
+    if (error instanceof ServiceError) throw error
+    // For the operator's log only: every check that failed (the client sees just the code).
+    throw new ServiceError(error, { detail: refusal.detail ?? `signed request refused: ${failed.map((check) => check.step).join(', ')}`, rateLimit })
+  }
+
+  const parsed = parse(input, options.required)
+  refuseOnFailure(CHECKS.parse, { parsed }, {})
+  const request = parsed as ParsedOAuthRequest
   const nowMs = deps.clock.nowMs()
   const skewSeconds = deps.settings.timestampSkewSeconds
   if (request.timestampSeconds !== undefined) deps.observe?.clockSkew(Math.abs(request.timestampSeconds - nowMs / 1000))
@@ -77,25 +90,14 @@ export async function verifySignedRequest<K extends TokenKind>(
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
   const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
   const signatureMatches = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret))
-  const checked: Checked = { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches }
-
-  // Every check runs (a passing request runs them all anyway); the first that fails is the answer.
-  const failed = CHECKS.filter((check) => !check.passes(checked))
-  const refusal = failed[0]
-  if (refusal) {
-    observed(refusal.observedAs, request, app)
-    noteSignatureFailure(deps, { input, request, app, reason: refusal.shownAs })
-    // For the operator's log only: every check that failed (the client sees just the code).
-    const detail = `signed request refused: ${failed.map((check) => check.step).join(', ')}`
-    throw new ServiceError(typeof refusal.error === 'function' ? refusal.error(checked) : refusal.error, { detail })
-  }
+  refuseOnFailure(CHECKS.credentials, { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches }, { request, app })
 
   // The call is counted before its nonce is spent, so a request refused by a limit (429) leaves its
   // nonce unspent and can be sent again once the window has passed. A replay gives its count back:
   // whoever captured a request cannot spend the app's budget by replaying it.
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
-  const charge = options.charge === null ? NOT_CHARGED : await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
+  const charge = await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
   // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
   // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
   // margin for instances whose clocks differ a little.
@@ -105,38 +107,25 @@ export async function verifySignedRequest<K extends TokenKind>(
     await charge.refund()
     throw error
   })
-  if (verdict !== 'fresh') {
-    await charge.refund()
-    // Signed before the store's epoch (a restart, a Redis that lost its keys): it may be a replay
-    // of a request the store has forgotten, so it is refused as untimely.
-    if (verdict === 'before-epoch') {
-      observed('timestamp_out_of_bounds', request, app)
-      noteSignatureFailure(deps, { input, request, app, reason: 'timestamp_out_of_bounds' })
-      throw new ServiceError(E.timestampOutOfBounds, { detail: 'signed before the nonce store was complete (restart)', rateLimit: charge.limit })
-    }
-    observed('nonce_reused', request, app)
-    noteSignatureFailure(deps, { input, request, app, reason: 'nonce_reused' })
-    throw new ServiceError(E.couldNotAuthenticate, { detail: 'nonce replayed', rateLimit: charge.limit })
-  }
+  if (verdict !== 'fresh') await charge.refund()
+  refuseOnFailure(CHECKS.nonce, { verdict }, { request, app }, charge.limit)
   observed('ok', request, app)
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
   return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
 }
 
-const NOT_CHARGED: Charge = { limit: undefined, refund: async () => {} }
-
-/** A request that does not parse is `malformed` to the observer; its error goes on to the client. */
-function parseOrObserve(input: RequestInput, required: readonly string[] | undefined, observed: (result: 'malformed') => void): ParsedOAuthRequest {
+/** The parsed request, or the refusal parsing threw (the parse stage's check answers with it). */
+function parse(input: RequestInput, required: readonly string[] | undefined): ParsedOAuthRequest | ServiceError {
   try {
     return parseSignedRequest(input, required)
   } catch (error) {
-    observed('malformed')
+    if (error instanceof ServiceError) return error
     throw error
   }
 }
 
-/** What the checks read, each computed in full whatever the others found (nothing to time). */
-interface Checked {
+/** What the credentials checks read, each computed in full whatever the others found (nothing to time). */
+interface Credentials {
   isTimely: boolean
   app: AppRecord | undefined
   token: TokenLookup
@@ -146,39 +135,61 @@ interface Checked {
   signatureMatches: boolean
 }
 
-interface Check {
+interface Check<C> {
   /** How the operator's log names it. */
   step: string
-  passes(checked: Checked): boolean
-  /** What the client gets when this is the first check to fail. */
-  error: ErrorDef | ((checked: Checked) => ErrorDef)
+  passes(checked: C): boolean
+  /** What the client gets when this is the first check to fail: a catalogue error, or the stage's own refusal. */
+  error: ErrorDef | ((checked: C) => ErrorDef | ServiceError)
+  /** The operator's log line, when not the list of the checks that failed. */
+  detail?: string
   /** How the metrics name the refusal (src/domain/observe.ts). */
   observedAs: OAuth1VerificationResult
-  /** How the developer console names it (a refusal of an unknown consumer is never kept). */
-  shownAs: SignatureFailureReason
+  /** How the developer console names it; a request that did not parse is never kept. */
+  shownAs?: SignatureFailureReason
 }
 
 /**
- * The checks of a signed request in the order of RFC 5849 §3.2 and Twitter's verifier; the first
- * that fails is the answer. An unknown consumer is the root of whatever else fails (its token cannot
- * be its own), but the client hears about a token it named first: 89, as Twitter answers. The
- * method, body hash and signature are a stranger's to get wrong only once the consumer is known.
+ * The verifier's stages, in order. Parsing first: a request that does not parse (215, or a missing
+ * parameter's own message) is `malformed`. Then the credentials, in the order of RFC 5849 §3.2 and
+ * Twitter's verifier, the first that fails being the answer. An unknown consumer is the root of
+ * whatever else fails (its token cannot be its own), but the client hears about a token it named
+ * first: 89, as Twitter answers. The method, body hash and signature are a stranger's to get wrong
+ * only once the consumer is known. Last, after the charge, the nonce.
  */
-const CHECKS: readonly Check[] = [
-  { step: 'timestamp', passes: (c) => c.isTimely, error: E.timestampOutOfBounds, observedAs: 'timestamp_out_of_bounds', shownAs: 'timestamp_out_of_bounds' },
-  {
-    step: 'unknown consumer key',
-    passes: (c) => c.app !== undefined,
-    error: (c) => (c.token.isValid ? E.couldNotAuthenticate : E.invalidOrExpiredToken),
-    observedAs: 'unknown_consumer',
-    shownAs: 'bad_signature',
-  },
-  { step: 'suspended app', passes: (c) => c.app?.isSuspended !== true, error: E.suspendedApplication, observedAs: 'suspended', shownAs: 'app_suspended' },
-  { step: 'token', passes: (c) => c.token.isValid, error: E.invalidOrExpiredToken, observedAs: 'invalid_token', shownAs: 'token_invalid' },
-  { step: 'method', passes: (c) => !c.app || isMethodAllowed(c.request, c.app, c.isSecure), error: E.couldNotAuthenticate, observedAs: 'method_not_allowed', shownAs: 'method_not_allowed' },
-  { step: 'body hash', passes: (c) => !c.app || c.request.bodyHashMatches !== false, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'body_hash_mismatch' },
-  { step: 'signature', passes: (c) => !c.app || c.signatureMatches, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'bad_signature' },
-]
+const CHECKS = {
+  parse: [
+    { step: 'parse', passes: (c) => !(c.parsed instanceof ServiceError), error: (c) => c.parsed as ServiceError, observedAs: 'malformed' },
+  ] satisfies Check<{ parsed: ParsedOAuthRequest | ServiceError }>[],
+  credentials: [
+    { step: 'timestamp', passes: (c) => c.isTimely, error: E.timestampOutOfBounds, observedAs: 'timestamp_out_of_bounds', shownAs: 'timestamp_out_of_bounds' },
+    {
+      step: 'unknown consumer key',
+      passes: (c) => c.app !== undefined,
+      error: (c) => (c.token.isValid ? E.couldNotAuthenticate : E.invalidOrExpiredToken),
+      observedAs: 'unknown_consumer',
+      shownAs: 'bad_signature',
+    },
+    { step: 'suspended app', passes: (c) => c.app?.isSuspended !== true, error: E.suspendedApplication, observedAs: 'suspended', shownAs: 'app_suspended' },
+    { step: 'token', passes: (c) => c.token.isValid, error: E.invalidOrExpiredToken, observedAs: 'invalid_token', shownAs: 'token_invalid' },
+    { step: 'method', passes: (c) => !c.app || isMethodAllowed(c.request, c.app, c.isSecure), error: E.couldNotAuthenticate, observedAs: 'method_not_allowed', shownAs: 'method_not_allowed' },
+    { step: 'body hash', passes: (c) => !c.app || c.request.bodyHashMatches !== false, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'body_hash_mismatch' },
+    { step: 'signature', passes: (c) => !c.app || c.signatureMatches, error: E.couldNotAuthenticate, observedAs: 'bad_signature', shownAs: 'bad_signature' },
+  ] satisfies Check<Credentials>[],
+  nonce: [
+    // Signed before the store's epoch (a restart, a Redis that lost its keys): it may be a replay
+    // of a request the store has forgotten, so it is refused as untimely.
+    {
+      step: 'nonce store epoch',
+      passes: (c) => c.verdict !== 'before-epoch',
+      error: E.timestampOutOfBounds,
+      detail: 'signed before the nonce store was complete (restart)',
+      observedAs: 'timestamp_out_of_bounds',
+      shownAs: 'timestamp_out_of_bounds',
+    },
+    { step: 'nonce', passes: (c) => c.verdict === 'fresh', error: E.couldNotAuthenticate, detail: 'nonce replayed', observedAs: 'nonce_reused', shownAs: 'nonce_reused' },
+  ] satisfies Check<{ verdict: NonceVerdict }>[],
+}
 
 /**
  * The consumer and the token the request names. An access token comes with the consumer and its
@@ -197,7 +208,7 @@ async function lookUpCredentials(
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
-    const token = { record, owner: found.owner, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === found.app?.id }
+    const token = { record, owner: found.owner, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === found.app?.id }
     return { app: found.app, token }
   }
   const app = await deps.stores.apps.findByConsumerKey(consumerKey)
@@ -213,10 +224,10 @@ async function lookUpToken(
   nowMs: number,
 ): Promise<TokenLookup> {
   if (kind === 'none' || kind === 'access-or-none') return { record: undefined, secret: '', isValid: true }
-  if (value === undefined) return { record: undefined, secret: dummySecret(), isValid: false }
+  if (value === undefined) return { record: undefined, secret: secretOrDummy(undefined), isValid: false }
   const record = await deps.stores.requestTokens.findByToken(value)
   const isLive = record !== undefined && (record.status === 'issued' || record.status === 'authorized') && record.expiresAtMs > nowMs
-  return { record, secret: record?.secret ?? dummySecret(), isValid: isLive && record.appId === app?.id }
+  return { record, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === app?.id }
 }
 
 /**
@@ -225,7 +236,7 @@ async function lookUpToken(
  */
 function checkSignature(request: ParsedOAuthRequest, app: AppRecord | undefined, tokenSecret: string): boolean {
   const method: SignatureMethod = isSignatureMethod(request.signatureMethod) ? request.signatureMethod : 'HMAC-SHA1'
-  return verifySignature(method, request.baseString, app?.consumerSecret ?? dummySecret(), tokenSecret, request.signature)
+  return verifySignature(method, request.baseString, secretOrDummy(app?.consumerSecret), tokenSecret, request.signature)
 }
 
 /** The app allows the method, and PLAINTEXT only over TLS. */

@@ -1,4 +1,4 @@
-import { E } from '../../errors/catalogue.ts'
+import { E, REDIRECT_ERRORS, type RedirectErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { parseFormEncoded } from '../../protocol/form.ts'
 import { challengeMethod, isCodeChallenge, type ChallengeMethod } from '../../protocol/oauth2/pkce.ts'
@@ -41,7 +41,7 @@ export interface AuthorizationRequest {
 /** A refusal names its RFC 6749 §4.1.2.1 error and description too, for callers that answer no redirect (the test kit). */
 export type AuthorizationCheck =
   | { outcome: 'valid'; request: AuthorizationRequest }
-  | { outcome: 'refused'; redirectTo: string; error: string; description: string }
+  | { outcome: 'refused'; redirectTo: string; refusal: RedirectErrorDef; description: string }
 
 /** The first value of each parameter (a repeat never changes which one is used). */
 export function authorizationParameters(pairs: Iterable<[string, string]>): AuthorizationParameters {
@@ -62,8 +62,8 @@ export function redirectWith(redirectUri: string, parameters: Record<string, str
 }
 
 /** An error answer at the redirect URI (§4.1.2.1). */
-function refused(redirectUri: string, error: string, description: string, state: string | undefined): AuthorizationCheck {
-  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error, error_description: description, state }), error, description }
+function refused(redirectUri: string, refusal: RedirectErrorDef, description: string, state: string | undefined): AuthorizationCheck {
+  return { outcome: 'refused', redirectTo: redirectWith(redirectUri, { error: refusal.error, error_description: description, state }), refusal, description }
 }
 
 /** force_login=true or 1 (twitter-api-v2 spells it so on OAuth 1.0a), or `login` among prompt's values (OpenID Connect). */
@@ -81,18 +81,18 @@ export async function checkAuthorizationRequest(deps: Pick<DomainDeps, 'stores'>
   assertThat(redirectUri !== undefined && app.callbackUrls.includes(redirectUri), E.oauth2RedirectNotRegistered, { detail: 'redirect_uri not registered' })
   assertThat(!app.isSuspended, E.appSuspended)
   const { state } = parameters
-  if (parameters.response_type !== 'code') return refused(redirectUri, 'unsupported_response_type', 'response_type must be code', state)
-  if (!state) return refused(redirectUri, 'invalid_request', 'state is required', state)
+  if (parameters.response_type !== 'code') return refused(redirectUri, REDIRECT_ERRORS.unsupportedResponseType, 'response_type must be code', state)
+  if (!state) return refused(redirectUri, REDIRECT_ERRORS.invalidRequest, 'state is required', state)
   const challenge = parameters.code_challenge
-  if (!challenge || !isCodeChallenge(challenge)) return refused(redirectUri, 'invalid_request', 'code_challenge is required: 43 to 256 unreserved characters', state)
+  if (!challenge || !isCodeChallenge(challenge)) return refused(redirectUri, REDIRECT_ERRORS.invalidRequest, 'code_challenge is required: 43 to 256 unreserved characters', state)
   const method = challengeMethod(parameters.code_challenge_method)
-  if (!method) return refused(redirectUri, 'invalid_request', 'code_challenge_method must be S256 or plain', state)
+  if (!method) return refused(redirectUri, REDIRECT_ERRORS.invalidRequest, 'code_challenge_method must be S256 or plain', state)
   const parsed = parseScopes(parameters.scope ?? '')
-  if ('unknown' in parsed) return refused(redirectUri, 'invalid_scope', `unknown scope: ${parsed.unknown.slice(0, 64)}`, state)
-  if (parsed.scopes.length === 0) return refused(redirectUri, 'invalid_scope', 'scope is required', state)
+  if ('unknown' in parsed) return refused(redirectUri, REDIRECT_ERRORS.invalidScope, `unknown scope: ${parsed.unknown.slice(0, 64)}`, state)
+  if (parsed.scopes.length === 0) return refused(redirectUri, REDIRECT_ERRORS.invalidScope, 'scope is required', state)
   const usable = usableScopes(parsed.scopes, app.accessLevel)
   const beyondLevel = parsed.scopes.filter((scope) => !usable.includes(scope))
-  if (beyondLevel.length > 0) return refused(redirectUri, 'invalid_scope', `this app may only read: ${beyondLevel.join(' ')} needs write access`, state)
+  if (beyondLevel.length > 0) return refused(redirectUri, REDIRECT_ERRORS.invalidScope, `this app may only read: ${beyondLevel.join(' ')} needs write access`, state)
   const owner = await deps.stores.users.findById(app.ownerId)
   return {
     outcome: 'valid',

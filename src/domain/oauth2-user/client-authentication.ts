@@ -3,21 +3,10 @@ import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { parseBasicCredentials } from '../../protocol/oauth2/basic-credentials.ts'
 import { constantTimeEqual } from '../../protocol/secrets.ts'
 import type { AppRecord, OAuth2ClientRecord } from '../../storage/records.ts'
+import { authenticateClient, type ClaimedClient } from '../client-authentication.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
-import { findClient, isClientSecret } from './clients.ts'
-
-/** What an unknown client id is compared against: the same work as a real confidential client. */
-const DUMMY_CLIENT: OAuth2ClientRecord = {
-  appId: '',
-  clientId: '',
-  type: 'confidential',
-  clientSecret: null,
-  previousClientSecret: null,
-  previousSecretExpiresAtMs: null,
-  createdAtMs: 0,
-  updatedAtMs: 0,
-}
+import { findClient } from './clients.ts'
 
 /**
  * Client authentication at /2/oauth2/token and /2/oauth2/revoke, one rule for every grant and for
@@ -48,12 +37,20 @@ export async function authenticateOAuth2Client(
   if (client?.type === 'confidential') {
     assertThat(secret !== undefined, E.oauth2MissingClientAuthentication, { detail: 'confidential client without its secret' })
   }
-  // An unknown client is compared against a dummy, so the timing says nothing of which ids exist.
-  const isConfidential = client?.type !== 'public'
-  const isSecretRight = isClientSecret(client ?? DUMMY_CLIENT, secret ?? '', deps.clock.nowMs())
-  const matches = isConfidential ? isSecretRight : secret === undefined
-  const app = client && matches ? await deps.stores.apps.findById(client.appId) : undefined
-  if (!client || !matches || !app || app.isSuspended) throw new ServiceError(E.oauth2InvalidClient, { detail: 'client authentication failed' })
-  deps.observe?.callerApp?.(app.id, app.consumerKey)
-  return { client, app }
+  const authenticated = await authenticateClient(deps, claimedClient(deps, client), secret)
+  if (!client || authenticated.refusal) throw new ServiceError(E.oauth2InvalidClient, { detail: 'client authentication failed' })
+  return { client, app: authenticated.app }
+}
+
+/**
+ * An OAuth 2.0 client as the shared step sees it: its secret, and the previous one while its grace
+ * period lasts (regenerateClientSecret). An unknown id is a confidential client without secrets.
+ */
+function claimedClient(deps: Pick<DomainDeps, 'stores' | 'clock'>, client: OAuth2ClientRecord | undefined): ClaimedClient {
+  const isGraceful = client?.previousSecretExpiresAtMs != null && client.previousSecretExpiresAtMs > deps.clock.nowMs()
+  return {
+    secrets: [client?.clientSecret ?? null, isGraceful ? client.previousClientSecret : null],
+    isPublic: client?.type === 'public',
+    app: async () => (client ? deps.stores.apps.findById(client.appId) : undefined),
+  }
 }

@@ -1,4 +1,4 @@
-import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts'
+import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { ClientType, OAuth2ClientRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -96,13 +96,4 @@ export async function regenerateClientSecret(
     await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
     return { client, newSecret: secret }
   })
-}
-
-/** Whether `secret` is the client's secret, or its previous one while that one's grace period lasts. */
-export function isClientSecret(client: OAuth2ClientRecord, secret: string, nowMs: number): boolean {
-  // Both compared every time, against dummies when missing: the time taken says nothing of either.
-  const isCurrent = constantTimeEqual(secret, client.clientSecret ?? randomAlphanumeric(50))
-  const isGraceful = client.previousSecretExpiresAtMs !== null && client.previousSecretExpiresAtMs > nowMs
-  const isPrevious = constantTimeEqual(secret, client.previousClientSecret ?? randomAlphanumeric(50))
-  return client.clientSecret !== null && (isCurrent || (isGraceful && client.previousClientSecret !== null && isPrevious))
 }

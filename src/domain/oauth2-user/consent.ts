@@ -1,3 +1,4 @@
+import { ACCESS_DENIED } from '../../errors/catalogue.ts'
 import { randomAlphanumeric } from '../../protocol/secrets.ts'
 import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -42,5 +43,5 @@ export async function denyAuthorizationRequest(
   await changeWithAudit(deps, (_tx, audit) =>
     audit({ event: 'consent.denied', appId: request.app.id, userId: input.userId ?? null, address: input.address, detail: { flow: 'oauth2', scopes: request.scopes } }),
   )
-  return { redirectTo: redirectWith(request.redirectUri, { error: 'access_denied', state: request.state }) }
+  return { redirectTo: redirectWith(request.redirectUri, { error: ACCESS_DENIED, state: request.state }) }
 }

@@ -7,7 +7,7 @@ import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { bodyParams, formParams, param } from '../request.ts'
-import { authenticateClient, readClientCredentials } from './client-credentials.ts'
+import { authenticateAppClient, readClientCredentials } from './client-credentials.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
@@ -23,7 +23,7 @@ export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestIn
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
-  const app = await authenticateClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
+  const app = await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
   const { limit } = await chargeCall(deps, BEARER_TOKEN_LIMIT, { appId: app.id })
   return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null) }))

@@ -1,8 +1,8 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { parseBasicCredentials } from '../../protocol/oauth2/basic-credentials.ts'
-import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts'
 import type { AppRecord } from '../../storage/records.ts'
+import { authenticateClient } from '../client-authentication.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
 
@@ -25,19 +25,18 @@ export function readClientCredentials(authorization: string | undefined, body: A
 }
 
 /**
- * The app these credentials belong to, or 403 code 99. The secret is compared in constant time,
- * against a dummy when the key is unknown, so the answer's timing says nothing.
+ * The app these credentials belong to (the shared step, src/domain/client-authentication.ts), or
+ * 403 code 99 whatever failed, as X answers.
  */
-export async function authenticateClient(
+export async function authenticateAppClient(
   deps: Pick<DomainDeps, 'stores' | 'observe'>,
   credentials: ClientCredentials | undefined,
   options: { requireResourceServer?: boolean } = {},
 ): Promise<AppRecord> {
   if (!credentials) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no client credentials' })
   const app = await deps.stores.apps.findByConsumerKey(credentials.clientId)
-  const matches = constantTimeEqual(credentials.clientSecret, app?.consumerSecret ?? randomAlphanumeric(50))
-  const isUsable = app !== undefined && matches && !app.isSuspended && (!options.requireResourceServer || app.isResourceServer)
-  if (!isUsable) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })
-  deps.observe?.callerApp?.(app.id, app.consumerKey)
-  return app
+  const claimed = { secrets: [app?.consumerSecret ?? null], isPublic: false, app: async () => app }
+  const authenticated = await authenticateClient(deps, claimed, credentials.clientSecret, options)
+  if (authenticated.refusal) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })
+  return authenticated.app
 }

@@ -1,4 +1,4 @@
-import { E } from '../../errors/catalogue.ts'
+import { E, type RedirectErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
@@ -52,9 +52,8 @@ export async function consentToRequestToken(
 }
 
 /** A request the page would send back to the app with an error: here, a 400 naming that error. */
-function refusedAtRedirect(error: string, description: string): ServiceError {
-  const def = error === 'invalid_scope' ? E.oauth2InvalidScope : E.oauth2InvalidRequest
-  return new ServiceError(def, { message: `the page would send the app ${error}: ${description}` })
+function refusedAtRedirect(refusal: RedirectErrorDef, description: string): ServiceError {
+  return new ServiceError(refusal.otherwise, { message: `the page would send the app ${refusal.error}: ${description}` })
 }
 
 /**
@@ -67,7 +66,7 @@ export async function consentToAuthorizationRequest(
 ): Promise<{ location: string }> {
   const given = Object.entries(input.query).filter((pair): pair is [string, string] => pair[1] !== undefined)
   const check = await checkAuthorizationRequest(deps, authorizationParameters(given))
-  if (check.outcome === 'refused') throw refusedAtRedirect(check.error, check.description)
+  if (check.outcome === 'refused') throw refusedAtRedirect(check.refusal, check.description)
   const person = await personWhoConsents(deps, input.screenName)
   const answer = { userId: person.id, address: input.address ?? null }
   const { redirectTo } =

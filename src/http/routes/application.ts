@@ -2,14 +2,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { identifyCaller } from '../../domain/identify-caller.ts'
-import { rateLimitStatus } from '../../domain/rate-limit-status.ts'
-import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
+import { rateLimitStatus, RATE_LIMIT_STATUS_LIMIT } from '../../domain/rate-limit-status.ts'
 import { connectionOf } from '../../web/request-url.ts'
 import { setLimitHeaders } from '../../web/plugins/rate-limit.ts'
 import { requestInput } from '../request-input.ts'
 
-
-const RATE_LIMIT_STATUS_LIMIT = '/application/rate_limit_status' satisfies RateLimitedResource
 export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: { resources?: string } }>('/1.1/application/rate_limit_status.json', { config: { rateLimit: RATE_LIMIT_STATUS_LIMIT } }, async (request, reply) => {

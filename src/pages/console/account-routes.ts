@@ -14,7 +14,7 @@ import { EMPTY_APP_FORM, appListPage, newAppPage } from '../views/console-apps.t
 import { signUpPage } from '../views/frame.ts'
 import { beginSession, postedForm, signInFromForm, visitorOf } from '../visitor.ts'
 import { appFormOf, isFormMistake, settingsOf } from './app-form.ts'
-import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spend, type PageContext } from './context.ts'
+import { addressKey, personOrSignIn, personPosting, safeNext, showSignIn, spendPageLimit, type PageContext } from './context.ts'
 
 /** A refused sign-in shows the form again with the message (401 or 429), not an error page. */
 
@@ -51,7 +51,7 @@ export function consoleAccountRoutes(context: PageContext) {
   async function postSignUp(request: FastifyRequest, reply: FastifyReply) {
     assertThat(context.allowSignup, E.signUpClosed)
     const form = await postedForm(domain, request)
-    await spend(context.limits.signUps, addressKey(request))
+    await spendPageLimit(context.limits.signUps, addressKey(request))
     const screenName = (form.fields.get('screen_name') ?? '').trim()
     const name = form.fields.get('name') ?? ''
     let user: UserRecord

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LiveSession } from '../../domain/browser-sessions.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
-import { budgetAddress } from '../../domain/client-address.ts'
+import { limitSubject, spend } from '../../domain/rate-limits.ts'
 import type { SignInThrottle } from '../../domain/sign-in.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -26,13 +26,12 @@ export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, 
   return { domain, throttle, allowSignup, publicUrl, limits: { pages: consolePages, changes: consoleChanges, signUps: consoleSignUps } }
 }
 
-/** Counts one hit; past the limit the page is a 429. */
-export async function spend(limiter: Limiter, key: string): Promise<void> {
-  const state = await limiter.hit(key)
-  if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: 'console page limit' })
+/** Counts one hit of a page limit; past it the page is a 429. */
+export async function spendPageLimit(limiter: Limiter, key: string): Promise<void> {
+  await spend(limiter, key, () => new ServiceError(E.rateLimitExceeded, { detail: 'console page limit' }))
 }
 
-export const addressKey = (request: FastifyRequest) => `addr:${budgetAddress(request.ip)}`
+export const addressKey = (request: FastifyRequest) => limitSubject.address(request.ip)
 
 /** Where a sign-in may lead: only our own pages, so the form cannot be used as an open redirect. */
 const NEXT = /^\/(console(\/apps\/\d{1,20}(\/failures|\/oauth-tool)?)?|settings\/(connected_apps|sessions|password))$/
@@ -77,6 +76,6 @@ export async function personPosting(context: PageContext, request: FastifyReques
     await sendRedirect(reply, '/console')
     return undefined
   }
-  await spend(context.limits.changes, `user:${form.user.id}`)
+  await spendPageLimit(context.limits.changes, `user:${form.user.id}`)
   return { ...form, user: form.user, live: form.live }
 }

@@ -1,8 +1,8 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import type { DomainObserver } from '../../domain/observe.ts'
-import type { RateLimitedResource } from '../../domain/rate-limit-table.ts'
-import { limitSubject } from '../../domain/rate-limits.ts'
+import { rateLimitedEndpoint, type RateLimitedResource } from '../../domain/rate-limit-table.ts'
+import { chargedSubject, spend } from '../../domain/rate-limits.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError, type RateLimitState } from '../../errors/service-error.ts'
 import type { LimitState } from '../../storage/types.ts'
@@ -10,10 +10,8 @@ import { connectionOf } from '../request-url.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The rate-limited resource this route counts against (rate-limit-table.ts). */
+    /** The rate-limited resource this route counts against; its row of rate-limit-table.ts says how. */
     rateLimit?: RateLimitedResource
-    /** Count every request per client address (the browser pages), not only failed ones. */
-    rateLimitByAddress?: boolean
   }
 }
 
@@ -44,17 +42,27 @@ export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | und
  */
 export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps['limiters'], observe?: DomainObserver): void {
   app.addHook('onRoute', (route) => {
-    const { rateLimit: resource, rateLimitByAddress } = (route.config ?? {}) as FastifyContextConfig
+    const resource = (route.config as FastifyContextConfig | undefined)?.rateLimit
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
     if (!resource || !limiter) return
-    const reservations = new WeakMap<FastifyRequest, { key: string; state: LimitState }>()
+    // The pages' rows count every request by address; the API's, only failures before anyone is verified.
+    const countedBy = rateLimitedEndpoint(resource).countedBy
+    const isCountedByAddress = countedBy === 'address'
+    const reservations = new WeakMap<FastifyRequest, { subject: string; state: LimitState }>()
+    const keep = (request: FastifyRequest, subject: string, state: LimitState) => {
+      if (!isCountedByAddress) reservations.set(request, { subject, state })
+    }
     const reserve: onRequestAsyncHookHandler = async (request, reply) => {
-      const key = limitSubject.address(connectionOf(request).ip)
-      const state = await limiter.hit(key)
-      if (!rateLimitByAddress) reservations.set(request, { key, state })
-      if (rateLimitByAddress || !state.isAllowed) setLimitHeaders(reply, state)
-      if (!state.isAllowed) observe?.rateLimited(resource, 'address')
-      if (!state.isAllowed) throw new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
+      const subject = chargedSubject(countedBy, { address: connectionOf(request).ip })
+      const refusal = (state: LimitState) => {
+        keep(request, subject, state)
+        setLimitHeaders(reply, state)
+        observe?.rateLimited(resource, 'address')
+        return new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
+      }
+      const { limit } = await spend(limiter, subject, refusal)
+      keep(request, subject, limit)
+      if (isCountedByAddress) setLimitHeaders(reply, limit)
     }
     const settle: onSendAsyncHookHandler = async (request, reply, payload) => {
       const reservation = reservations.get(request)
@@ -63,13 +71,13 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
       if (AUTH_FAILURE_STATUSES.has(reply.statusCode)) {
         if (!reply.hasHeader('x-rate-limit-limit')) setLimitHeaders(reply, reservation.state)
       } else {
-        await limiter.refund(reservation.key)
+        await limiter.refund(reservation.subject)
       }
       return payload
     }
     // New arrays: the route's own options object may be shared (Fastify copies a GET's for its HEAD).
     route.onRequest = [...asArray(route.onRequest), reserve]
-    if (!rateLimitByAddress) route.onSend = [...asArray(route.onSend), settle]
+    if (!isCountedByAddress) route.onSend = [...asArray(route.onSend), settle]
   })
 }
 

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, onErrorHookHandler, onRequestHookHandler, onResponseHookHandler } from 'fastify'
-import type { ParameterPlaces } from '../../domain/console/signature-failures.ts'
-import type { DomainObserver, OAuth1VerificationResult, SignedRequestSeen } from '../../domain/observe.ts'
+import type { ParameterPlaces } from '../../domain/masked-request.ts'
+import { UNOBSERVED, type DomainObserver, type OAuth1VerificationResult, type SignedRequestSeen } from '../../domain/observe.ts'
+import { rateLimitedEndpoint } from '../../domain/rate-limit-table.ts'
 import type { ServiceError } from '../../errors/service-error.ts'
 import { toServiceError } from '../json-errors.ts'
 import { requestPath } from '../request-url.ts'
@@ -70,18 +71,6 @@ export interface PendingCall {
 
 export const JOURNAL_PER_APP = 100
 
-const IGNORED: Omit<DomainObserver, 'signedRequest' | 'callerApp' | 'step'> = {
-  oauth1Verification() {},
-  bearerVerification() {},
-  clockSkew() {},
-  tokenIssued() {},
-  tokenInvalidated() {},
-  rateLimited() {},
-  signIn() {},
-  signatureFailureLost() {},
-  validityCacheLookup() {},
-}
-
 /** Keeps the last `perApp` calls of each app (and as many of calls without one). */
 export function createRequestJournal(options: { perApp?: number; now?: () => number } = {}): RequestJournal {
   const perApp = options.perApp ?? JOURNAL_PER_APP
@@ -108,7 +97,7 @@ export function createRequestJournal(options: { perApp?: number; now?: () => num
     },
     clear: () => byApp.clear(),
     observing: (observer) => ({
-      ...(observer ?? IGNORED),
+      ...(observer ?? UNOBSERVED),
       signedRequest(seen) {
         const call = calls.getStore()
         if (call) call.seen = seen
@@ -140,7 +129,7 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
 /** The API's routes (those with a rate limit per app): the pages (limited per address), documents and probes are not journaled. */
 function isJournaled(request: FastifyRequest): boolean {
   const config = request.routeOptions.config as FastifyContextConfig | undefined
-  return config?.rateLimit !== undefined && config.rateLimitByAddress !== true
+  return config?.rateLimit !== undefined && rateLimitedEndpoint(config.rateLimit).countedBy !== 'address'
 }
 
 /** Records every call to the API in the journal once it is answered. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
+import { withFailureLog } from '../../../src/domain/console/signature-failures.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import type { DomainObserver, OAuth1VerificationResult } from '../../../src/domain/observe.ts'
@@ -76,7 +77,8 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
 
   before(async () => {
     tier = await openDomainTier()
-    deps = { ...tier.domain, observe: observer }
+    // The failure log subscribed to the observer, as the composition root does (src/composition/root.ts).
+    deps = { ...tier.domain, observe: withFailureLog(observer, tier.domain.signatureFailures!, tier.clock) }
     app = await makeApp(tier.domain, { signatureMethods: ['HMAC-SHA1', 'PLAINTEXT'] })
     const person = (await makeUser(tier.domain)).user
     const issued = await issueOrReuseAccessToken(tier.domain, { appId: app.id, userId: person.id, accessLevel: app.accessLevel }, { via: 'owner_token' })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
-import { authenticateClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
+import { authenticateAppClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
 import { invalidateBearerToken } from '../../../src/domain/oauth2/invalidate-bearer-token.ts'
 import { verifyBearer } from '../../../src/domain/oauth2/verify-bearer.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
@@ -160,9 +160,9 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const plain = await makeApp(tier.domain)
     const server = await makeApp(tier.domain, { isResourceServer: true })
     const as = (app: AppRecord) => ({ clientId: app.consumerKey, clientSecret: app.consumerSecret })
-    await assertServiceError(authenticateClient(tier.domain, as(plain), { requireResourceServer: true }), 99)
-    assert.equal((await authenticateClient(tier.domain, as(plain))).id, plain.id)
-    assert.equal((await authenticateClient(tier.domain, as(server), { requireResourceServer: true })).id, server.id)
+    await assertServiceError(authenticateAppClient(tier.domain, as(plain), { requireResourceServer: true }), 99)
+    assert.equal((await authenticateAppClient(tier.domain, as(plain))).id, plain.id)
+    assert.equal((await authenticateAppClient(tier.domain, as(server), { requireResourceServer: true })).id, server.id)
   })
 
   test('verifying a bearer: no bearer header is 215, an unknown token 89, each reported to the observer', async () => {

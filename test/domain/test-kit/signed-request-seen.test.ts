@@ -2,7 +2,7 @@
 // one per verification, the same verdict the metrics get, values masked as the failure log masks them.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { HIDDEN } from '../../../src/domain/console/signature-failures.ts'
+import { HIDDEN } from '../../../src/domain/masked-request.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import { verifySignedRequest } from '../../../src/domain/oauth1/verify-signed-request.ts'

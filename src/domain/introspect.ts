@@ -1,12 +1,14 @@
-import { canonicalBearerToken } from '../../protocol/oauth2/bearer-token.ts'
-import { scopeString } from '../../protocol/oauth2/scopes.ts'
-import type { DomainDeps } from '../deps.ts'
-import type { RequestInput } from '../request.ts'
-import { bodyParams, param } from '../request.ts'
-import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
-import { authenticateClient, readClientCredentials } from './client-credentials.ts'
-import { findUserTokenHolder } from '../oauth2-user/user-token.ts'
-import type { RateLimitedResource } from '../rate-limit-table.ts'
+// Introspection describes the tokens of every protocol Latchkey serves (OAuth 1.0a access tokens,
+// app-only bearer tokens, OAuth 2.0 user access tokens), so it sits above the protocol folders.
+import { canonicalBearerToken } from '../protocol/oauth2/bearer-token.ts'
+import { scopeString } from '../protocol/oauth2/scopes.ts'
+import type { DomainDeps } from './deps.ts'
+import type { RequestInput } from './request.ts'
+import { bodyParams, param } from './request.ts'
+import { afterCharge, chargeCall, type Limited } from './rate-limits.ts'
+import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
+import { findUserTokenHolder } from './oauth2-user/user-token.ts'
+import type { RateLimitedResource } from './rate-limit-table.ts'
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INTROSPECT_LIMIT = '/oauth2/introspect' satisfies RateLimitedResource
@@ -45,7 +47,7 @@ export type IntrospectionAnswer =
  * and `exp`; expired, refreshed away or revoked, it is not.
  */
 export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
-  const server = await authenticateClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
+  const server = await authenticateAppClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
   const { limit } = await chargeCall(deps, INTROSPECT_LIMIT, { appId: server.id })
   return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
 }
