@@ -5,7 +5,6 @@ import type { DomainDeps, DomainLimiters, DomainSettings } from '../domain/deps.
 import type { DomainObserver } from '../domain/observe.ts'
 import { createFailureLog } from '../domain/console/signature-failures.ts'
 import { createIdGenerator } from '../domain/ids.ts'
-import { withPreviousConsumerKeys } from '../domain/registry/previous-keys.ts'
 import { SERVICE_LIMITS, effectiveLimits } from '../domain/rate-limit-table.ts'
 import { ConfigError } from '../config/load.ts'
 import { KeyringError, createValidityCache, newKeyring, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from '../storage/index.ts'
@@ -36,8 +35,7 @@ export function domainSettings(config: Config): DomainSettings {
  */
 function domainStores({ stores, runtime }: Storage, clock: Clock, observe: DomainObserver | undefined): Stores {
   const cache = runtime.generation && createValidityCache(runtime.generation, { onLookup: observe && ((result) => observe.validityCacheLookup(result)) })
-  const cached = cache ? withCachedLookups(stores, cache) : stores
-  return withPreviousConsumerKeys(cached, clock)
+  return cache ? withCachedLookups(stores, cache) : stores
 }
 
 /** Stores → domain services: the limiters are made once here and shared by every request. */

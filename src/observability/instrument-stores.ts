@@ -16,7 +16,7 @@ export interface StoreBackends {
 }
 
 /** The database's stores, as the outer stores and a unit of work's stores both have them. */
-const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'admin', 'oauth2'] as const
+const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'adminTokens', 'signInUnlocks', 'oauth2Clients', 'oauth2Codes', 'oauth2Grants'] as const
 
 /**
  * The same storage, every store call (and every limiter call) going through `instrument`. The
@@ -29,6 +29,7 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
   wrapped.sessions = wrapStore(stores.sessions, 'sessions', database, instrument)
   wrapped.signatureFailures = wrapStore(stores.signatureFailures, 'signatureFailures', database, instrument)
+  wrapped.listings = wrapStore(stores.listings, 'listings', database, instrument)
   const measureTransaction = instrument(database, 'transaction')
   wrapped.transaction = (work) => measureTransaction(() => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }

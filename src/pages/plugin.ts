@@ -18,7 +18,7 @@ import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
  * here only, never to the JSON API. `throttle` defaults to one on the stores' limiters.
  */
 export function pagesPlugin(deps: AppDeps, options: { throttle?: SignInThrottle } = {}) {
-  const throttle = options.throttle ?? createSignInThrottle(deps.domain.runtime.limiters, deps.domain.settings, deps.domain.stores.admin)
+  const throttle = options.throttle ?? createSignInThrottle(deps.domain.runtime.limiters, deps.domain.settings, deps.domain.stores.signInUnlocks)
   const context = createPageContext(deps.domain, throttle, deps.http.allowSignup ?? false, deps.http.publicUrl)
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: deps.http.cookieSecret })

@@ -5,10 +5,11 @@ import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
-import { createAdminStore } from './sql/admin-store.ts'
+import { createAdminTokenStore, createSignInUnlockStore } from './sql/admin-token-store.ts'
+import { createListingStore } from './sql/listing-store.ts'
 import { createBrowserSessionStore } from './sql/session-store.ts'
 import { createSignatureFailureStore } from './sql/signature-failure-store.ts'
-import { createOAuth2Store } from './sql/oauth2-store.ts'
+import { createOAuth2ClientStore, createOAuth2CodeStore, createOAuth2GrantStore } from './sql/oauth2-stores.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -185,8 +186,11 @@ export function createSqlStorage(
     bearerTokens: createBearerTokenStore(conn, sealer),
     apps: createAppStore(conn, sealer, { isInUnit: true }),
     audit: createAuditStore(conn),
-    admin: createAdminStore(conn, sealer, { isInUnit: true }),
-    oauth2: createOAuth2Store(conn, sealer, { isInUnit: true }),
+    adminTokens: createAdminTokenStore(conn, sealer),
+    signInUnlocks: createSignInUnlockStore(conn),
+    oauth2Clients: createOAuth2ClientStore(conn, sealer),
+    oauth2Codes: createOAuth2CodeStore(conn, sealer),
+    oauth2Grants: createOAuth2GrantStore(conn, sealer, { isInUnit: true }),
   }))
   // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
   const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
@@ -199,10 +203,14 @@ export function createSqlStorage(
     bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
     audit: outer(auditStore(db, units), 'stores.audit'),
     credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
-    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
+    adminTokens: outer(createAdminTokenStore(db, sealer), 'stores.adminTokens'),
+    signInUnlocks: outer(createSignInUnlockStore(db), 'stores.signInUnlocks'),
+    listings: outer(createListingStore(db, sealer), 'stores.listings'),
     sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
     signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
-    oauth2: outer(createOAuth2Store(db, sealer), 'stores.oauth2'),
+    oauth2Clients: outer(createOAuth2ClientStore(db, sealer), 'stores.oauth2Clients'),
+    oauth2Codes: outer(createOAuth2CodeStore(db, sealer), 'stores.oauth2Codes'),
+    oauth2Grants: outer(createOAuth2GrantStore(db, sealer), 'stores.oauth2Grants'),
     async transaction(work) {
       try {
         return await units.run(work)

@@ -59,8 +59,7 @@ const CACHED_LOOKUPS = {
   users: ['findById'],
   apps: ['findById', 'findByConsumerKey'],
   credentials: ['findConsumerWithAccessToken', 'findBearerTokenWithApp'],
-  admin: ['findPreviousKey'],
-  oauth2: ['findToken'],
+  oauth2Grants: ['findToken'],
 } as const satisfies { [S in keyof Stores]?: ReadonlyArray<keyof Stores[S] & string> }
 
 /** The stores with the lookups of CACHED_LOOKUPS answered through `cache`. */

@@ -312,22 +312,22 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
 
       test('admin.updateUser with endSessions raises the generation in the same change', async () => {
         await withApp(async (s, user) => {
-          const updated = await s.admin.updateUser(user.id, { passwordHash: 'scrypt$other', endSessions: true })
+          const updated = await s.users.update(user.id, { passwordHash: 'scrypt$other', endSessions: true })
           assert.equal(updated?.sessionGeneration, 1)
           assert.equal(updated?.passwordHash, 'scrypt$other')
-          assert.equal((await s.admin.updateUser(user.id, { name: 'Renamed' }))?.sessionGeneration, 1, 'no endSessions: unchanged')
+          assert.equal((await s.users.update(user.id, { name: 'Renamed' }))?.sessionGeneration, 1, 'no endSessions: unchanged')
         })
       })
 
       test('admin sign-in unlocks: the latest clearing of each key, only of the keys asked for', async () => {
         await withApp(async (s) => {
           const key = `account:${randomUUID()}`
-          assert.deepEqual(await s.admin.signInUnlocks([key]), new Map())
-          await s.admin.recordSignInUnlock(key, NOW)
-          await s.admin.recordSignInUnlock(key, NOW + 5)
-          await s.admin.recordSignInUnlock('address:192.0.2.1', NOW + 1)
-          assert.deepEqual(await s.admin.signInUnlocks([key, 'address:unknown']), new Map([[key, NOW + 5]]))
-          assert.deepEqual(await s.admin.signInUnlocks([]), new Map())
+          assert.deepEqual(await s.signInUnlocks.latest([key]), new Map())
+          await s.signInUnlocks.record(key, NOW)
+          await s.signInUnlocks.record(key, NOW + 5)
+          await s.signInUnlocks.record('address:192.0.2.1', NOW + 1)
+          assert.deepEqual(await s.signInUnlocks.latest([key, 'address:unknown']), new Map([[key, NOW + 5]]))
+          assert.deepEqual(await s.signInUnlocks.latest([]), new Map())
         })
       })
 
@@ -450,7 +450,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
       test('rotateKeys replaces the key pair: the old consumer key finds nothing', async () => {
         await withApp(async (s, _user, app) => {
           const keys = { consumerKey: `new-${unique()}`, consumerSecret: `new-secret-${unique()}` }
-          const rotated = await s.apps.rotateKeys(app.id, keys, NOW + 1)
+          const rotated = await s.apps.rotateKeys(app.id, { keys, revokeTokens: true, nowMs: NOW + 1 })
           assert.deepEqual(rotated, { ...app, ...keys, updatedAtMs: NOW + 1 })
           assert.equal(await s.apps.findByConsumerKey(app.consumerKey), undefined)
           assert.equal((await s.apps.findByConsumerKey(keys.consumerKey))?.id, app.id)
@@ -470,7 +470,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
           const otherBearer = await s.bearerTokens.issueOrReuse(bearerTokenRecord(other.id))
           const otherRequest = await authorizedToken(s, other, user)
 
-          await s.apps.rotateKeys(app.id, { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, NOW + 1)
+          await s.apps.rotateKeys(app.id, { keys: { consumerKey: `k${unique()}`, consumerSecret: `s${unique()}` }, revokeTokens: true, nowMs: NOW + 1 })
 
           assert.equal(await s.requestTokens.authorize(issued.token, user.id, 'v', NOW + 2), false)
           assert.equal((await s.requestTokens.findByToken(issued.token))?.status, 'dead')
@@ -487,7 +487,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
 
       test('rotateKeys of an unknown app answers undefined', async () => {
         await withApp(async (s) => {
-          assert.equal(await s.apps.rotateKeys('404', { consumerKey: 'k', consumerSecret: 's' }, NOW), undefined)
+          assert.equal(await s.apps.rotateKeys('404', { keys: { consumerKey: 'k', consumerSecret: 's' }, revokeTokens: true, nowMs: NOW }), undefined)
         })
       })
 

@@ -197,8 +197,8 @@ describe('the embedded database generation', () => {
         ['apps.findByConsumerKey', () => s.apps.findByConsumerKey(app.consumerKey)],
         ['credentials.findConsumerWithAccessToken', () => s.credentials.findConsumerWithAccessToken(app.consumerKey, token.key)],
         ['credentials.findBearerTokenWithApp', () => s.credentials.findBearerTokenWithApp(bearer)],
-        ['admin.findPreviousKey', () => s.admin.findPreviousKey('no-such-key')],
-        ['oauth2.findToken', () => s.oauth2.findToken(userAccessToken)],
+        ['apps.findByConsumerKey, among rotated-out keys too', () => s.apps.findByConsumerKey('no-such-key')],
+        ['oauth2Grants.findToken', () => s.oauth2Grants.findToken(userAccessToken)],
       ]
       for (const [name, lookup] of lookups) {
         answered.length = 0

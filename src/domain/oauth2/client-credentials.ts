@@ -5,6 +5,7 @@ import { constantTimeEqual, randomAlphanumeric } from '../../protocol/secrets.ts
 import type { AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
+import { appIfKeyWorks } from '../registry/key-grace.ts'
 
 export interface ClientCredentials {
   clientId: string
@@ -29,12 +30,12 @@ export function readClientCredentials(authorization: string | undefined, body: A
  * against a dummy when the key is unknown, so the answer's timing says nothing.
  */
 export async function authenticateClient(
-  deps: Pick<DomainDeps, 'stores' | 'observe'>,
+  deps: Pick<DomainDeps, 'stores' | 'observe' | 'clock'>,
   credentials: ClientCredentials | undefined,
   options: { requireResourceServer?: boolean } = {},
 ): Promise<AppRecord> {
   if (!credentials) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no client credentials' })
-  const app = await deps.stores.apps.findByConsumerKey(credentials.clientId)
+  const app = appIfKeyWorks(await deps.stores.apps.findByConsumerKey(credentials.clientId), deps.clock.nowMs())
   const matches = constantTimeEqual(credentials.clientSecret, app?.consumerSecret ?? randomAlphanumeric(50))
   const isUsable = app !== undefined && matches && !app.isSuspended && (!options.requireResourceServer || app.isResourceServer)
   if (!isUsable) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })
