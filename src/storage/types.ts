@@ -320,6 +320,11 @@ export interface StorageRuntime {
   limiters: LimiterFactory
   /** The credentials' generation, where the deployment keeps one (SQLite; PostgreSQL with Redis): what the validity cache checks. */
   generation?: Generation | undefined
+  /**
+   * Where this process must move the generation after its credential writes (PostgreSQL with Redis):
+   * the composition root's layers do (generation-moves.ts).
+   */
+  moveGeneration?: (() => Promise<void>) | undefined
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
   /**

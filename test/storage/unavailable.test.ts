@@ -5,7 +5,7 @@ import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { createDomainDeps } from '../../src/composition/root.ts'
 import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
-import { openStorage } from '../../src/storage/open-stores.ts'
+import { openLayeredStorage } from './layered.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { SHARED_BACKENDS_SKIP, runSql } from '../helpers/backends.ts'
@@ -74,7 +74,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     }
     postgres = pg
     redis = rd
-    storage = await openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
+    storage = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
   })
   after(async () => {
     await storage?.runtime.close()
@@ -198,7 +198,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await claim('full:')
     try {
       // Its nonce epoch marker is not written yet, and writing it is refused.
-      const opening = openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
+      const opening = openLayeredStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
       await assert.rejects(opening.then(async (opened) => void (await opened.runtime.close())), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
         assert.match(error.message, /^Redis unavailable: OOM/)
