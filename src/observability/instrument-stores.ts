@@ -16,7 +16,6 @@ export interface StoreBackends {
   shared: 'redis' | 'memory'
 }
 
-
 /**
  * The same storage, every store call (and every limiter call) going through `instrument`. The
  * stores are plain objects of methods, so each is wrapped method by method; a unit of work's
