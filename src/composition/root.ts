@@ -5,12 +5,12 @@ import type { DomainDeps, DomainLimiters, DomainSettings } from '../domain/deps.
 import type { DomainObserver } from '../domain/observe.ts'
 import { createFailureLog, withFailureLog } from '../domain/console/signature-failures.ts'
 import { createIdGenerator } from '../domain/ids.ts'
-import { withPreviousConsumerKeys } from '../domain/registry/previous-keys.ts'
 import { SERVICE_LIMITS, effectiveLimits } from '../domain/rate-limit-table.ts'
 import { createSignInThrottle, type SignInThrottle } from '../domain/sign-in.ts'
 import { ConfigError } from '../config/load.ts'
 import type { Observed } from '../observability/setup.ts'
-import { KeyringError, createValidityCache, newKeyring, openStorage, resolveKeyringSource, withCachedLookups, type KeyringSource, type Storage, type Stores } from '../storage/index.ts'
+import { KeyringError, newKeyring, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from '../storage/index.ts'
+import { layeredStorage } from './store-layers.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -30,26 +30,21 @@ export function domainSettings(config: Config): DomainSettings {
   }
 }
 
-/**
- * The stores as the domain uses them, each decorator applied here and only here, innermost first:
- * (measured, when observed: composeDomain) → the validity cache, where the database has a generation
- * (src/storage/validity-cache.ts; outside the measure, so that the storage metrics time the database,
- * not the cache) → previous consumer keys in their grace period (a lookup's second step).
- */
-function domainStores({ stores, runtime }: Storage, clock: Clock, observe: DomainObserver | undefined): Stores {
-  const cache = runtime.generation && createValidityCache(runtime.generation, { onLookup: observe && ((result) => observe.validityCacheLookup(result)) })
-  const cached = cache ? withCachedLookups(stores, cache) : stores
-  return withPreviousConsumerKeys(cached, clock)
-}
-
 /** Stores → domain services: the limiters are made once here and shared by every request. */
-export function createDomainDeps(storage: Storage, settings: DomainSettings, clock: Clock = systemClock, observe?: DomainObserver): DomainDeps {
-  const { stores, runtime } = storage
+export function createDomainDeps(
+  opened: Storage,
+  settings: DomainSettings,
+  clock: Clock = systemClock,
+  observe?: DomainObserver,
+  instrument?: Observed['instrument'],
+): DomainDeps {
+  // The store layers (src/composition/store-layers.ts), once: the runtime's limiters are measured too.
+  const { stores, runtime } = layeredStorage(opened, { instrument, observe })
   const signatureFailures = createFailureLog(stores.signatureFailures, { onLost: (reason) => observe?.signatureFailureLost(reason) })
   return {
     // The console's failure log hears of the verifier's refusals as an observer does.
     observe: withFailureLog(observe, signatureFailures, clock),
-    stores: domainStores(storage, clock, observe),
+    stores,
     runtime,
     clock,
     newId: createIdGenerator(clock),
@@ -95,7 +90,7 @@ export async function composeDomain(
       throw new ConfigError(`cannot open the ${where}: ${error.message}`)
     },
   )
-  return createDomainDeps(observed ? observed.instrument(storage) : storage, domainSettings(config), clock, observed?.observer)
+  return createDomainDeps(storage, domainSettings(config), clock, observed?.observer, observed && ((opened) => observed.instrument(opened)))
 }
 
 /** The nonce store's budget, from its two settings. */
@@ -105,7 +100,7 @@ export function nonceBudget(config: Pick<Config, 'nonceCapacity' | 'nonceNearFul
 
 /** The pages' sign-in throttle, made here with every other limiter, on the same stores' limiters. */
 export function signInThrottleOf(domain: DomainDeps): SignInThrottle {
-  return createSignInThrottle(domain.runtime.limiters, domain.settings, domain.stores.admin)
+  return createSignInThrottle(domain.runtime.limiters, domain.settings, domain.stores.signInUnlocks)
 }
 
 /**

@@ -16,7 +16,7 @@ export interface AuditQuery {
 export type ListedAuditEvent = AuditEventRecord & { screenName: string | null }
 
 /** The events that match, newest first, each with the screen name of its person (if they still exist). */
-export async function listAuditEvents(deps: Pick<DomainDeps, 'stores'>, query: AuditQuery): Promise<ListedAuditEvent[]> {
+export async function listAuditEvents(deps: Pick<DomainDeps, 'stores' | 'clock'>, query: AuditQuery): Promise<ListedAuditEvent[]> {
   const appId = query.app === undefined ? undefined : await auditedAppId(deps, query.app)
   const userId = query.user === undefined ? undefined : (await findUserByIdOrScreenName(deps, query.user)).id
   const events = await deps.stores.audit.list({ appId, userId, sinceMs: query.sinceMs, limit: query.limit })
@@ -27,7 +27,7 @@ export async function listAuditEvents(deps: Pick<DomainDeps, 'stores'>, query: A
   return events.map((e) => ({ ...e, screenName: e.userId === null ? null : (names.get(e.userId) ?? null) }))
 }
 
-async function auditedAppId(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<string> {
+async function auditedAppId(deps: Pick<DomainDeps, 'stores' | 'clock'>, ref: string): Promise<string> {
   try {
     return (await findApp(deps, ref)).id
   } catch (error) {

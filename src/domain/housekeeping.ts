@@ -49,7 +49,7 @@ export function startHousekeeping(deps: Pick<DomainDeps, 'stores' | 'clock'>, op
   const deleteExpired = () => {
     const beforeMs = deps.clock.nowMs() - EXPIRED_KEPT_MS
     run('could not delete expired request tokens', () => deps.stores.requestTokens.deleteExpired(beforeMs))
-    run('could not delete expired authorization codes', () => deps.stores.oauth2.deleteExpiredCodes(beforeMs))
+    run('could not delete expired authorization codes', () => deps.stores.oauth2Codes.deleteExpired(beforeMs))
   }
   pruneAudit()
   let minutes = 0

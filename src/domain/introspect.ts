@@ -78,7 +78,7 @@ async function describeAccessToken(deps: DomainDeps, value: string): Promise<Int
 async function describeBearerToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
   const holder = await findUserTokenHolder(deps, value)
   if (holder) {
-    const client = await deps.stores.oauth2.findClientByAppId(holder.app.id)
+    const client = await deps.stores.oauth2Clients.findByAppId(holder.app.id)
     if (!client) return { active: false }
     return {
       active: true,

@@ -1,7 +1,7 @@
 import { E } from '../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../errors/service-error.ts'
 import type { AuditDetail, UserRecord } from '../storage/records.ts'
-import type { AdminStore } from '../storage/admin-types.ts'
+import type { SignInUnlockStore } from '../storage/admin-types.ts'
 import type { LimitState, LimiterFactory } from '../storage/types.ts'
 import { changeWithAudit, recordAudit } from './audit.ts'
 import { budgetAddress, isIpAddress } from './client-address.ts'
@@ -53,7 +53,7 @@ export const addressThrottleKey = (address: string) => `address:${budgetAddress(
 export function createSignInThrottle(
   limiters: LimiterFactory,
   settings: Pick<DomainSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
-  unlocks: Pick<AdminStore, 'signInUnlocks'>,
+  unlocks: Pick<SignInUnlockStore, 'latest'>,
 ): SignInThrottle {
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
   const refusals = limiters.create('sign-in-refusals', 1, settings.signInWindowSeconds)
@@ -69,7 +69,7 @@ export function createSignInThrottle(
   /** Resets each blocked key cleared since its window began; whether any was. */
   async function resetUnlocked(keys: string[], states: LimitState[]): Promise<boolean> {
     const blocked = keys.flatMap((key, i) => (states[i]!.isAllowed ? [] : [{ key, windowStartMs: states[i]!.resetAtMs - windowMs }]))
-    const unlockedAt = await unlocks.signInUnlocks(blocked.map(({ key }) => key))
+    const unlockedAt = await unlocks.latest(blocked.map(({ key }) => key))
     const cleared = blocked.filter(({ key, windowStartMs }) => (unlockedAt.get(key) ?? -Infinity) >= windowStartMs)
     await Promise.all(cleared.map(({ key }) => limiter.reset(key)))
     return cleared.length > 0
@@ -192,7 +192,7 @@ export async function unlockSignIn(deps: Pick<DomainDeps, 'stores' | 'clock'>, t
   const key = 'user' in target ? accountThrottleKey(target.user.screenName) : addressThrottleKey(target.address)
   const detail: AuditDetail = 'user' in target ? { account: target.user.screenName } : { address: target.address }
   await changeWithAudit(deps, async (tx, audit) => {
-    await tx.admin.recordSignInUnlock(key, deps.clock.nowMs())
+    await tx.signInUnlocks.record(key, deps.clock.nowMs())
     await audit({ event: 'sign_in.unlocked', ...('user' in target ? { userId: target.user.id } : {}), detail })
   })
 }

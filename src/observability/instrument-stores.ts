@@ -1,5 +1,6 @@
 import type { Limiter, LimiterFactory, Storage, TransactionStores } from '../storage/types.ts'
 import type { StorageBackend } from './metrics.ts'
+import { STORE_NAMES, UNIT_STORE_NAMES, backendOf } from '../storage/store-methods.ts'
 
 /**
  * The measure of one storage operation: runs a call of it, measuring it (a histogram observation,
@@ -15,9 +16,6 @@ export interface StoreBackends {
   shared: 'redis' | 'memory'
 }
 
-/** The database's stores, as the outer stores and a unit of work's stores both have them. */
-const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'admin', 'oauth2'] as const
-
 /**
  * The same storage, every store call (and every limiter call) going through `instrument`. The
  * stores are plain objects of methods, so each is wrapped method by method; a unit of work's
@@ -25,10 +23,10 @@ const UNIT_STORES = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTo
  */
 export function instrumentStorage({ stores, runtime }: Storage, backends: StoreBackends, instrument: StorageInstrument): Storage {
   const database = backends.database
-  const wrapped = { ...stores, ...wrapUnitStores(stores, database, instrument) }
-  wrapped.credentials = wrapStore(stores.credentials, 'credentials', database, instrument)
-  wrapped.sessions = wrapStore(stores.sessions, 'sessions', database, instrument)
-  wrapped.signatureFailures = wrapStore(stores.signatureFailures, 'signatureFailures', database, instrument)
+  const wrapped = { ...stores }
+  for (const name of STORE_NAMES) {
+    if (backendOf(name) === 'database') (wrapped as Record<string, object>)[name] = wrapStore(stores[name], name, database, instrument)
+  }
   const measureTransaction = instrument(database, 'transaction')
   wrapped.transaction = (work) => measureTransaction(() => stores.transaction((tx) => work(wrapUnitStores(tx, database, instrument))))
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
@@ -39,7 +37,7 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
 
 function wrapUnitStores(tx: TransactionStores, backend: StorageBackend, instrument: StorageInstrument): TransactionStores {
   const wrapped = {} as Record<string, object>
-  for (const name of UNIT_STORES) wrapped[name] = wrapStore(tx[name], name, backend, instrument)
+  for (const name of UNIT_STORE_NAMES) wrapped[name] = wrapStore(tx[name], name, backend, instrument)
   return wrapped as unknown as TransactionStores
 }
 

@@ -1,69 +1,21 @@
 import type { Stores, TransactionStores } from './types.ts'
+import { STORE_METHODS, methodsWith, type MethodTraits, type StoreName } from './store-methods.ts'
 
 /** Whether a store method writes a table the validity cache's lookups read (it then moves the generation). */
 type Effect = 'moves' | 'keeps'
-type EveryMethod<T> = { readonly [K in keyof T]: Effect }
 
 /**
- * Every method of the stores that write the tables the cached lookups read (users, apps, access and
- * bearer tokens, previous consumer keys, OAuth 2.0 grants and tokens: the tables of SQLite's
- * triggers, migration 017), and whether it does. A method added to one of these stores does not
- * compile until it is named here. The other stores write none of those tables.
+ * Every method of the stores that write the tables the cached lookups read, and whether it does:
+ * STORE_METHODS' `moves`. The other stores write none of those tables.
  */
-export const CREDENTIAL_WRITES = {
-  users: { create: 'moves', findById: 'keeps', findByScreenName: 'keeps', list: 'keeps' },
-  apps: { create: 'moves', update: 'moves', rotateKeys: 'moves', delete: 'moves', findById: 'keeps', findByConsumerKey: 'keeps', list: 'keeps' },
-  accessTokens: { issueOrReuse: 'moves', revoke: 'moves', findByToken: 'keeps', findLive: 'keeps' },
-  bearerTokens: { issueOrReuse: 'moves', revoke: 'moves', findByToken: 'keeps', findLive: 'keeps' },
-  oauth2: {
-    createGrant: 'moves',
-    rotate: 'moves',
-    revokeGrant: 'moves',
-    revokeGrants: 'moves',
-    findClientByAppId: 'keeps',
-    findClientByClientId: 'keeps',
-    findClientsByAppIds: 'keeps',
-    saveClient: 'keeps',
-    deleteClient: 'keeps',
-    createCode: 'keeps',
-    redeemCode: 'keeps',
-    findToken: 'keeps',
-    listGrants: 'keeps',
-    deleteExpiredCodes: 'keeps',
-  },
-  admin: {
-    updateUser: 'moves',
-    revokeAuthorization: 'moves',
-    rotateKeys: 'moves',
-    createToken: 'keeps',
-    findToken: 'keeps',
-    listTokens: 'keeps',
-    revokeToken: 'keeps',
-    findPreviousKey: 'keeps',
-    usersPage: 'keeps',
-    appsPage: 'keeps',
-    auditPage: 'keeps',
-    authorizations: 'keeps',
-    recordSignInUnlock: 'keeps',
-    signInUnlocks: 'keeps',
-  },
-  // Ending every session of a person raises their session generation (a column of users).
-  sessions: {
-    endAll: 'moves',
-    create: 'keeps',
-    findById: 'keeps',
-    touch: 'keeps',
-    confirmPassword: 'keeps',
-    end: 'keeps',
-    endOthers: 'keeps',
-    listOpen: 'keeps',
-    markReveal: 'keeps',
-    takeReveal: 'keeps',
-    deleteDead: 'keeps',
-  },
-} as const satisfies { [S in keyof Stores]?: EveryMethod<Stores[S]> }
+export const CREDENTIAL_WRITES: Readonly<Partial<Record<StoreName, Readonly<Record<string, Effect>>>>> = Object.fromEntries(
+  Object.keys(methodsWith('moves')).map((store) => [
+    store,
+    Object.fromEntries(Object.entries(STORE_METHODS[store as StoreName] as Record<string, MethodTraits>).map(([method, traits]) => [method, traits.moves ? 'moves' : 'keeps'])),
+  ]),
+)
 
-type WritingStore = keyof typeof CREDENTIAL_WRITES
+type WritingStore = StoreName
 
 /**
  * The stores with the generation moved after every write of a credential table, whatever its
@@ -76,7 +28,7 @@ type WritingStore = keyof typeof CREDENTIAL_WRITES
 export function withGenerationMoves(stores: Stores, move: () => Promise<void>): Stores {
   const moving = { ...stores }
   for (const name of Object.keys(CREDENTIAL_WRITES) as WritingStore[]) {
-    ;(moving as Record<string, object>)[name] = afterWrites(stores[name], CREDENTIAL_WRITES[name], move)
+    ;(moving as Record<string, object>)[name] = afterWrites(stores[name], CREDENTIAL_WRITES[name]!, move)
   }
   moving.transaction = async (work) => {
     let wrote = false
@@ -95,7 +47,7 @@ export function withGenerationMoves(stores: Stores, move: () => Promise<void>): 
 function markingWrites(tx: TransactionStores, marked: () => void): TransactionStores {
   const marking = { ...tx }
   for (const name of Object.keys(CREDENTIAL_WRITES) as WritingStore[]) {
-    if (name in tx) (marking as Record<string, object>)[name] = beforeWrites(tx[name as keyof TransactionStores], CREDENTIAL_WRITES[name], marked)
+    if (name in tx) (marking as Record<string, object>)[name] = beforeWrites(tx[name as keyof TransactionStores], CREDENTIAL_WRITES[name]!, marked)
   }
   return marking
 }

@@ -1,14 +1,15 @@
 import { sql, type Kysely } from 'kysely'
 import type { Redis } from 'ioredis'
-import type { AuditStore, Generation, LimiterFactory, NonceStore, Storage } from './types.ts'
+import type { AuditStore, Generation, LimiterFactory, NonceStore, Storage, TransactionStores } from './types.ts'
 import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
-import { createAdminStore } from './sql/admin-store.ts'
+import { createAdminTokenStore, createSignInUnlockStore } from './sql/admin-token-store.ts'
+import { createListingStore } from './sql/listing-store.ts'
 import { createBrowserSessionStore } from './sql/session-store.ts'
 import { createSignatureFailureStore } from './sql/signature-failure-store.ts'
-import { createOAuth2Store } from './sql/oauth2-store.ts'
+import { createOAuth2ClientStore, createOAuth2CodeStore, createOAuth2GrantStore } from './sql/oauth2-stores.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
@@ -20,16 +21,16 @@ import { createRedisNonceStore } from './redis/nonce-store.ts'
 import type { NonceBudget } from './nonce-share.ts'
 import { openSqlite } from './sqlite/open.ts'
 import { StorageUnavailableError } from './errors.ts'
-import { describe, guardStore, isUnavailableError, toStorageError } from './unavailable.ts'
+import { describe, isUnavailableError, toStorageError } from './unavailable.ts'
 import { isPostgresUrl, redactUrl } from './urls.ts'
 import { watchKeyring, type KeyringSource } from './sealing/keyring.ts'
 import { createSealer, type Sealer } from './sealing/sealer.ts'
 import { resealAll } from './sql/reseal.ts'
-import { createTransactionRunner, outsideUnitsOnly, type TransactionRunner } from './sql/transactions.ts'
+import { createTransactionRunner, type TransactionRunner } from './sql/transactions.ts'
 import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
 import { createRedisGeneration } from './redis/generation.ts'
-import { withGenerationMoves } from './generation-moves.ts'
+import { UNIT_STORE_NAMES } from './store-methods.ts'
 import { claimGenerationHome } from './postgres/generation-home.ts'
 
 export interface StorageOptions {
@@ -131,11 +132,32 @@ export async function openDatabase(databaseUrl: string): Promise<Kysely<Database
 
 /**
  * Where commits are grouped (SQLite), a row recorded on its own joins the commit of its turn of the
- * event loop: nearly every use case records one, most of them in the same few pages.
+ * event loop: nearly every use case records one, most of them in the same few pages. How this
+ * adapter writes a row, not a layer: it needs the adapter's own units (runOwnWrite).
  */
-function auditStore(db: Kysely<Database>, units: TransactionRunner): AuditStore {
-  const store = createAuditStore(db)
+function auditStore(store: AuditStore, units: TransactionRunner): AuditStore {
   return units.isGrouped ? { ...store, record: (event) => units.runOwnWrite((tx) => tx.audit.record(event)) } : store
+}
+
+/** Every database store over `conn`: the database itself, or (`isInUnit`) a unit of work's transaction. */
+function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false) {
+  return {
+    users: createUserStore(conn),
+    apps: createAppStore(conn, sealer, { isInUnit }),
+    requestTokens: createRequestTokenStore(conn, sealer),
+    accessTokens: createAccessTokenStore(conn, sealer),
+    bearerTokens: createBearerTokenStore(conn, sealer),
+    audit: createAuditStore(conn),
+    credentials: createCredentialLookup(conn, sealer),
+    adminTokens: createAdminTokenStore(conn, sealer),
+    signInUnlocks: createSignInUnlockStore(conn),
+    listings: createListingStore(conn, sealer),
+    sessions: createBrowserSessionStore(conn),
+    signatureFailures: createSignatureFailureStore(conn),
+    oauth2Clients: createOAuth2ClientStore(conn, sealer),
+    oauth2Codes: createOAuth2CodeStore(conn, sealer),
+    oauth2Grants: createOAuth2GrantStore(conn, sealer, { isInUnit }),
+  }
 }
 
 /**
@@ -177,44 +199,24 @@ export function createSqlStorage(
   const clocked = options.forTests && !shared ? createClockedLimiterFactory(options.forTests.nowMs) : undefined
   const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : (clocked ?? createMemoryLimiterFactory())
   const kept = clocked && memoryNonces ? keptStateOf(db) : undefined
-  // A unit of work's stores are bound to its transaction (on SQLite, to the batch's).
-  const units = createTransactionRunner(db, (conn) => ({
-    users: createUserStore(conn),
-    requestTokens: createRequestTokenStore(conn, sealer),
-    accessTokens: createAccessTokenStore(conn, sealer),
-    bearerTokens: createBearerTokenStore(conn, sealer),
-    apps: createAppStore(conn, sealer, { isInUnit: true }),
-    audit: createAuditStore(conn),
-    admin: createAdminStore(conn, sealer, { isInUnit: true }),
-    oauth2: createOAuth2Store(conn, sealer, { isInUnit: true }),
-  }))
-  // The outer stores: each call refuses to run inside a unit of work, where it would wait forever.
-  const outer = <T extends object>(store: T, name: string) => guardStore(outsideUnitsOnly(store, name), 'database')
+  // A unit of work's stores are bound to its transaction (on SQLite, to the batch's): those STORE_METHODS says a unit has.
+  const units = createTransactionRunner(db, (conn) => {
+    const all = databaseStores(conn, sealer, true)
+    return Object.fromEntries(UNIT_STORE_NAMES.map((name) => [name, all[name]])) as TransactionStores
+  })
   const generation = generationOf(db, shared)
+  // Plain adapters: the composition root wraps them (src/composition/store-layers.ts).
+  const plain = databaseStores(db, sealer)
   const stores: Storage['stores'] = {
-    users: outer(createUserStore(db), 'stores.users'),
-    apps: outer(createAppStore(db, sealer), 'stores.apps'),
-    requestTokens: outer(createRequestTokenStore(db, sealer), 'stores.requestTokens'),
-    accessTokens: outer(createAccessTokenStore(db, sealer), 'stores.accessTokens'),
-    bearerTokens: outer(createBearerTokenStore(db, sealer), 'stores.bearerTokens'),
-    audit: outer(auditStore(db, units), 'stores.audit'),
-    credentials: outer(createCredentialLookup(db, sealer), 'stores.credentials'),
-    admin: outer(createAdminStore(db, sealer), 'stores.admin'),
-    sessions: outer(createBrowserSessionStore(db), 'stores.sessions'),
-    signatureFailures: outer(createSignatureFailureStore(db), 'stores.signatureFailures'),
-    oauth2: outer(createOAuth2Store(db, sealer), 'stores.oauth2'),
-    async transaction(work) {
-      try {
-        return await units.run(work)
-      } catch (error) {
-        throw toStorageError(error, 'database')
-      }
-    },
+    ...plain,
+    audit: auditStore(plain.audit, units),
+    transaction: (work) => units.run(work),
     nonces,
   }
   const runtime: Storage['runtime'] = {
     limiters,
     generation: generation?.read,
+    moveGeneration: generation?.move,
     ...(kept && clocked && memoryNonces
       ? {
           testState: {
@@ -262,5 +264,5 @@ export function createSqlStorage(
       await db.destroy()
     },
   }
-  return { stores: generation?.move ? withGenerationMoves(stores, generation.move) : stores, runtime }
+  return { stores, runtime }
 }

@@ -1,19 +1,6 @@
-import type {
-  AccessLevel,
-  AccessTokenRecord,
-  AppRecord,
-  AuditEventRecord,
-  AuthorizationCodeRecord,
-  BearerTokenRecord,
-  BrowserSessionRecord,
-  OAuth2ClientRecord,
-  OAuth2GrantRecord,
-  OAuth2TokenRecord,
-  RequestTokenRecord,
-  SignatureFailure,
-  UserRecord,
-} from './records.ts'
-import type { AdminStore } from './admin-types.ts'
+import type { AccessLevel, AccessTokenRecord, AppRecord, AuditEventRecord, BearerTokenRecord, BrowserSessionRecord, RequestTokenRecord, SignatureFailure, UserRecord } from './records.ts'
+import type { AdminTokenStore, ListingStore, SignInUnlockStore } from './admin-types.ts'
+import type { OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
 import type { LimiterFactory, NonceStore } from './counter-types.ts'
 
 /**
@@ -31,6 +18,18 @@ export interface UserStore {
   /** Case-insensitive lookup. */
   findByScreenName(screenName: string): Promise<UserRecord | undefined>
   list(): Promise<UserRecord[]>
+  /**
+   * Sets the given fields, and with endSessions raises the session generation in the same statement
+   * (every browser session ends); the new record, or undefined when there is no such user.
+   */
+  update(id: string, patch: UserPatch): Promise<UserRecord | undefined>
+}
+
+export interface UserPatch {
+  name?: string
+  passwordHash?: string
+  disabledAtMs?: number | null
+  endSessions?: boolean
 }
 
 export type AppPatch = Partial<
@@ -50,6 +49,25 @@ export type AppPatch = Partial<
   >
 >
 
+/**
+ * An app found by a consumer key, with the key pair that key belongs to: its current pair, or a
+ * rotated-out one (AppStore.rotateKeys) with the time it stops working. The caller decides whether
+ * that time has passed, on every request: the answer may come from the validity cache, filled earlier.
+ */
+export interface AppByConsumerKey extends AppRecord {
+  /** Set only when the key is a rotated-out one: its pair works until then. */
+  previousKeyExpiresAtMs?: number
+}
+
+export interface KeyRotation {
+  keys: { consumerKey: string; consumerSecret: string }
+  /** The pair being replaced keeps working until this time; without it, it stops at once. */
+  previousValidUntilMs?: number
+  /** Also revoke every request, access and bearer token issued to the app. */
+  revokeTokens: boolean
+  nowMs: number
+}
+
 export interface AppStore {
   /**
    * Inserts the app; false when its id or consumer key already exists, or when its owner already
@@ -60,7 +78,8 @@ export interface AppStore {
    */
   create(app: AppRecord, options?: { ownerMayHold?: number }): Promise<boolean>
   findById(id: string): Promise<AppRecord | undefined>
-  findByConsumerKey(consumerKey: string): Promise<AppRecord | undefined>
+  /** By its current consumer key, or else by a rotated-out one, expired or not (AppByConsumerKey). */
+  findByConsumerKey(consumerKey: string): Promise<AppByConsumerKey | undefined>
   list(): Promise<AppRecord[]>
   /**
    * Applies the patch and returns the new record; undefined when there is no such app. Rejects with
@@ -68,10 +87,11 @@ export interface AppStore {
    */
   update(id: string, patch: AppPatch, nowMs: number): Promise<AppRecord | undefined>
   /**
-   * In one transaction: sets the new key pair and revokes every request, access and bearer token
-   * issued under the old one. Undefined when there is no such app.
+   * In one transaction: the app's new key pair, its current pair kept as the previous one until
+   * previousValidUntilMs (any older previous pair dropped), and its request, access and bearer
+   * tokens revoked when asked. Undefined when there is no such app.
    */
-  rotateKeys(id: string, keys: { consumerKey: string; consumerSecret: string }, nowMs: number): Promise<AppRecord | undefined>
+  rotateKeys(id: string, rotation: KeyRotation): Promise<AppRecord | undefined>
   /** Deletes the app, every token issued to it and its OAuth 2.0 client, codes and grants; false when there was none. */
   delete(id: string): Promise<boolean>
 }
@@ -117,6 +137,8 @@ export interface AccessTokenStore {
   issueOrReuse(candidate: AccessTokenRecord): Promise<AccessTokenRecord>
   /** Marks the token revoked; false when it was unknown or already revoked. */
   revoke(token: string, nowMs: number): Promise<boolean>
+  /** Revokes every live access token of this person for this app; how many were live. */
+  revokeAuthorization(userId: string, appId: string, nowMs: number): Promise<number>
 }
 
 export interface BearerTokenStore {
@@ -128,57 +150,6 @@ export interface BearerTokenStore {
   revoke(token: string, nowMs: number): Promise<boolean>
 }
 
-/** A token to store: the value handed out (kept only as its keyed hash) and its record. */
-export interface NewOAuth2Token {
-  token: string
-  record: OAuth2TokenRecord
-}
-
-export type CodeRedemption =
-  | { outcome: 'redeemed'; record: AuthorizationCodeRecord }
-  /** Redeemed before: `grantId` is what that redemption made (null while it is being made), `record` whom the code was for. */
-  | { outcome: 'reused'; grantId: string | null; record: AuthorizationCodeRecord }
-  | { outcome: 'unknown' }
-
-/**
- * OAuth 2.0 user context: each app's client, authorization codes, grants and their tokens. Codes
- * and tokens are kept only as keyed hashes; single use is a conditional update, so that of two
- * instances redeeming one code or refresh token at once exactly one succeeds.
- */
-export interface OAuth2Store {
-  findClientByAppId(appId: string): Promise<OAuth2ClientRecord | undefined>
-  findClientByClientId(clientId: string): Promise<OAuth2ClientRecord | undefined>
-  /** The clients of these apps (those that have one), in one lookup: for a page of apps. */
-  findClientsByAppIds(appIds: readonly string[]): Promise<OAuth2ClientRecord[]>
-  /** Creates or replaces the app's client. */
-  saveClient(client: OAuth2ClientRecord): Promise<void>
-  /** Removes the app's client; false when it had none. */
-  deleteClient(appId: string): Promise<boolean>
-  createCode(code: string, record: AuthorizationCodeRecord): Promise<void>
-  /** Marks the code redeemed, once: its record the first time, `reused` after (expired or not: the caller decides). */
-  redeemCode(code: string, nowMs: number): Promise<CodeRedemption>
-  /** Stores the grant and its first tokens, and names it as what `code` made (none for a seed file's grant). */
-  createGrant(grant: OAuth2GrantRecord, tokens: NewOAuth2Token[], code: string | undefined): Promise<void>
-  /** The token with its grant, spent, expired or revoked as it is (the caller decides); undefined when unknown. */
-  findToken(token: string): Promise<{ token: OAuth2TokenRecord; grant: OAuth2GrantRecord } | undefined>
-  /**
-   * Spends the refresh token and stores its successors, ending the grant's other live access
-   * tokens, all at once; false (and nothing written) when it was already spent.
-   */
-  rotate(refreshToken: string, successors: NewOAuth2Token[], nowMs: number): Promise<boolean>
-  /** Ends the grant and so every token of it; false when it was unknown or already ended. */
-  revokeGrant(grantId: string, nowMs: number): Promise<boolean>
-  /**
-   * Ends every live grant of an app, of a person, or of a person for one app, and deletes the codes
-   * of the same not yet redeemed, which would make new ones; how many grants.
-   */
-  revokeGrants(filter: { appId?: string; userId?: string }, nowMs: number): Promise<number>
-  /** A person's live grants, newest first. */
-  listGrants(userId: string): Promise<OAuth2GrantRecord[]>
-  /** Deletes codes that expired before nowMs; how many. */
-  deleteExpiredCodes(nowMs: number): Promise<number>
-}
-
 /**
  * The joined lookups every verified request makes, one round trip each: added for speed, kept apart
  * from the stores of one table so that their contract (test/storage/contract.ts) and their cost are
@@ -187,14 +158,14 @@ export interface OAuth2Store {
 export interface CredentialLookup {
   /**
    * What a request signed with an access token names: the app of this consumer key as
-   * AppStore.findByConsumerKey finds it, the access token as AccessTokenStore.findByToken finds it
+   * AppStore.findByConsumerKey finds it (a rotated-out key too), the access token as AccessTokenStore.findByToken finds it
    * (whatever its app, and a revoked one as it is: the caller decides) and the user it acts for.
    * Each is undefined when not found, `owner` also when there is no token.
    */
   findConsumerWithAccessToken(
     consumerKey: string,
     token: string,
-  ): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }>
+  ): Promise<{ app: AppByConsumerKey | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }>
   /**
    * The bearer token as BearerTokenStore.findByToken finds it, with its app: undefined for an
    * unknown token; a revoked token is answered like a live one; `app` is undefined when the app no
@@ -277,13 +248,16 @@ export interface SignatureFailureStore {
 }
 
 export type { LimitState, Limiter, LimiterFactory, NonceStore, NonceUse, NonceVerdict } from './counter-types.ts'
+export type { CodeRedemption, NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
 
 /**
  * The database's stores as a unit of work sees them (Stores.transaction): every store that writes a
- * credential or its audit row, bound to its transaction. `admin` is there for the admin API's writes
- * (admin tokens, user updates, revocations, key rotation), each kept in one unit with its audit row.
+ * credential or its audit row, bound to its transaction.
  */
-export type TransactionStores = Pick<Stores, 'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'admin' | 'oauth2'>
+export type TransactionStores = Pick<
+  Stores,
+  'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'adminTokens' | 'signInUnlocks' | 'oauth2Clients' | 'oauth2Codes' | 'oauth2Grants'
+>
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
 export interface DependencyStates {
@@ -304,12 +278,18 @@ export interface Stores {
   /** Browser sessions: the developer console, settings and consent pages. */
   sessions: BrowserSessionStore
   nonces: NonceStore
-  /** Admin tokens and the admin API's paginated lists (admin-types.ts). */
-  admin: AdminStore
+  /** The admin API's credentials (admin-types.ts). */
+  adminTokens: AdminTokenStore
+  /** When an operator last cleared each key of the sign-in throttle. */
+  signInUnlocks: SignInUnlockStore
+  /** Read-only lists: the admin API's pages, a person's authorizations. */
+  listings: ListingStore
   /** Each app's recent signature failures, for the developer console. */
   signatureFailures: SignatureFailureStore
-  /** OAuth 2.0 user context: clients, codes, grants, tokens. */
-  oauth2: OAuth2Store
+  /** OAuth 2.0 user context (oauth2-types.ts): each app's client, authorization codes, grants with their tokens. */
+  oauth2Clients: OAuth2ClientStore
+  oauth2Codes: OAuth2CodeStore
+  oauth2Grants: OAuth2GrantStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the
@@ -340,6 +320,11 @@ export interface StorageRuntime {
   limiters: LimiterFactory
   /** The credentials' generation, where the deployment keeps one (SQLite; PostgreSQL with Redis): what the validity cache checks. */
   generation?: Generation | undefined
+  /**
+   * Where this process must move the generation after its credential writes (PostgreSQL with Redis):
+   * the composition root's layers do (generation-moves.ts).
+   */
+  moveGeneration?: (() => Promise<void>) | undefined
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
   /**

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Generation, GenerationValue, Stores, ValidityCacheResult } from './types.ts'
+import { methodsWith, type StoreName } from './store-methods.ts'
 
 /**
  * How many lookups the validity cache keeps: the credentials of the apps and people calling now.
@@ -54,19 +55,13 @@ export function createValidityCache(
   }
 }
 
-/** The lookups of a verified request (and of the pages' session check), each store's by name. */
-const CACHED_LOOKUPS = {
-  users: ['findById'],
-  apps: ['findById', 'findByConsumerKey'],
-  credentials: ['findConsumerWithAccessToken', 'findBearerTokenWithApp'],
-  admin: ['findPreviousKey'],
-  oauth2: ['findToken'],
-} as const satisfies { [S in keyof Stores]?: ReadonlyArray<keyof Stores[S] & string> }
+/** The lookups of a verified request (and of the pages' session check), each store's by name: STORE_METHODS' `cached`. */
+const CACHED_LOOKUPS = methodsWith('cached')
 
 /** The stores with the lookups of CACHED_LOOKUPS answered through `cache`. */
 export function withCachedLookups(stores: Stores, cache: ValidityCache): Stores {
   const cached = { ...stores }
-  for (const [name, methods] of Object.entries(CACHED_LOOKUPS) as Array<[keyof typeof CACHED_LOOKUPS, readonly string[]]>) {
+  for (const [name, methods] of Object.entries(CACHED_LOOKUPS) as Array<[StoreName, string[]]>) {
     ;(cached as Record<string, object>)[name] = withValidityCache(stores[name], name, methods as never, cache)
   }
   return cached

@@ -81,7 +81,7 @@ describe("an app's OAuth 2.0 client over the admin API", () => {
     const nowMs = Date.now()
     for (const scopes of [['tweet.read', 'users.read'], ['users.read', 'offline.access']]) {
       const grant = { id: server.domain.newId(), appId: String(oauth2Only.app_id), userId: person.user_id, scopes, createdAtMs: nowMs, revokedAtMs: null }
-      await server.domain.stores.oauth2.createGrant(grant, [{ token: `access-${grant.id}`, record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 7_200_000, spentAtMs: null } }], `code-${grant.id}`)
+      await server.domain.stores.oauth2Grants.create(grant, [{ token: `access-${grant.id}`, record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 7_200_000, spentAtMs: null } }], `code-${grant.id}`)
     }
     const path = `/admin/v1/users/${person.user_id}/authorizations`
     const listed = await server.admin('GET', path)

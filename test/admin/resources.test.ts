@@ -210,7 +210,7 @@ describe('admin API resources', () => {
       await setOAuth2Client(server.domain, { appId: app.app_id, setting: 'public' })
       const grant = { id: server.domain.newId(), appId: app.app_id, userId: person.user_id, scopes: ['users.read'], createdAtMs: Date.now(), revokedAtMs: null }
       const access = { kind: 'access' as const, grantId: grant.id, createdAtMs: grant.createdAtMs, expiresAtMs: grant.createdAtMs + 3_600_000, spentAtMs: null }
-      await server.domain.stores.oauth2.createGrant(grant, [{ token: newUserTokenValue(), record: access }], `code-${grant.id}`)
+      await server.domain.stores.oauth2Grants.create(grant, [{ token: newUserTokenValue(), record: access }], `code-${grant.id}`)
     }
     for (const app of apps.slice(1)) assert.equal((await server.admin('POST', `/admin/v1/apps/${app.app_id}/owner-token`)).status, 200)
     const listed = await server.admin('GET', `/admin/v1/users/${person.user_id}/authorizations`)

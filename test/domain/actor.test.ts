@@ -41,7 +41,7 @@ describe('withAuditActor', () => {
     const { record } = await createAdminToken(acting, 'made by an admin')
     assert.deepEqual((await newest())?.detail, { admin_token_id: record.id, name: 'made by an admin', actor: 'admin_token:5' })
     // The unit's other stores are the real ones: the token was kept.
-    assert.deepEqual((await t.domain.stores.admin.listTokens()).find((r) => r.id === record.id), record)
+    assert.deepEqual((await t.domain.stores.adminTokens.list()).find((r) => r.id === record.id), record)
   })
 
   test('the domain it was made from is unchanged: its rows name no actor', async () => {

@@ -50,7 +50,7 @@ async function assertRolledBack(event: string, change: (domain: DomainDeps) => P
 describe('admin writes and their audit rows are one unit of work', () => {
   test('admin token create: a failed audit insert keeps no token', async () => {
     await assertRolledBack('admin_token.created', (domain) => createAdminToken(domain, 'rolled back'))
-    const names = (await t.domain.stores.admin.listTokens()).map((r) => r.name)
+    const names = (await t.domain.stores.adminTokens.list()).map((r) => r.name)
     assert.ok(!names.includes('rolled back'))
     // The twin: with a working audit store the same call keeps the token and its row.
     const kept = await createAdminToken(t.domain, 'kept')
@@ -98,7 +98,7 @@ describe('admin writes and their audit rows are one unit of work', () => {
     const { token } = await issueOwnerToken(t.domain, app.id)
     await assertRolledBack('app.keys_rotated', (domain) => rotateAppKeys(domain, app.id, { graceSeconds: 60, revokeTokens: true }))
     assert.equal((await t.domain.stores.apps.findById(app.id))?.consumerKey, app.consumerKey)
-    assert.equal(await t.domain.stores.admin.findPreviousKey(app.consumerKey), undefined)
+    assert.equal((await t.domain.stores.apps.findByConsumerKey(app.consumerKey))?.previousKeyExpiresAtMs, undefined, 'still the current key, no previous pair')
     assert.equal((await t.domain.stores.accessTokens.findByToken(token.token))?.revokedAtMs, null)
     const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60, revokeTokens: true })
     assert.notEqual(rotated.consumerKey, app.consumerKey)

@@ -217,9 +217,9 @@ describe('resumeBrowserSession', () => {
     const theirs = await start(disabled)
     assert.equal(await isLive(theirs), true)
     // Disabled in the row itself, the generation left as it was: the flag alone refuses the session.
-    await t.domain.stores.admin.updateUser(disabled.id, { disabledAtMs: clock.nowMs() })
+    await t.domain.stores.users.update(disabled.id, { disabledAtMs: clock.nowMs() })
     assert.equal(await isLive(theirs), false)
-    await t.domain.stores.admin.updateUser(disabled.id, { disabledAtMs: null })
+    await t.domain.stores.users.update(disabled.id, { disabledAtMs: null })
     assert.equal(await isLive(theirs), true, 'enabled again, the same claim is live')
   })
 

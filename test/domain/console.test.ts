@@ -80,10 +80,10 @@ describe('the app limit', () => {
     const { user: other } = await makeUser(t.domain)
     await fillTo(owner, MAX_APPS_PER_OWNER - 1)
     await createApp(t.domain, { name: `App ${MAX_APPS_PER_OWNER}`, owner: owner.id })
-    const auditRows = (await t.domain.stores.admin.auditPage({ limit: 1000 })).length
+    const auditRows = (await t.domain.stores.listings.auditPage({ limit: 1000 })).length
     await assertRefused(createApp(t.domain, { name: 'One too many', owner: owner.id }), refusal)
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
-    assert.equal((await t.domain.stores.admin.auditPage({ limit: 1000 })).length, auditRows, 'no audit row for the refused create')
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+    assert.equal((await t.domain.stores.listings.auditPage({ limit: 1000 })).length, auditRows, 'no audit row for the refused create')
     // Another developer has room: only a person's own apps count (more than 100 apps exist now).
     await createApp(t.domain, { name: 'Room', owner: other.id })
   })
@@ -96,7 +96,7 @@ describe('the app limit', () => {
     for (const result of results.filter((r) => r.status === 'rejected')) {
       assert.ok(result.reason instanceof ServiceError && result.reason.field === 'owner', String(result.reason))
     }
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: owner.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
   })
 
   test('an operator who says so registers an app beyond the limit; the console lists every app, a page at a time', async () => {
@@ -159,10 +159,10 @@ describe('connectedApps', () => {
       ...t.domain,
       stores: {
         ...t.domain.stores,
-        admin: {
-          ...t.domain.stores.admin,
+        listings: {
+          ...t.domain.stores.listings,
           authorizations: async (userId) => {
-            const found = await t.domain.stores.admin.authorizations(userId)
+            const found = await t.domain.stores.listings.authorizations(userId)
             await deleteApp(t.domain, app.id)
             return found
           },
@@ -240,7 +240,7 @@ describe('appUsage', () => {
 })
 
 describe('changeOwnPassword', () => {
-  const throttle = () => createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.admin)
+  const throttle = () => createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.signInUnlocks)
   const NEW = 'a brand new passphrase'
 
   /** A person with two live browser sessions. */

@@ -72,7 +72,7 @@ describe('control characters in text fields, on this backend', () => {
 
   test('a screen name holding one finds no one: sign-in is the ordinary refusal, the lookups a 404 or nothing', async () => {
     const { user, password } = await makeUser(t.domain, { screenName: 'ctl_signer' })
-    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.admin) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.signInUnlocks) }
     await assert.rejects(signIn(deps, { username: 'ctl\u0000signer', password, address: '192.0.2.7' }), (error: unknown) => {
       assert.ok(error instanceof ServiceError)
       assert.deepEqual([error.status, error.code], [401, 1107])

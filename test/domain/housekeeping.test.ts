@@ -97,7 +97,7 @@ describe('housekeeping', () => {
     tier.clock.advance(EXPIRED_KEPT_MS)
     const young = await newCode()
     await pass(MINUTE_MS)
-    const redeem = async (code: string) => (await tier.domain.stores.oauth2.redeemCode(code, tier.clock.nowMs())).outcome
+    const redeem = async (code: string) => (await tier.domain.stores.oauth2Codes.redeem(code, tier.clock.nowMs())).outcome
     assert.equal(await redeem(old), 'unknown', 'expired an hour ago: deleted')
     assert.equal(await redeem(young), 'redeemed', 'expired less than an hour ago: still there (a replay is still known as one)')
   })

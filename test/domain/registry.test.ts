@@ -7,6 +7,7 @@ import { createUser } from '../../src/domain/registry/users.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { AppNameTakenError } from '../../src/storage/errors.ts'
 import type { AppRecord, AuditEventName, UserRecord } from '../../src/storage/records.ts'
+import { appIfKeyWorks } from '../../src/domain/registry/key-grace.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, testClock, type TestDomain } from '../helpers/test-domain.ts'
 
@@ -357,7 +358,7 @@ describe('every bad field at once', () => {
       field: 'name',
     })
     assert.deepEqual(error.fields.map((f) => f.field), ['name', 'website', 'callbackUrls', 'accessLevel'])
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: owner.user.id, limit: 10 })).length, 0)
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: owner.user.id, limit: 10 })).length, 0)
   })
 
   test('one bad setting is refused as it was: its own message and field', async () => {
@@ -568,7 +569,7 @@ describe('rotateAppKeys: the grace period and the audit row', () => {
     const { token } = await issueOwnerToken(t.domain, app.id)
     const rotatedAtMs = clock.nowMs()
     const rotated = await rotateAppKeys(t.domain, app.id, { graceSeconds: 60 })
-    assert.equal((await t.domain.stores.admin.findPreviousKey(app.consumerKey))?.expiresAtMs, rotatedAtMs + 60_000)
+    assert.equal((await t.domain.stores.apps.findByConsumerKey(app.consumerKey))?.previousKeyExpiresAtMs, rotatedAtMs + 60_000)
 
     const old = await findApp(t.domain, app.consumerKey)
     assert.deepEqual({ id: old.id, key: old.consumerKey, secret: old.consumerSecret }, { id: app.id, key: app.consumerKey, secret: app.consumerSecret })
@@ -583,7 +584,7 @@ describe('rotateAppKeys: the grace period and the audit row', () => {
     assert.equal((await findApp(t.domain, app.consumerKey)).id, app.id)
     clock.advance(1)
     await assertRefusedAs(findApp(t.domain, app.consumerKey), { status: 404, code: 1004, message: `no app with id or consumer key ${app.consumerKey}` })
-    assert.equal((await t.domain.stores.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)).app, undefined)
+    assert.equal(appIfKeyWorks((await t.domain.stores.credentials.findConsumerWithAccessToken(app.consumerKey, token.token)).app, clock.nowMs()), undefined)
   })
 
   test('records app.keys_rotated with whether tokens were revoked and the grace; tokens are revoked by default without a grace, kept with one', async () => {

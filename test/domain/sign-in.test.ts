@@ -50,7 +50,7 @@ describe('signIn', () => {
   })
 
   test('people signing in at once behind one address with the right passwords never lock it (issue 29, 8)', async () => {
-    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.admin) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(t.domain.runtime.limiters, t.domain.settings, t.domain.stores.signInUnlocks) }
     const people = await Promise.all(Array.from({ length: 6 }, () => makeUser(t.domain)))
     const burst = () =>
       Promise.all(people.map(({ user, password }) => signIn(deps, { username: user.screenName, password, address: '198.51.100.23' }).then(() => 'in', () => 'refused')))
@@ -122,7 +122,7 @@ describe('signIn', () => {
   })
 
   test('a refusal says how long to wait; of many refused attempts from one address, one is in the trail (issue 29, 8 and 10)', async () => {
-    const deps = { ...t.domain, throttle: createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.admin) }
+    const deps = { ...t.domain, throttle: createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures: 2, signInWindowSeconds: 900 }, t.domain.stores.signInUnlocks) }
     const address = '192.0.2.77'
     const attempt = () => signIn(deps, { username: 'nobody_here', password: 'wrong password', address })
     for (let i = 0; i < 2; i++) await assert.rejects(attempt(), withCode(1107))
@@ -229,7 +229,7 @@ describe('the sign-in throttle on the stores\' limiters', () => {
   })
   after(() => stores.close())
   const throttleOf = (signInMaxFailures: number, signInWindowSeconds: number) =>
-    createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures, signInWindowSeconds }, stores.domain.stores.admin)
+    createSignInThrottle(createMemoryLimiterFactory(), { signInMaxFailures, signInWindowSeconds }, stores.domain.stores.signInUnlocks)
 
   test("an operator's unlock clears a blocked account, or address, at its next attempt; not a block that began after it", async () => {
     const throttle = throttleOf(1, 600)

@@ -106,7 +106,7 @@ describe('validity on PostgreSQL + Redis: a credential ended on one instance or 
   test('revoking the OAuth 2.0 user token on B (POST /2/oauth2/revoke)', async () => {
     const { calls, app, userAccessToken } = await credentials()
     assert.deepEqual(await outcomes(calls), ALL_ACCEPTED)
-    const client = await storage.stores.oauth2.findClientByAppId(app.id)
+    const client = await storage.stores.oauth2Clients.findByAppId(app.id)
     const answer = await at(b, '/2/oauth2/revoke', { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams({ token: userAccessToken, client_id: client!.clientId }).toString() })
     assert.equal(answer.status, 200, answer.text)
     assert.deepEqual(await outcomes(calls), { ...ALL_ACCEPTED, user: '401' })

@@ -56,6 +56,6 @@ export async function issueEveryCredential(domain: DomainDeps): Promise<EveryCre
   const nowMs = Date.now()
   const grant = { id: domain.newId(), appId: app.id, userId: user.id, scopes: ['users.read'], createdAtMs: nowMs, revokedAtMs: null }
   const userAccessToken = newUserTokenValue()
-  await domain.stores.oauth2.createGrant(grant, [{ token: userAccessToken, record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 3_600_000, spentAtMs: null } }], `code-${grant.id}`)
+  await domain.stores.oauth2Grants.create(grant, [{ token: userAccessToken, record: { kind: 'access', grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 3_600_000, spentAtMs: null } }], `code-${grant.id}`)
   return { app, user, consumer: { key: app.consumerKey, secret: app.consumerSecret }, token: { key: token.token, secret: token.secret }, bearer: bearer.token, userAccessToken }
 }

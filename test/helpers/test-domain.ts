@@ -113,12 +113,7 @@ export async function openTestDomain(options: { clock?: Clock; settings?: TestSe
     },
   )
   const clock = options.clock ?? { nowMs: () => Date.now() }
-  const domain: DomainDeps = createDomainDeps(
-    options.observed ? options.observed.instrument({ stores, runtime }) : { stores, runtime },
-    testDomainSettings(options.settings),
-    clock,
-    options.observed?.observer,
-  )
+  const domain: DomainDeps = createDomainDeps({ stores, runtime }, testDomainSettings(options.settings), clock, options.observed?.observer, options.observed?.instrument)
   return {
     domain,
     dbPath: storage.dbPath,

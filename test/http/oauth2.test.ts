@@ -156,7 +156,7 @@ describe('app-only bearer tokens', () => {
     assert.equal((await tokenCall(app, { headers: { authorization: encoded } })).status, 200)
     // Keys made by hand with reserved characters: only the RFC 6749 §2.3.1 encoding can carry them.
     const keys = { consumerKey: 'key:with%reserved+chars', consumerSecret: 'a:b%c+d&e=f/g?h é' }
-    const reserved = (await server.domain.stores.apps.rotateKeys(app.id, keys, Date.now()))!
+    const reserved = (await server.domain.stores.apps.rotateKeys(app.id, { keys, revokeTokens: true, nowMs: Date.now() }))!
     const answer = await tokenCall(reserved, { headers: { authorization: basic(encodeURIComponent(keys.consumerKey), encodeURIComponent(keys.consumerSecret)) } })
     assert.equal(answer.status, 200, answer.text)
     const raw = await tokenCall(reserved, { headers: { authorization: basic(keys.consumerKey, keys.consumerSecret) } })

@@ -50,15 +50,15 @@ async function sourceWithEveryTable(): Promise<string> {
     const { app, user } = await issueEveryCredential(createDomainDeps(storage, testDomainSettings()))
     const nowMs = Date.now()
     await stores.requestTokens.create(requestTokenRecord(app.id))
-    await stores.admin.rotateKeys(app.id, { keys: { consumerKey: `ck-${nowMs}`, consumerSecret: `cs-${nowMs}` }, previousValidUntilMs: nowMs + 60_000, revokeTokens: false, nowMs })
-    await stores.admin.createToken({ id: 'admin-1', name: 'ops', createdAtMs: nowMs, revokedAtMs: null }, `admin-token-${nowMs}`)
+    await stores.apps.rotateKeys(app.id, { keys: { consumerKey: `ck-${nowMs}`, consumerSecret: `cs-${nowMs}` }, previousValidUntilMs: nowMs + 60_000, revokeTokens: false, nowMs })
+    await stores.adminTokens.create({ id: 'admin-1', name: 'ops', createdAtMs: nowMs, revokedAtMs: null }, `admin-token-${nowMs}`)
     await stores.sessions.create({ id: `session-${nowMs}`, userId: user.id, generation: 0, createdAtMs: nowMs, lastSeenAtMs: nowMs, passwordAtMs: nowMs, userAgent: 'a browser', address: '192.0.2.1', endedAtMs: null })
     const failure = { atMs: nowMs, method: 'POST', url: 'https://api.example/oauth/request_token', reason: 'bad_signature' as const, baseString: 'POST&…', parameters: 'header: oauth_consumer_key' }
     await stores.signatureFailures.record(app.id, failure, { keep: 50, maxAgeMs: 3_600_000 })
     await stores.audit.record(auditEvent({ appId: app.id, userId: user.id, detail: { fields: ['name'] } }))
     const code = { appId: app.id, userId: user.id, redirectUri: 'https://app.example/cb', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', challengeMethod: 'S256' as const, scopes: ['users.read'], createdAtMs: nowMs, expiresAtMs: nowMs + 30_000 }
-    await stores.oauth2.createCode(`code-${nowMs}`, code)
-    await stores.admin.recordSignInUnlock('address:192.0.2.1', nowMs)
+    await stores.oauth2Codes.create(`code-${nowMs}`, code)
+    await stores.signInUnlocks.record('address:192.0.2.1', nowMs)
   } finally {
     await storage.runtime.close()
   }

@@ -4,7 +4,7 @@ import type { AppRecord, AuthorizationCodeRecord, OAuth2ClientRecord, OAuth2Gran
 import type { NewOAuth2Token, Stores } from '../../src/storage/types.ts'
 import { appRecord, userRecord, type OpenFreshStores } from './contract.ts'
 
-/** The OAuth2Store part of the storage contract (src/storage/types.ts), run by each adapter's test file. */
+/** The OAuth 2.0 stores' part of the storage contract (src/storage/oauth2-types.ts), run by each adapter's test file. */
 
 const NOW = 1_750_000_000_000
 let counter = 0
@@ -58,12 +58,12 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
   /** A redeemed code and the grant it made, with an access and a refresh token. */
   async function grantWithTokens(s: Stores, app: AppRecord, user: UserRecord) {
     const code = unique('code')
-    await s.oauth2.createCode(code, codeRecord(app, user))
-    assert.equal((await s.oauth2.redeemCode(code, NOW + 1)).outcome, 'redeemed')
+    await s.oauth2Codes.create(code, codeRecord(app, user))
+    assert.equal((await s.oauth2Codes.redeem(code, NOW + 1)).outcome, 'redeemed')
     const grant = grantRecord(app, user)
     const access = accessToken(grant.id)
     const refresh = refreshToken(grant.id)
-    await s.oauth2.createGrant(grant, [access, refresh], code)
+    await s.oauth2Grants.create(grant, [access, refresh], code)
     return { code, grant, access, refresh }
   }
 
@@ -71,20 +71,20 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
     test('a client is found by its app and by its client id, its secret as saved; saving again replaces it; deleting removes it', async () => {
       await withApp(async (s, _user, app) => {
         const client = clientRecord(app.id)
-        await s.oauth2.saveClient(client)
-        assert.deepEqual(await s.oauth2.findClientByAppId(app.id), client)
-        assert.deepEqual(await s.oauth2.findClientByClientId(client.clientId), client)
+        await s.oauth2Clients.save(client)
+        assert.deepEqual(await s.oauth2Clients.findByAppId(app.id), client)
+        assert.deepEqual(await s.oauth2Clients.findByClientId(client.clientId), client)
         const regenerated = { ...client, clientSecret: unique('secret'), previousClientSecret: client.clientSecret, previousSecretExpiresAtMs: NOW + 60_000, updatedAtMs: NOW + 3 }
-        await s.oauth2.saveClient(regenerated)
-        assert.deepEqual(await s.oauth2.findClientByClientId(client.clientId), regenerated, 'the previous secret and its end are kept')
+        await s.oauth2Clients.save(regenerated)
+        assert.deepEqual(await s.oauth2Clients.findByClientId(client.clientId), regenerated, 'the previous secret and its end are kept')
         const publicClient = { ...client, type: 'public' as const, clientSecret: null, previousClientSecret: null, previousSecretExpiresAtMs: null, updatedAtMs: NOW + 5 }
-        await s.oauth2.saveClient(publicClient)
-        assert.deepEqual(await s.oauth2.findClientByAppId(app.id), publicClient)
-        assert.deepEqual(await s.oauth2.findClientsByAppIds([app.id, 'no-such-app']), [publicClient], 'the clients of a page of apps, those that have one')
-        assert.deepEqual(await s.oauth2.findClientsByAppIds([]), [])
-        assert.equal(await s.oauth2.deleteClient(app.id), true)
-        assert.equal(await s.oauth2.deleteClient(app.id), false)
-        assert.equal(await s.oauth2.findClientByClientId(client.clientId), undefined)
+        await s.oauth2Clients.save(publicClient)
+        assert.deepEqual(await s.oauth2Clients.findByAppId(app.id), publicClient)
+        assert.deepEqual(await s.oauth2Clients.findByAppIds([app.id, 'no-such-app']), [publicClient], 'the clients of a page of apps, those that have one')
+        assert.deepEqual(await s.oauth2Clients.findByAppIds([]), [])
+        assert.equal(await s.oauth2Clients.delete(app.id), true)
+        assert.equal(await s.oauth2Clients.delete(app.id), false)
+        assert.equal(await s.oauth2Clients.findByClientId(client.clientId), undefined)
       })
     })
 
@@ -92,13 +92,13 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       await withApp(async (s, user, app) => {
         const code = unique('code')
         const record = codeRecord(app, user)
-        await s.oauth2.createCode(code, record)
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 1), { outcome: 'redeemed', record })
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null, record })
+        await s.oauth2Codes.create(code, record)
+        assert.deepEqual(await s.oauth2Codes.redeem(code, NOW + 1), { outcome: 'redeemed', record })
+        assert.deepEqual(await s.oauth2Codes.redeem(code, NOW + 2), { outcome: 'reused', grantId: null, record })
         const grant = grantRecord(app, user)
-        await s.oauth2.createGrant(grant, [accessToken(grant.id)], code)
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 3), { outcome: 'reused', grantId: grant.id, record })
-        assert.deepEqual(await s.oauth2.redeemCode(`${code}x`, NOW + 3), { outcome: 'unknown' })
+        await s.oauth2Grants.create(grant, [accessToken(grant.id)], code)
+        assert.deepEqual(await s.oauth2Codes.redeem(code, NOW + 3), { outcome: 'reused', grantId: grant.id, record })
+        assert.deepEqual(await s.oauth2Codes.redeem(`${code}x`, NOW + 3), { outcome: 'unknown' })
       })
     })
 
@@ -106,21 +106,21 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       await withApp(async (s, user, app) => {
         const code = unique('code')
         const record = codeRecord(app, user)
-        await s.oauth2.createCode(code, record)
-        assert.equal((await s.oauth2.redeemCode(code, NOW + 1)).outcome, 'redeemed')
+        await s.oauth2Codes.create(code, record)
+        assert.equal((await s.oauth2Codes.redeem(code, NOW + 1)).outcome, 'redeemed')
         const grant = grantRecord(app, user)
         const access = accessToken(grant.id)
-        await s.oauth2.createGrant(grant, [access], undefined)
-        assert.deepEqual(await s.oauth2.findToken(access.token), { token: access.record, grant })
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 2), { outcome: 'reused', grantId: null, record }, 'no code names the grant')
+        await s.oauth2Grants.create(grant, [access], undefined)
+        assert.deepEqual(await s.oauth2Grants.findToken(access.token), { token: access.record, grant })
+        assert.deepEqual(await s.oauth2Codes.redeem(code, NOW + 2), { outcome: 'reused', grantId: null, record }, 'no code names the grant')
       })
     })
 
     test('of 50 redemptions of one code at once, exactly one gets its record', async () => {
       await withApp(async (s, user, app) => {
         const code = unique('code')
-        await s.oauth2.createCode(code, codeRecord(app, user))
-        const outcomes = await Promise.all(Array.from({ length: 50 }, () => s.oauth2.redeemCode(code, NOW + 1)))
+        await s.oauth2Codes.create(code, codeRecord(app, user))
+        const outcomes = await Promise.all(Array.from({ length: 50 }, () => s.oauth2Codes.redeem(code, NOW + 1)))
         assert.equal(outcomes.filter((o) => o.outcome === 'redeemed').length, 1)
         assert.equal(outcomes.filter((o) => o.outcome === 'reused').length, 49)
       })
@@ -129,9 +129,9 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
     test('tokens are found with their grant; an unknown token is not', async () => {
       await withApp(async (s, user, app) => {
         const { grant, access, refresh } = await grantWithTokens(s, app, user)
-        assert.deepEqual(await s.oauth2.findToken(access.token), { token: access.record, grant })
-        assert.deepEqual(await s.oauth2.findToken(refresh.token), { token: refresh.record, grant })
-        assert.equal(await s.oauth2.findToken(`${access.token}x`), undefined)
+        assert.deepEqual(await s.oauth2Grants.findToken(access.token), { token: access.record, grant })
+        assert.deepEqual(await s.oauth2Grants.findToken(refresh.token), { token: refresh.record, grant })
+        assert.equal(await s.oauth2Grants.findToken(`${access.token}x`), undefined)
       })
     })
 
@@ -139,21 +139,21 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       await withApp(async (s, user, app) => {
         const { grant, access, refresh } = await grantWithTokens(s, app, user)
         const next = [accessToken(grant.id, NOW + 10), refreshToken(grant.id, NOW + 10)]
-        assert.equal(await s.oauth2.rotate(refresh.token, next, NOW + 10), true)
-        assert.equal((await s.oauth2.findToken(refresh.token))?.token.spentAtMs, NOW + 10)
-        assert.equal((await s.oauth2.findToken(access.token))?.token.spentAtMs, NOW + 10, 'the access token it replaces ends')
-        for (const successor of next) assert.deepEqual((await s.oauth2.findToken(successor.token))?.token, successor.record)
+        assert.equal(await s.oauth2Grants.rotate(refresh.token, next, NOW + 10), true)
+        assert.equal((await s.oauth2Grants.findToken(refresh.token))?.token.spentAtMs, NOW + 10)
+        assert.equal((await s.oauth2Grants.findToken(access.token))?.token.spentAtMs, NOW + 10, 'the access token it replaces ends')
+        for (const successor of next) assert.deepEqual((await s.oauth2Grants.findToken(successor.token))?.token, successor.record)
         const again = [accessToken(grant.id, NOW + 20)]
-        assert.equal(await s.oauth2.rotate(refresh.token, again, NOW + 20), false)
-        assert.equal(await s.oauth2.findToken(again[0]!.token), undefined)
-        assert.equal(await s.oauth2.rotate(access.token, [accessToken(grant.id)], NOW + 20), false, 'an access token is not a refresh token')
+        assert.equal(await s.oauth2Grants.rotate(refresh.token, again, NOW + 20), false)
+        assert.equal(await s.oauth2Grants.findToken(again[0]!.token), undefined)
+        assert.equal(await s.oauth2Grants.rotate(access.token, [accessToken(grant.id)], NOW + 20), false, 'an access token is not a refresh token')
       })
     })
 
     test('of 50 rotations of one refresh token at once, exactly one succeeds', async () => {
       await withApp(async (s, user, app) => {
         const { grant, refresh } = await grantWithTokens(s, app, user)
-        const results = await Promise.all(Array.from({ length: 50 }, () => s.oauth2.rotate(refresh.token, [accessToken(grant.id), refreshToken(grant.id)], NOW + 5)))
+        const results = await Promise.all(Array.from({ length: 50 }, () => s.oauth2Grants.rotate(refresh.token, [accessToken(grant.id), refreshToken(grant.id)], NOW + 5)))
         assert.equal(results.filter(Boolean).length, 1)
       })
     })
@@ -162,23 +162,23 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       await withApp(async (s, user, app) => {
         const first = await grantWithTokens(s, app, user)
         const second = grantRecord(app, user, { createdAtMs: NOW + 1 })
-        await s.oauth2.createGrant(second, [accessToken(second.id)], unique('code-never-stored'))
-        assert.deepEqual((await s.oauth2.listGrants(user.id)).map((g) => g.id), [second.id, first.grant.id])
-        assert.equal(await s.oauth2.revokeGrant(first.grant.id, NOW + 2), true)
-        assert.equal(await s.oauth2.revokeGrant(first.grant.id, NOW + 3), false)
-        assert.equal((await s.oauth2.findToken(first.access.token))?.grant.revokedAtMs, NOW + 2)
-        assert.deepEqual((await s.oauth2.listGrants(user.id)).map((g) => g.id), [second.id])
+        await s.oauth2Grants.create(second, [accessToken(second.id)], unique('code-never-stored'))
+        assert.deepEqual((await s.oauth2Grants.listLive(user.id)).map((g) => g.id), [second.id, first.grant.id])
+        assert.equal(await s.oauth2Grants.revoke(first.grant.id, NOW + 2), true)
+        assert.equal(await s.oauth2Grants.revoke(first.grant.id, NOW + 3), false)
+        assert.equal((await s.oauth2Grants.findToken(first.access.token))?.grant.revokedAtMs, NOW + 2)
+        assert.deepEqual((await s.oauth2Grants.listLive(user.id)).map((g) => g.id), [second.id])
         const other = userRecord()
         await s.users.create(other)
         const theirs = grantRecord(app, other)
-        await s.oauth2.createGrant(theirs, [accessToken(theirs.id)], unique('code-never-stored'))
+        await s.oauth2Grants.create(theirs, [accessToken(theirs.id)], unique('code-never-stored'))
         const otherApp = appRecord(user.id)
         await s.apps.create(otherApp)
         const elsewhere = grantRecord(otherApp, other)
-        await s.oauth2.createGrant(elsewhere, [accessToken(elsewhere.id)], unique('code-never-stored'))
-        assert.equal(await s.oauth2.revokeGrants({ userId: user.id }, NOW + 4), 1)
-        assert.equal(await s.oauth2.revokeGrants({ appId: app.id }, NOW + 5), 1)
-        assert.deepEqual((await s.oauth2.listGrants(other.id)).map((g) => g.id), [elsewhere.id], "another app's grant stays")
+        await s.oauth2Grants.create(elsewhere, [accessToken(elsewhere.id)], unique('code-never-stored'))
+        assert.equal(await s.oauth2Grants.revokeAll({ userId: user.id }, NOW + 4), 1)
+        assert.equal(await s.oauth2Grants.revokeAll({ appId: app.id }, NOW + 5), 1)
+        assert.deepEqual((await s.oauth2Grants.listLive(other.id)).map((g) => g.id), [elsewhere.id], "another app's grant stays")
       })
     })
 
@@ -189,34 +189,34 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
         const otherApp = appRecord(user.id)
         await s.apps.create(otherApp)
         const codes = { mine: unique('code'), theirs: unique('code'), elsewhere: unique('code') }
-        await s.oauth2.createCode(codes.mine, codeRecord(app, user))
-        await s.oauth2.createCode(codes.theirs, codeRecord(app, other))
-        await s.oauth2.createCode(codes.elsewhere, codeRecord(otherApp, user))
+        await s.oauth2Codes.create(codes.mine, codeRecord(app, user))
+        await s.oauth2Codes.create(codes.theirs, codeRecord(app, other))
+        await s.oauth2Codes.create(codes.elsewhere, codeRecord(otherApp, user))
         const redeemed = await grantWithTokens(s, app, user)
-        assert.equal(await s.oauth2.revokeGrants({ appId: app.id, userId: user.id }, NOW + 2), 1)
-        assert.deepEqual(await s.oauth2.redeemCode(codes.mine, NOW + 3), { outcome: 'unknown' })
-        assert.equal((await s.oauth2.redeemCode(redeemed.code, NOW + 3)).outcome, 'reused', 'a redeemed code is kept: its reuse is still known')
-        assert.equal((await s.oauth2.redeemCode(codes.theirs, NOW + 3)).outcome, 'redeemed')
-        await s.oauth2.createCode(codes.theirs + 'x', codeRecord(app, other))
-        assert.equal(await s.oauth2.revokeGrants({ userId: other.id }, NOW + 4), 0)
-        assert.deepEqual(await s.oauth2.redeemCode(codes.theirs + 'x', NOW + 5), { outcome: 'unknown' }, 'ended by the person alone')
-        assert.equal(await s.oauth2.revokeGrants({ appId: app.id }, NOW + 6), 0)
-        assert.equal((await s.oauth2.redeemCode(codes.elsewhere, NOW + 7)).outcome, 'redeemed', "another app's code stays")
-        await s.oauth2.createCode(codes.elsewhere + 'x', codeRecord(otherApp, other))
-        await s.oauth2.revokeGrants({ appId: otherApp.id }, NOW + 8)
-        assert.deepEqual(await s.oauth2.redeemCode(codes.elsewhere + 'x', NOW + 9), { outcome: 'unknown' }, 'ended by the app alone')
+        assert.equal(await s.oauth2Grants.revokeAll({ appId: app.id, userId: user.id }, NOW + 2), 1)
+        assert.deepEqual(await s.oauth2Codes.redeem(codes.mine, NOW + 3), { outcome: 'unknown' })
+        assert.equal((await s.oauth2Codes.redeem(redeemed.code, NOW + 3)).outcome, 'reused', 'a redeemed code is kept: its reuse is still known')
+        assert.equal((await s.oauth2Codes.redeem(codes.theirs, NOW + 3)).outcome, 'redeemed')
+        await s.oauth2Codes.create(codes.theirs + 'x', codeRecord(app, other))
+        assert.equal(await s.oauth2Grants.revokeAll({ userId: other.id }, NOW + 4), 0)
+        assert.deepEqual(await s.oauth2Codes.redeem(codes.theirs + 'x', NOW + 5), { outcome: 'unknown' }, 'ended by the person alone')
+        assert.equal(await s.oauth2Grants.revokeAll({ appId: app.id }, NOW + 6), 0)
+        assert.equal((await s.oauth2Codes.redeem(codes.elsewhere, NOW + 7)).outcome, 'redeemed', "another app's code stays")
+        await s.oauth2Codes.create(codes.elsewhere + 'x', codeRecord(otherApp, other))
+        await s.oauth2Grants.revokeAll({ appId: otherApp.id }, NOW + 8)
+        assert.deepEqual(await s.oauth2Codes.redeem(codes.elsewhere + 'x', NOW + 9), { outcome: 'unknown' }, 'ended by the app alone')
       })
     })
 
     test('deleting the app removes its client, codes, grants and tokens', async () => {
       await withApp(async (s, user, app) => {
-        await s.oauth2.saveClient(clientRecord(app.id))
+        await s.oauth2Clients.save(clientRecord(app.id))
         const { access, code } = await grantWithTokens(s, app, user)
         assert.equal(await s.apps.delete(app.id), true)
-        assert.equal(await s.oauth2.findClientByAppId(app.id), undefined)
-        assert.equal(await s.oauth2.findToken(access.token), undefined)
-        assert.deepEqual(await s.oauth2.redeemCode(code, NOW + 9), { outcome: 'unknown' })
-        assert.deepEqual(await s.oauth2.listGrants(user.id), [])
+        assert.equal(await s.oauth2Clients.findByAppId(app.id), undefined)
+        assert.equal(await s.oauth2Grants.findToken(access.token), undefined)
+        assert.deepEqual(await s.oauth2Codes.redeem(code, NOW + 9), { outcome: 'unknown' })
+        assert.deepEqual(await s.oauth2Grants.listLive(user.id), [])
       })
     })
 
@@ -224,11 +224,11 @@ export function oauth2Contract(adapter: string, open: OpenFreshStores): void {
       await withApp(async (s, user, app) => {
         const old = unique('code')
         const live = unique('code')
-        await s.oauth2.createCode(old, codeRecord(app, user, { expiresAtMs: NOW }))
-        await s.oauth2.createCode(live, codeRecord(app, user, { expiresAtMs: NOW + 60_000 }))
-        assert.equal(await s.oauth2.deleteExpiredCodes(NOW + 1), 1)
-        assert.equal((await s.oauth2.redeemCode(live, NOW + 2)).outcome, 'redeemed')
-        assert.equal((await s.oauth2.redeemCode(old, NOW + 2)).outcome, 'unknown')
+        await s.oauth2Codes.create(old, codeRecord(app, user, { expiresAtMs: NOW }))
+        await s.oauth2Codes.create(live, codeRecord(app, user, { expiresAtMs: NOW + 60_000 }))
+        assert.equal(await s.oauth2Codes.deleteExpired(NOW + 1), 1)
+        assert.equal((await s.oauth2Codes.redeem(live, NOW + 2)).outcome, 'redeemed')
+        assert.equal((await s.oauth2Codes.redeem(old, NOW + 2)).outcome, 'unknown')
       })
     })
   })

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { createSqlStorage, openStorage } from '../../src/storage/open-stores.ts'
+import { createSqlStorage } from '../../src/storage/open-stores.ts'
+import { openLayeredStorage } from './layered.ts'
 import { migrateToLatest } from '../../src/storage/sql/migrations.ts'
 import { openPostgres } from '../../src/storage/postgres/open.ts'
 import { watchKeyring } from '../../src/storage/sealing/keyring.ts'
@@ -32,7 +33,7 @@ if (SHARED_BACKENDS_SKIP) {
 } else {
   const openFresh: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
     const schema = await createTestSchema()
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch, nonceBudget }).catch(async (error: unknown) => {
+    const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch, nonceBudget }).catch(async (error: unknown) => {
       await schema.drop()
       throw error
     })
@@ -66,7 +67,7 @@ if (SHARED_BACKENDS_SKIP) {
     test('a search_path naming no schema of the database is refused with the way out, nothing created', async () => {
       const missing = `latchkey_test_missing_${process.pid}`
       for (const [path, first] of [[missing, missing], [`${missing},${missing}_too`, missing]]) {
-        await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, path!), settleNonceEpoch: false }), (error: Error) => {
+        await assert.rejects(openLayeredStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, path!), settleNonceEpoch: false }), (error: Error) => {
           assert.equal(error.name, 'DatabaseRefusedError')
           assert.equal(
             error.message,
@@ -80,7 +81,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('bigint columns read back as JS numbers', async () => {
       const schema = await freshSchema()
-      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
+      const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url })
       try {
         const user = { id: '7', screenName: 'numbers', name: 'N', passwordHash: 'h', createdAtMs: 1_750_000_000_123 }
         await stores.users.create(user)
@@ -92,7 +93,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('the tables go to the schema of the search_path, and nowhere else', async () => {
       const schema = await freshSchema()
-      const { runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
+      const { runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url })
       await runtime.close()
       const tables = await runSql<{ table_schema: string; table_name: string }>(
         TEST_DATABASE_URL!,
@@ -105,7 +106,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('a search_path naming no schema that exists is refused in one line that names it and says how to fix it; nothing is created', async () => {
       const missing = `latchkey_absent_${process.pid}`
-      await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, missing) }), (error: Error) => {
+      await assert.rejects(openLayeredStorage({ keyring: testKeyring(), databaseUrl: withSearchPath(TEST_DATABASE_URL!, missing) }), (error: Error) => {
         assert.equal(error.name, 'DatabaseRefusedError')
         assert.ok(error.message.includes(`search_path is "${missing}"`), error.message)
         assert.ok(error.message.includes(`CREATE SCHEMA "${missing}"`), error.message)
@@ -120,7 +121,7 @@ if (SHARED_BACKENDS_SKIP) {
       const first = await freshSchema()
       const second = await freshSchema()
       for (const schema of [first, second]) {
-        const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url })
+        const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url })
         await stores.users.create({ id: '1', screenName: schema.schema, name: 'N', passwordHash: 'h', createdAtMs: 1 })
         assert.equal((await stores.users.list()).length, 1)
         await runtime.close()
@@ -214,7 +215,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('two instances recording an app\'s signature failures at once leave it no more than it keeps', async () => {
       const schema = await freshSchema()
-      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+      const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
       try {
         const user = userRecord()
         const app = appRecord(user.id)
@@ -240,7 +241,7 @@ if (SHARED_BACKENDS_SKIP) {
 
     test('a connection lost inside a unit of work, between two statements, fails that unit as unavailable; the process goes on, and so do the stores', async () => {
       const schema = await freshSchema()
-      const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+      const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
       const holder = new pg.Client({ connectionString: schema.url })
       await holder.connect()
       try {
@@ -283,7 +284,7 @@ if (SHARED_BACKENDS_SKIP) {
       // Listening from before the open: its own statements lend connections too.
       process.on('warning', onWarning)
       try {
-        const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+        const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
         try {
           // One after another: the pool lends its one idle connection each time.
           for (let i = 0; i < 30; i++) await stores.transaction((tx) => tx.users.findById('1'))
@@ -301,7 +302,7 @@ if (SHARED_BACKENDS_SKIP) {
       const schema = await freshSchema()
       const keys = createTestRedisPrefix()
       const open = (redisUrl?: string) =>
-        openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, ...(redisUrl ? { redisUrl, redisKeyPrefix: keys.prefix } : {}) })
+        openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, ...(redisUrl ? { redisUrl, redisKeyPrefix: keys.prefix } : {}) })
       try {
         await (await open()).runtime.close()
         await (await open(TEST_REDIS_URL)).runtime.close()
@@ -310,7 +311,7 @@ if (SHARED_BACKENDS_SKIP) {
           assert.match(error.message, new RegExp(`^the instances on this database share their credentials' generation in Redis \\(key prefix "${keys.prefix}"\\): give this process the same redis setting`))
           return true
         })
-        const otherPrefix = openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, redisUrl: TEST_REDIS_URL, redisKeyPrefix: `${keys.prefix}other:` })
+        const otherPrefix = openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false, redisUrl: TEST_REDIS_URL, redisKeyPrefix: `${keys.prefix}other:` })
         await assert.rejects(otherPrefix.then(async (opened) => void (await opened.runtime.close())), /give this process their key prefix \(--redis-key-prefix\), not "latchkey_test\S+:other:"/)
         await runSql(schema.url, 'delete from redis_generation')
         await (await open()).runtime.close()
@@ -325,7 +326,7 @@ if (SHARED_BACKENDS_SKIP) {
       const otherDb = new URL(TEST_REDIS_URL!)
       otherDb.pathname = '/1'
       const open = (redisUrl: string, serves: boolean) =>
-        openStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: serves })
+        openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: serves })
       const refusedAs = (because: RegExp) => (error: Error) => {
         assert.equal(error.name, 'DatabaseRefusedError')
         assert.match(error.message, because)
@@ -372,7 +373,7 @@ if (SHARED_BACKENDS_SKIP) {
       const keys = createTestRedisPrefix()
       const otherDb = new URL(TEST_REDIS_URL!)
       otherDb.pathname = '/1'
-      const open = (databaseUrl: string, redisUrl: string) => openStorage({ keyring: testKeyring(), databaseUrl, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: true })
+      const open = (databaseUrl: string, redisUrl: string) => openLayeredStorage({ keyring: testKeyring(), databaseUrl, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch: true })
       const closeAll = (results: PromiseSettledResult<Awaited<ReturnType<typeof open>>>[]) =>
         Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.runtime.close() : undefined)))
       try {
@@ -401,7 +402,7 @@ if (SHARED_BACKENDS_SKIP) {
         // The migrator reads its table inside its transaction: held here, it waits there until its connection is ended.
         const [{ pid }] = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [{ pid: number }]
         await holder.query('begin; lock table latchkey_migrations in access exclusive mode')
-        const opening = openStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
+        const opening = openLayeredStorage({ keyring: testKeyring(), databaseUrl: schema.url, settleNonceEpoch: false })
         opening.catch(() => {})
         await eventuallyOne(() => runSql(schema.url, `select pg_terminate_backend(pid) from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`))
         await assert.rejects(opening, (error: Error) => {
@@ -415,7 +416,7 @@ if (SHARED_BACKENDS_SKIP) {
     })
 
     test('an unreachable server at start is reported as StorageUnavailableError, without the password', async () => {
-      await assert.rejects(openStorage({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
+      await assert.rejects(openLayeredStorage({ keyring: testKeyring(), databaseUrl: 'postgres://latchkey:s3cret@127.0.0.1:1/none' }), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
         assert.match(error.message, /cannot reach PostgreSQL/)
         assert.doesNotMatch(error.message, /s3cret/)

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { openStorage } from '../../src/storage/open-stores.ts'
+import { openLayeredStorage } from './layered.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import { createRedisGeneration } from '../../src/storage/redis/generation.ts'
 import { createRedisLimiterFactory } from '../../src/storage/redis/limiter.ts'
@@ -51,7 +51,7 @@ if (SHARED_BACKENDS_SKIP) {
     const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
     const keys = createTestRedisPrefix()
     const path = join(dir, 'latchkey.sqlite')
-    const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch, nonceBudget })
+    const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: path, redisUrl, redisKeyPrefix: keys.prefix, settleNonceEpoch, nonceBudget })
     return {
       stores,
       runtime,

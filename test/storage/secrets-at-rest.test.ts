@@ -131,6 +131,6 @@ describe('no secret or token is stored in clear', () => {
     const accessToken = issued.get('access token')!
     assert.ok((await server.domain.stores.accessTokens.findByToken(accessToken))?.secret === issued.get('access token secret'))
     assert.ok(await server.domain.stores.bearerTokens.findByToken(issued.get('bearer token')!))
-    assert.ok(await server.domain.stores.oauth2.findToken(issued.get('refresh token')!))
+    assert.ok(await server.domain.stores.oauth2Grants.findToken(issued.get('refresh token')!))
   })
 })

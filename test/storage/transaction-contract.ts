@@ -185,7 +185,23 @@ export function transactionContract(adapter: string, open: (options: { settleNon
 
     test('inside a unit, every outer store refuses every call and names itself and the method in the error', { timeout: 20_000 }, async () => {
       await withApp(async (s) => {
-        const outer = ['users', 'apps', 'requestTokens', 'accessTokens', 'bearerTokens', 'audit', 'credentials', 'admin', 'sessions', 'signatureFailures', 'oauth2'] as const
+        const outer = [
+          'users',
+          'apps',
+          'requestTokens',
+          'accessTokens',
+          'bearerTokens',
+          'audit',
+          'credentials',
+          'adminTokens',
+          'signInUnlocks',
+          'listings',
+          'sessions',
+          'signatureFailures',
+          'oauth2Clients',
+          'oauth2Codes',
+          'oauth2Grants',
+        ] as const
         for (const name of outer) {
           const store = s[name] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
           for (const method of Object.keys(store).filter((key) => typeof store[key] === 'function')) {
@@ -236,14 +252,14 @@ export function transactionContract(adapter: string, open: (options: { settleNon
         const keys = { consumerKey: `ck-${randomUUID()}`, consumerSecret: `cs-${randomUUID()}` }
         await assert.rejects(
           s.transaction(async (tx) => {
-            await tx.apps.rotateKeys(appId, keys, NOW)
+            await tx.apps.rotateKeys(appId, { keys, revokeTokens: true, nowMs: NOW })
             throw new Error('changed its mind')
           }),
           /changed its mind/,
         )
         assert.equal((await s.apps.findById(appId))?.consumerKey, before?.consumerKey)
         const rotated = await s.transaction(async (tx) => {
-          const app = await tx.apps.rotateKeys(appId, keys, NOW)
+          const app = await tx.apps.rotateKeys(appId, { keys, revokeTokens: true, nowMs: NOW })
           await tx.audit.record(auditEvent(appId, 'rotated'))
           return app
         })
@@ -253,7 +269,7 @@ export function transactionContract(adapter: string, open: (options: { settleNon
       })
     })
 
-    test("the admin store joins the unit: an admin token, a user update and a key rotation are rolled back with it", async () => {
+    test("the admin tokens, users and apps stores join the unit: an admin token, a user update and a key rotation are rolled back with it", async () => {
       await withApp(async (s, appId) => {
         const app = await s.apps.findById(appId)
         const token = `lkadm_${randomUUID()}`
@@ -261,39 +277,40 @@ export function transactionContract(adapter: string, open: (options: { settleNon
         const keys = { consumerKey: `ck-${randomUUID()}`, consumerSecret: `cs-${randomUUID()}` }
         await assert.rejects(
           s.transaction(async (tx) => {
-            await tx.admin.createToken(record, token)
-            await tx.admin.updateUser(app!.ownerId, { name: 'Renamed in a unit' })
-            await tx.admin.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
+            await tx.adminTokens.create(record, token)
+            await tx.users.update(app!.ownerId, { name: 'Renamed in a unit' })
+            await tx.apps.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
             throw new Error('the audit row could not be written')
           }),
           /the audit row could not be written/,
         )
-        assert.equal(await s.admin.findToken(token), undefined)
+        assert.equal(await s.adminTokens.findByToken(token), undefined)
         assert.notEqual((await s.users.findById(app!.ownerId))?.name, 'Renamed in a unit')
         assert.equal((await s.apps.findById(appId))?.consumerKey, app?.consumerKey)
-        assert.equal(await s.admin.findPreviousKey(app!.consumerKey), undefined)
+        assert.equal((await s.apps.findByConsumerKey(app!.consumerKey))?.previousKeyExpiresAtMs, undefined, 'still the current key, no previous pair')
 
         await s.transaction(async (tx) => {
-          await tx.admin.createToken(record, token)
-          await tx.admin.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
+          await tx.adminTokens.create(record, token)
+          await tx.apps.rotateKeys(appId, { keys, previousValidUntilMs: NOW + 60_000, revokeTokens: true, nowMs: NOW })
           await tx.audit.record(auditEvent(appId, 'kept'))
         })
-        assert.equal((await s.admin.findToken(token))?.id, record.id)
+        assert.equal((await s.adminTokens.findByToken(token))?.id, record.id)
         assert.equal((await s.apps.findById(appId))?.consumerKey, keys.consumerKey)
-        assert.equal((await s.admin.findPreviousKey(app!.consumerKey))?.appId, appId)
+        const previous = await s.apps.findByConsumerKey(app!.consumerKey)
+        assert.deepEqual({ id: previous?.id, expiresAtMs: previous?.previousKeyExpiresAtMs }, { id: appId, expiresAtMs: NOW + 60_000 })
         assert.deepEqual(await addressesOf(s, appId), ['kept'])
       })
     })
 
-    test('the outer admin store called inside a unit fails at once, and the unit keeps nothing', { timeout: 20_000 }, async () => {
+    test('the outer admin tokens store called inside a unit fails at once, and the unit keeps nothing', { timeout: 20_000 }, async () => {
       await withApp(async (s, appId) => {
         const record = requestToken(appId)
         await assert.rejects(
           s.transaction(async (tx) => {
             await tx.requestTokens.create(record)
-            await s.admin.revokeToken('1', NOW)
+            await s.adminTokens.revoke('1', NOW)
           }),
-          /stores\.admin\.revokeToken was called inside a unit of work/,
+          /stores\.adminTokens\.revoke was called inside a unit of work/,
         )
         assert.equal(await s.requestTokens.findByToken(record.token), undefined)
       })

@@ -5,7 +5,7 @@ import pino from 'pino'
 import { composeApp } from '../../src/composition/apps.ts'
 import { createDomainDeps } from '../../src/composition/root.ts'
 import { AppNameTakenError, StorageUnavailableError } from '../../src/storage/errors.ts'
-import { openStorage } from '../../src/storage/open-stores.ts'
+import { openLayeredStorage } from './layered.ts'
 import { closeRedis, openRedis } from '../../src/storage/redis/client.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { SHARED_BACKENDS_SKIP, runSql } from '../helpers/backends.ts'
@@ -74,7 +74,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     }
     postgres = pg
     redis = rd
-    storage = await openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
+    storage = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url })
   })
   after(async () => {
     await storage?.runtime.close()
@@ -91,7 +91,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await postgres.stop()
     await rejectsFast(() => s.users.findById('1'), 'users.findById', DATABASE_DOWN)
     await rejectsFast(() => s.users.create(user('2')), 'users.create', DATABASE_DOWN)
-    await rejectsFast(() => s.apps.rotateKeys('x', { consumerKey: 'k', consumerSecret: 's' }, NOW), 'apps.rotateKeys (a transaction)', DATABASE_DOWN)
+    await rejectsFast(() => s.apps.rotateKeys('x', { keys: { consumerKey: 'k', consumerSecret: 's' }, revokeTokens: true, nowMs: NOW }), 'apps.rotateKeys (a transaction)', DATABASE_DOWN)
     await rejectsFast(() => s.requestTokens.redeemVerifier('t', 'v', 3, NOW), 'requestTokens.redeemVerifier', DATABASE_DOWN)
     await rejectsFast(() => s.transaction((tx) => tx.users.findById('1')), 'a unit of work', DATABASE_DOWN)
     await rejectsFast(() => r.ping(), 'ping', DATABASE_DOWN)
@@ -198,7 +198,7 @@ describe('storage outages', { skip: SHARED_BACKENDS_SKIP, timeout: 180_000 }, ()
     await claim('full:')
     try {
       // Its nonce epoch marker is not written yet, and writing it is refused.
-      const opening = openStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
+      const opening = openLayeredStorage({ keyring: testKeyring(), databaseUrl: postgres.url, redisUrl: redis.url, redisKeyPrefix: 'full:' })
       await assert.rejects(opening.then(async (opened) => void (await opened.runtime.close())), (error: Error) => {
         assert.equal(error.name, 'StorageUnavailableError')
         assert.match(error.message, /^Redis unavailable: OOM/)

@@ -197,8 +197,8 @@ describe('the embedded database generation', () => {
         ['apps.findByConsumerKey', () => s.apps.findByConsumerKey(app.consumerKey)],
         ['credentials.findConsumerWithAccessToken', () => s.credentials.findConsumerWithAccessToken(app.consumerKey, token.key)],
         ['credentials.findBearerTokenWithApp', () => s.credentials.findBearerTokenWithApp(bearer)],
-        ['admin.findPreviousKey', () => s.admin.findPreviousKey('no-such-key')],
-        ['oauth2.findToken', () => s.oauth2.findToken(userAccessToken)],
+        ['apps.findByConsumerKey, among rotated-out keys too', () => s.apps.findByConsumerKey('no-such-key')],
+        ['oauth2Grants.findToken', () => s.oauth2Grants.findToken(userAccessToken)],
       ]
       for (const [name, lookup] of lookups) {
         answered.length = 0
@@ -269,7 +269,9 @@ describe('the PostgreSQL deployment\'s generation, in Redis', { skip: SHARED_BAC
     const open = () => openStorage({ keyring: testKeyring(), databaseUrl: schema.url, redisUrl: TEST_REDIS_URL, redisKeyPrefix: keys.prefix, settleNonceEpoch: false })
     const [reader, writer] = [await open(), await open()]
     try {
-      const { app, token } = await issueEveryCredential(createDomainDeps(writer, testDomainSettings()))
+      // The writer as the service writes: through the store layers, which move the shared generation.
+      const writing = createDomainDeps(writer, testDomainSettings())
+      const { app, token } = await issueEveryCredential(writing)
       const answered: string[] = []
       const s = withCachedLookups(reader.stores, createValidityCache(reader.runtime.generation!, { onLookup: (result) => void answered.push(result) }))
       /** How the reader's lookup of the token was answered, and whether the token was revoked. */
@@ -280,32 +282,32 @@ describe('the PostgreSQL deployment\'s generation, in Redis', { skip: SHARED_BAC
       }
       assert.equal(await look(), 'miss live active')
       assert.equal(await look(), 'hit live active')
-      await writer.stores.requestTokens.create(requestToken(app.id))
-      await writer.stores.transaction((tx) => tx.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null }))
+      await writing.stores.requestTokens.create(requestToken(app.id))
+      await writing.stores.transaction((tx) => tx.audit.record({ atMs: Date.now(), event: 'app.updated', appId: app.id, userId: null, address: null, detail: null }))
       assert.equal(await look(), 'hit live active', 'a request token, a unit writing an audit row: the same generation')
-      await writer.stores.transaction((tx) => tx.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now()))
+      await writing.stores.transaction((tx) => tx.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now()))
       assert.equal(await look(), 'miss live suspended', 'a unit that wrote an app')
       assert.equal(await look(), 'hit live suspended')
-      await writer.stores.accessTokens.revoke(token.key, Date.now())
+      await writing.stores.accessTokens.revoke(token.key, Date.now())
       assert.equal(await look(), 'miss revoked suspended', 'a write outside a unit')
       assert.equal(await look(), 'hit revoked suspended')
       const evict = () => deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
       await evict()
       assert.equal(await look(), 'miss revoked suspended', 'the generation evicted')
       assert.equal(await look(), 'hit revoked suspended')
-      await writer.stores.apps.update(app.id, { isSuspended: false }, Date.now())
+      await writing.stores.apps.update(app.id, { isSuspended: false }, Date.now())
       await evict()
       assert.equal(await look(), 'miss revoked active', 'filled while it was missing, then moved and evicted again')
-      await writer.stores.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now())
+      await writing.stores.apps.update(app.id, { isSuspended: true, suspendedBy: 'operator' }, Date.now())
       // Evicted again, the generation never comes back to a value a cache was filled at.
       const evictedThenMoved = async () => {
         await deleteRedisKeys(TEST_REDIS_URL!, `${keys.prefix}generation`)
-        await writer.stores.users.create(userRecord())
+        await writing.stores.users.create(userRecord())
       }
       await evictedThenMoved()
       assert.equal(await look(), 'miss revoked suspended')
       assert.equal(await look(), 'hit revoked suspended')
-      await writer.stores.apps.update(app.id, { isSuspended: false }, Date.now())
+      await writing.stores.apps.update(app.id, { isSuspended: false }, Date.now())
       await evictedThenMoved()
       assert.equal(await look(), 'miss revoked active', 'moved as often since its eviction as before it')
     } finally {

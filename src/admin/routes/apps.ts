@@ -55,7 +55,7 @@ function oauth2SettingOf(body: AppBody, current: OAuth2Setting): OAuth2Setting |
 
 /** Applies the body's OAuth 2.0 fields to the app; its client as it is after (and its secret, when made now). */
 async function withOAuth2(deps: DomainDeps, appId: string, body: AppBody): Promise<ClientChange> {
-  const current = await deps.stores.oauth2.findClientByAppId(appId)
+  const current = await deps.stores.oauth2Clients.findByAppId(appId)
   const setting = oauth2SettingOf(body, current?.type ?? 'off')
   return setting === undefined ? { client: current } : setOAuth2Client(deps, { appId, setting })
 }
@@ -103,8 +103,8 @@ export async function appRoutes(app: FastifyInstance): Promise<void> {
       const afterId = decodeCursor(cursor, ID_KEY)
       const ownerId = owner === undefined ? undefined : (await findUserByIdOrScreenName(request.adminDomain, owner).catch(() => undefined))?.id
       // An owner no one is: an empty page, as a filter that matches nothing.
-      const rows = owner !== undefined && ownerId === undefined ? [] : await request.adminDomain.stores.admin.appsPage({ limit: limit + 1, afterId, ownerId })
-      const clients = new Map((await request.adminDomain.stores.oauth2.findClientsByAppIds(rows.map((a) => a.id))).map((c) => [c.appId, c]))
+      const rows = owner !== undefined && ownerId === undefined ? [] : await request.adminDomain.stores.listings.appsPage({ limit: limit + 1, afterId, ownerId })
+      const clients = new Map((await request.adminDomain.stores.oauth2Clients.findByAppIds(rows.map((a) => a.id))).map((c) => [c.appId, c]))
       return page(rows, limit, (a) => a.id, (a) => appJson(a, { withSecret: false, client: clients.get(a.id) }))
     },
   )

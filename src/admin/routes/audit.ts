@@ -60,7 +60,7 @@ export async function auditRoutes(app: FastifyInstance): Promise<void> {
       const untilMs = timeMs(q.until, 'until')
       const key = decodeCursor(q.cursor, AUDIT_KEY)
       const [atMs, id] = key === undefined ? [] : key.split('.').map(Number)
-      const rows = await request.adminDomain.stores.admin.auditPage({
+      const rows = await request.adminDomain.stores.listings.auditPage({
         limit: q.limit + 1,
         appId: q.app_id,
         userId: q.user_id,

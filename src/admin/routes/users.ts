@@ -31,7 +31,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const { screen_name, cursor, limit } = request.query
       const afterId = decodeCursor(cursor, ID_KEY)
-      const rows = await request.adminDomain.stores.admin.usersPage({ limit: limit + 1, afterId, screenName: screen_name })
+      const rows = await request.adminDomain.stores.listings.usersPage({ limit: limit + 1, afterId, screenName: screen_name })
       return page(rows, limit, (u) => u.id, userJson)
     },
   )

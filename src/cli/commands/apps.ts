@@ -45,7 +45,7 @@ function parseOAuth2(text: string): OAuth2Setting {
 
 /** The app as every surface shows it, with its OAuth 2.0 client as --oauth2 (when given) leaves it. */
 async function viewOf(deps: DomainDeps, app: AppRecord, setting: OAuth2Setting | undefined, options: { withSecret: boolean }) {
-  const change: ClientChange = setting === undefined ? { client: await deps.stores.oauth2.findClientByAppId(app.id) } : await setOAuth2Client(deps, { appId: app.id, setting })
+  const change: ClientChange = setting === undefined ? { client: await deps.stores.oauth2Clients.findByAppId(app.id) } : await setOAuth2Client(deps, { appId: app.id, setting })
   return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
 }
 
@@ -133,7 +133,7 @@ export function appCommand(): Command {
     .action(async (options: { json?: boolean }, command: Command) => {
       const apps = await withDomain(command, async (deps) => {
         const all = await deps.stores.apps.list()
-        const clients = new Map((await deps.stores.oauth2.findClientsByAppIds(all.map((a) => a.id))).map((c) => [c.appId, c]))
+        const clients = new Map((await deps.stores.oauth2Clients.findByAppIds(all.map((a) => a.id))).map((c) => [c.appId, c]))
         return all.map((a) => appJson(a, { withSecret: false, client: clients.get(a.id) }))
       })
       print(!!options.json, apps, () =>

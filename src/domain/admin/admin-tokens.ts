@@ -21,7 +21,7 @@ export async function createAdminToken(deps: AdminDeps, name: string): Promise<{
   const token = `${TOKEN_PREFIX}${randomAlphanumeric(43)}`
   // The token and its audit row in one unit of work: neither is kept without the other.
   await changeWithAudit(deps, async (tx, audit) => {
-    await tx.admin.createToken(record, token)
+    await tx.adminTokens.create(record, token)
     await audit({ event: 'admin_token.created', detail: { admin_token_id: record.id, name: record.name } })
   })
   deps.observe?.tokenIssued('admin_token')
@@ -29,13 +29,13 @@ export async function createAdminToken(deps: AdminDeps, name: string): Promise<{
 }
 
 export async function listAdminTokens(deps: Pick<DomainDeps, 'stores'>): Promise<AdminTokenRecord[]> {
-  return deps.stores.admin.listTokens()
+  return deps.stores.adminTokens.list()
 }
 
 /** From now on the token is refused by every instance (each request looks it up). */
 export async function revokeAdminToken(deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>, id: string): Promise<void> {
   const revoked = await changeWithAudit(deps, async (tx, audit) => {
-    if (!(await tx.admin.revokeToken(id, deps.clock.nowMs()))) return false
+    if (!(await tx.adminTokens.revoke(id, deps.clock.nowMs()))) return false
     await audit({ event: 'admin_token.revoked', detail: { admin_token_id: id } })
     return true
   })
@@ -47,6 +47,6 @@ export async function revokeAdminToken(deps: Pick<DomainDeps, 'stores' | 'clock'
 export async function findLiveAdminToken(deps: Pick<DomainDeps, 'stores'>, token: string): Promise<AdminTokenRecord | undefined> {
   // Strangers' strings are not even hashed when they cannot be one of ours.
   if (!TOKEN_PATTERN.test(token)) return undefined
-  const record = await deps.stores.admin.findToken(token)
+  const record = await deps.stores.adminTokens.findByToken(token)
   return record && record.revokedAtMs === null ? record : undefined
 }

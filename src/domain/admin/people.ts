@@ -36,8 +36,8 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
   const isDisabling = patch.disabledAtMs !== undefined && patch.disabledAtMs !== null
   // The password is hashed above, before the unit: nothing slow holds the database.
   const updated = await changeWithAudit(deps, async (tx, audit) => {
-    const changed = await tx.admin.updateUser(id, patch)
-    const grants = changed && isDisabling ? await tx.oauth2.revokeGrants({ userId: id }, deps.clock.nowMs()) : 0
+    const changed = await tx.users.update(id, patch)
+    const grants = changed && isDisabling ? await tx.oauth2Grants.revokeAll({ userId: id }, deps.clock.nowMs()) : 0
     if (changed) await audit({ event: 'user.updated', userId: id, detail: { ...detail, ...(grants > 0 ? { oauth2_grants_ended: grants } : {}) } })
     return changed
   })
@@ -55,7 +55,7 @@ export async function revokeAuthorization(deps: Deps, userId: string, appId: str
   const app = await findApp(deps, appId)
   const { tokens, grants } = await changeWithAudit(deps, async (tx, audit) => {
     const nowMs = deps.clock.nowMs()
-    const revoked = { tokens: await tx.admin.revokeAuthorization(userId, app.id, nowMs), grants: await tx.oauth2.revokeGrants({ appId: app.id, userId }, nowMs) }
+    const revoked = { tokens: await tx.accessTokens.revokeAuthorization(userId, app.id, nowMs), grants: await tx.oauth2Grants.revokeAll({ appId: app.id, userId }, nowMs) }
     if (revoked.tokens + revoked.grants > 0) await audit({ event: 'authorization.revoked', appId: app.id, userId, detail: revoked })
     return revoked
   })

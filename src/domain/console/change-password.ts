@@ -21,7 +21,7 @@ export async function changeOwnPassword(
   const passwordHash = await hashPassword(next)
   // The new hash, the raised session generation and the audit row: one unit of work.
   const updated = await changeWithAudit(deps, async (tx, audit) => {
-    const changed = await tx.admin.updateUser(input.user.id, { passwordHash, endSessions: true })
+    const changed = await tx.users.update(input.user.id, { passwordHash, endSessions: true })
     if (changed) await audit({ event: 'user.updated', userId: changed.id, address: input.address, detail: { fields: ['password'], sessions_ended: true } })
     return changed
   })

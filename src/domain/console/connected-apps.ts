@@ -17,7 +17,7 @@ export interface ConnectedApp {
  * of — with its owner, one entry per app, the newest authorization first where both protocols meet.
  */
 export async function connectedApps(deps: Pick<DomainDeps, 'stores'>, userId: string): Promise<ConnectedApp[]> {
-  const [authorizations, grants] = await Promise.all([deps.stores.admin.authorizations(userId), deps.stores.oauth2.listGrants(userId)])
+  const [authorizations, grants] = await Promise.all([deps.stores.listings.authorizations(userId), deps.stores.oauth2Grants.listLive(userId)])
   const byApp = new Map<string, Omit<ConnectedApp, 'owner'> & { ownerId?: string }>(authorizations.map((a) => [a.appId, { ...a }]))
   for (const grant of grants) {
     const entry = byApp.get(grant.appId)

@@ -12,7 +12,7 @@ export async function ownedApps(
   ownerId: string,
   afterId?: string,
 ): Promise<{ apps: AppRecord[]; nextAfter?: string }> {
-  const rows = await deps.stores.admin.appsPage({ ownerId, limit: APPS_PER_PAGE + 1, ...(afterId === undefined ? {} : { afterId }) })
+  const rows = await deps.stores.listings.appsPage({ ownerId, limit: APPS_PER_PAGE + 1, ...(afterId === undefined ? {} : { afterId }) })
   const apps = rows.slice(0, APPS_PER_PAGE)
   return rows.length > APPS_PER_PAGE ? { apps, nextAfter: apps.at(-1)!.id } : { apps }
 }

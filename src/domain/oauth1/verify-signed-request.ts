@@ -11,6 +11,7 @@ import type { RateLimitedResource } from '../rate-limit-table.ts'
 import { chargeCall, type Charge } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
+import { appIfKeyWorks } from '../registry/key-grace.ts'
 
 /**
  * Which token a request must be signed with: none (request_token), a request token, an access
@@ -205,13 +206,14 @@ async function lookUpCredentials(
 ): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
     const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
+    const app = appIfKeyWorks(found.app, nowMs)
     const record = found.token
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
-    const token = { record, owner: found.owner, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === found.app?.id }
-    return { app: found.app, token }
+    const token = { record, owner: found.owner, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === app?.id }
+    return { app, token }
   }
-  const app = await deps.stores.apps.findByConsumerKey(consumerKey)
+  const app = appIfKeyWorks(await deps.stores.apps.findByConsumerKey(consumerKey), nowMs)
   return { app, token: await lookUpToken(deps, kind, value, app, nowMs) }
 }
 

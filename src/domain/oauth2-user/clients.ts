@@ -24,7 +24,7 @@ const POSSIBLE_CLIENT_ID = /^[\x21-\x7e]{1,200}$/
  * asking the store: it may hold what a database refuses (U+0000 on PostgreSQL).
  */
 export async function findClient(deps: Pick<DomainDeps, 'stores'>, clientId: string): Promise<OAuth2ClientRecord | undefined> {
-  return POSSIBLE_CLIENT_ID.test(clientId) ? deps.stores.oauth2.findClientByClientId(clientId) : undefined
+  return POSSIBLE_CLIENT_ID.test(clientId) ? deps.stores.oauth2Clients.findByClientId(clientId) : undefined
 }
 const newClientSecret = () => randomAlphanumeric(50)
 
@@ -38,13 +38,13 @@ export async function setOAuth2Client(
   input: { appId: string; setting: OAuth2Setting; values?: { clientId?: string | undefined; clientSecret?: string | undefined } },
 ): Promise<ClientChange> {
   const nowMs = deps.clock.nowMs()
-  const current = await deps.stores.oauth2.findClientByAppId(input.appId)
+  const current = await deps.stores.oauth2Clients.findByAppId(input.appId)
   if (input.setting === (current?.type ?? 'off')) return { client: current }
   return changeWithAudit(deps, async (tx, audit) => {
     const detail = { oauth2: input.setting }
-    if (current) await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
+    if (current) await tx.oauth2Grants.revokeAll({ appId: input.appId }, nowMs)
     if (input.setting === 'off') {
-      await tx.oauth2.deleteClient(input.appId)
+      await tx.oauth2Clients.delete(input.appId)
       await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
       return { client: undefined }
     }
@@ -60,7 +60,7 @@ export async function setOAuth2Client(
       createdAtMs: current?.createdAtMs ?? nowMs,
       updatedAtMs: nowMs,
     }
-    await tx.oauth2.saveClient(client)
+    await tx.oauth2Clients.save(client)
     await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
     return secret === null ? { client } : { client, newSecret: secret }
   })
@@ -77,7 +77,7 @@ export async function regenerateClientSecret(
   input: { appId: string; graceSeconds?: number },
 ): Promise<ClientChange | undefined> {
   checkGraceSeconds(input.graceSeconds)
-  const current = await deps.stores.oauth2.findClientByAppId(input.appId)
+  const current = await deps.stores.oauth2Clients.findByAppId(input.appId)
   if (current?.type !== 'confidential') return undefined
   const nowMs = deps.clock.nowMs()
   const secret = newClientSecret()
@@ -91,8 +91,8 @@ export async function regenerateClientSecret(
   }
   const detail = { secret_regenerated: true, grants_ended: graceSeconds === undefined, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
   return changeWithAudit(deps, async (tx, audit) => {
-    if (graceSeconds === undefined) await tx.oauth2.revokeGrants({ appId: input.appId }, nowMs)
-    await tx.oauth2.saveClient(client)
+    if (graceSeconds === undefined) await tx.oauth2Grants.revokeAll({ appId: input.appId }, nowMs)
+    await tx.oauth2Clients.save(client)
     await audit({ event: 'oauth2_client.updated', appId: input.appId, detail })
     return { client, newSecret: secret }
   })

@@ -18,7 +18,7 @@ export async function approveAuthorizationRequest(
   const code = randomAlphanumeric(64)
   const nowMs = deps.clock.nowMs()
   await changeWithAudit(deps, async (tx, audit) => {
-    await tx.oauth2.createCode(code, {
+    await tx.oauth2Codes.create(code, {
       appId: request.app.id,
       userId: input.userId,
       redirectUri: request.redirectUri,

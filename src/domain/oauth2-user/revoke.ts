@@ -24,8 +24,8 @@ export async function revokeUserToken(deps: DomainDeps, input: RequestInput): Pr
   return afterCharge(limit, async () => {
     const token = param(params, 'token')
     assertThat(token, E.oauth2InvalidRequest, { message: 'Missing required parameter [token].' })
-    const found = await deps.stores.oauth2.findToken(token)
-    if (found && found.grant.appId === app.id && (await deps.stores.oauth2.revokeGrant(found.grant.id, deps.clock.nowMs()))) {
+    const found = await deps.stores.oauth2Grants.findToken(token)
+    if (found && found.grant.appId === app.id && (await deps.stores.oauth2Grants.revoke(found.grant.id, deps.clock.nowMs()))) {
       await recordAudit(deps, {
         event: 'oauth2_grant.revoked',
         appId: app.id,

@@ -80,7 +80,7 @@ function answerOf(grant: OAuth2GrantRecord, app: AppRecord, tokens: ReturnType<t
  */
 async function endReusedGrant(deps: DomainDeps, caller: Caller, grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>, what: 'code' | 'refresh_token'): Promise<void> {
   const nowMs = deps.clock.nowMs()
-  if (!(await deps.stores.oauth2.revokeGrant(grant.id, nowMs))) return
+  if (!(await deps.stores.oauth2Grants.revoke(grant.id, nowMs))) return
   await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: grant.appId, userId: grant.userId, address: caller.address, detail: { reason: `${what}_reused` } })
   deps.observe?.tokenInvalidated('user_access_token', 'refresh_reuse')
 }
@@ -95,7 +95,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   const verifier = param(caller.params, 'code_verifier')
   assertThat(code && redirectUri && verifier, E.oauth2InvalidRequest, { message: 'Missing required parameter [code, redirect_uri or code_verifier].' })
   const nowMs = deps.clock.nowMs()
-  const redemption = await deps.stores.oauth2.redeemCode(code, nowMs)
+  const redemption = await deps.stores.oauth2Codes.redeem(code, nowMs)
   if (redemption.outcome === 'unknown') throw new ServiceError(E.oauth2InvalidRequest, { detail: 'code unknown' })
   const { record } = redemption
   const isBound = isBoundTo(record, caller, redirectUri, verifier)
@@ -112,7 +112,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   const grant: OAuth2GrantRecord = { id: deps.newId(), appId: caller.app.id, userId: record.userId, scopes: record.scopes, createdAtMs: nowMs, revokedAtMs: null }
   const tokens = newTokens(grant, nowMs)
   await changeWithAudit(deps, async (tx, audit) => {
-    await tx.oauth2.createGrant(grant, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], code)
+    await tx.oauth2Grants.create(grant, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], code)
     await audit({ event: 'oauth2_token.issued', appId: caller.app.id, userId: record.userId, address: caller.address, detail: { scopes: grant.scopes, refreshable: tokens.refresh !== undefined } })
   })
   deps.observe?.tokenIssued('user_access_token')
@@ -123,7 +123,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
 async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
   const presented = param(caller.params, 'refresh_token')
   assertThat(presented, E.oauth2InvalidRequest, { message: 'Missing required parameter [refresh_token].' })
-  const found = await deps.stores.oauth2.findToken(presented)
+  const found = await deps.stores.oauth2Grants.findToken(presented)
   const nowMs = deps.clock.nowMs()
   const isOurs = found !== undefined && found.token.kind === 'refresh' && found.grant.appId === caller.app.id
   if (!isOurs) throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token unknown or not this client\'s' })
@@ -142,7 +142,7 @@ async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswe
   const user = await deps.stores.users.findById(grant.userId)
   assertThat(user && !user.isDisabled, E.oauth2InvalidToken, { detail: 'the person is disabled or gone' })
   const tokens = newTokens(grant, nowMs)
-  const rotated = await deps.stores.oauth2.rotate(presented, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], nowMs)
+  const rotated = await deps.stores.oauth2Grants.rotate(presented, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], nowMs)
   if (!rotated) {
     // Another request spent it first: one of the two is a copy.
     await endReusedGrant(deps, caller, grant, 'refresh_token')

@@ -23,7 +23,7 @@ export interface UserTokenHolder {
  */
 export async function findUserTokenHolder(deps: Pick<DomainDeps, 'stores' | 'clock'>, token: string): Promise<UserTokenHolder | undefined> {
   if (!isUserTokenValue(token)) return undefined
-  const found = await deps.stores.oauth2.findToken(token)
+  const found = await deps.stores.oauth2Grants.findToken(token)
   if (!found || found.token.kind !== 'access') return undefined
   const { token: record, grant } = found
   if (record.spentAtMs !== null || grant.revokedAtMs !== null || deps.clock.nowMs() >= record.expiresAtMs) return undefined

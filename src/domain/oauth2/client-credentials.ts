@@ -5,6 +5,7 @@ import type { AppRecord } from '../../storage/records.ts'
 import { authenticateClient } from '../client-authentication.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
+import { appIfKeyWorks } from '../registry/key-grace.ts'
 
 export interface ClientCredentials {
   clientId: string
@@ -29,12 +30,12 @@ export function readClientCredentials(authorization: string | undefined, body: A
  * 403 code 99 whatever failed, as X answers.
  */
 export async function authenticateAppClient(
-  deps: Pick<DomainDeps, 'stores' | 'observe'>,
+  deps: Pick<DomainDeps, 'stores' | 'observe' | 'clock'>,
   credentials: ClientCredentials | undefined,
   options: { requireResourceServer?: boolean } = {},
 ): Promise<AppRecord> {
   if (!credentials) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no client credentials' })
-  const app = await deps.stores.apps.findByConsumerKey(credentials.clientId)
+  const app = appIfKeyWorks(await deps.stores.apps.findByConsumerKey(credentials.clientId), deps.clock.nowMs())
   const claimed = { secrets: [app?.consumerSecret ?? null], isPublic: false, app: async () => app }
   const authenticated = await authenticateClient(deps, claimed, credentials.clientSecret, options)
   if (authenticated.refusal) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'client credentials refused' })

@@ -18,6 +18,7 @@ import { AppNameTakenError, OwnerAppLimitError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
 import { wireName } from '../vocabulary.ts'
+import { appIfKeyWorks } from './key-grace.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>
@@ -121,7 +122,7 @@ function asField<T>(field: string, check: () => T): T {
  * whether a refused write was refused for the name.
  */
 async function nameTaken(deps: Pick<DomainDeps, 'stores'>, ownerId: string, name: string): Promise<boolean> {
-  const apps = await deps.stores.admin.appsPage({ ownerId, limit: 10_000 })
+  const apps = await deps.stores.listings.appsPage({ ownerId, limit: 10_000 })
   return apps.some((a) => a.name.toLowerCase() === name.toLowerCase())
 }
 
@@ -201,9 +202,9 @@ export async function createApp(
 }
 
 /** An app by its id or its consumer key. */
-export async function findApp(deps: Pick<DomainDeps, 'stores'>, ref: string): Promise<AppRecord> {
+export async function findApp(deps: Pick<DomainDeps, 'stores' | 'clock'>, ref: string): Promise<AppRecord> {
   const app = /^\d+$/.test(ref) ? await deps.stores.apps.findById(ref) : undefined
-  const found = app ?? (await deps.stores.apps.findByConsumerKey(ref))
+  const found = app ?? appIfKeyWorks(await deps.stores.apps.findByConsumerKey(ref), deps.clock.nowMs())
   if (!found) throw new ServiceError(E.notFound, { message: `no app with id or consumer key ${ref}` })
   return found
 }
@@ -236,7 +237,7 @@ export async function updateApp(deps: RegistryDeps, ref: string, input: AppSetti
   const updated = await changeWithAudit(deps, async (tx, audit) => {
     const nowMs = deps.clock.nowMs()
     const changed = await tx.apps.update(app.id, patch, nowMs)
-    const grants = changed && isSuspending ? await tx.oauth2.revokeGrants({ appId: app.id }, nowMs) : 0
+    const grants = changed && isSuspending ? await tx.oauth2Grants.revokeAll({ appId: app.id }, nowMs) : 0
     if (changed) await audit({ event: 'app.updated', appId: app.id, userId: app.ownerId, detail: { ...detail, ...(grants > 0 ? { oauth2_grants_ended: grants } : {}) } })
     return changed
   }).catch((error: unknown) => {
@@ -288,7 +289,7 @@ export async function rotateAppKeys(deps: RegistryDeps, ref: string, options: Ke
   const detail = { revoke_tokens: revokeTokens, ...(graceSeconds === undefined ? {} : { grace_seconds: graceSeconds }) }
   // The new keys (and the revoked tokens) and their audit row in one unit of work.
   const rotated = await changeWithAudit(deps, async (tx, audit) => {
-    const changed = await tx.admin.rotateKeys(app.id, rotation)
+    const changed = await tx.apps.rotateKeys(app.id, rotation)
     if (changed) await audit({ event: 'app.keys_rotated', appId: app.id, userId: app.ownerId, detail })
     return changed
   })

@@ -54,8 +54,8 @@ async function grantConflicts(deps: DomainDeps, plan: SeedPlan, grant: SeedGrant
   const appId = plan.apps.get(nameKey(grant.app))?.existing?.id
   const userId = userIdOf(plan, grant.person)
   const values = grantValues(deps, grant)
-  const access = await deps.stores.oauth2.findToken(values.access)
-  const refresh = values.refresh === undefined ? undefined : await deps.stores.oauth2.findToken(values.refresh)
+  const access = await deps.stores.oauth2Grants.findToken(values.access)
+  const refresh = values.refresh === undefined ? undefined : await deps.stores.oauth2Grants.findToken(values.refresh)
   const isTheirs = (found: typeof access) => found === undefined || (found.grant.appId === appId && found.grant.userId === userId)
   const issues: SeedIssue[] = []
   if (!isTheirs(access)) issues.push({ path: `${at}.access_token`, reason: 'another grant has this token' })
@@ -100,14 +100,14 @@ export async function seedBearerToken(deps: DomainDeps, app: AppRecord, value: s
 /** A grant of the person to the app with its tokens, made as a redeemed code would make it (token.ts), unless it exists. */
 export async function seedGrant(deps: DomainDeps, grant: SeedGrant, app: AppRecord, user: UserRecord): Promise<{ access: string; refresh: string | undefined; expiresAtMs: number }> {
   const values = grantValues(deps, grant)
-  const found = await deps.stores.oauth2.findToken(values.access)
+  const found = await deps.stores.oauth2Grants.findToken(values.access)
   if (found) return { ...values, expiresAtMs: found.token.expiresAtMs }
   const nowMs = deps.clock.nowMs()
   const record: OAuth2GrantRecord = { id: deps.newId(), appId: app.id, userId: user.id, scopes: grant.scopes, createdAtMs: nowMs, revokedAtMs: null }
   const tokenOf = (token: string, kind: 'access' | 'refresh', ttlMs: number): NewOAuth2Token => ({ token, record: { kind, grantId: record.id, createdAtMs: nowMs, expiresAtMs: nowMs + ttlMs, spentAtMs: null } })
   const tokens = [tokenOf(values.access, 'access', ACCESS_TOKEN_TTL_MS), ...(values.refresh ? [tokenOf(values.refresh, 'refresh', REFRESH_TOKEN_TTL_MS)] : [])]
   await changeWithAudit(deps, async (tx, audit) => {
-    await tx.oauth2.createGrant(record, tokens, undefined)
+    await tx.oauth2Grants.create(record, tokens, undefined)
     await audit({ event: 'oauth2_token.issued', appId: app.id, userId: user.id, detail: { scopes: record.scopes, refreshable: values.refresh !== undefined, via: 'seed' } })
   })
   return { ...values, expiresAtMs: nowMs + ACCESS_TOKEN_TTL_MS }

@@ -2,6 +2,7 @@ import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/re
 import type { DomainDeps } from '../deps.ts'
 import { verifyPassword } from '../passwords.ts'
 import { findByScreenName } from '../registry/users.ts'
+import { appIfKeyWorks } from '../registry/key-grace.ts'
 import type { SeedIssue } from './seed-check.ts'
 import type { Seed, SeedApp, SeedPerson } from './seed-schema.ts'
 import { derivedSeedValue } from './seed-values.ts'
@@ -46,7 +47,7 @@ export async function planSeed(deps: DomainDeps, seed: Seed): Promise<{ plan: Se
   for (const [i, app] of (seed.apps ?? []).entries()) {
     const ownerId = userIdOf(plan, app.owner)
     const existing = ownerId === undefined ? undefined : await findOwnedApp(deps, ownerId, app.name)
-    const client = existing ? await deps.stores.oauth2.findClientByAppId(existing.id) : undefined
+    const client = existing ? await deps.stores.oauth2Clients.findByAppId(existing.id) : undefined
     plan.apps.set(nameKey(app.name), { seed: app, existing, client })
     issues.push(...(await appConflicts(deps, app, existing, client, `apps[${i}]`)))
   }
@@ -60,7 +61,7 @@ export function userIdOf(plan: SeedPlan, screenName: string): string | undefined
 }
 
 async function findOwnedApp(deps: DomainDeps, ownerId: string, name: string): Promise<AppRecord | undefined> {
-  const apps = await deps.stores.admin.appsPage({ ownerId, limit: 10_000 })
+  const apps = await deps.stores.listings.appsPage({ ownerId, limit: 10_000 })
   return apps.find((app) => nameKey(app.name) === nameKey(name.trim()))
 }
 
@@ -90,7 +91,7 @@ async function appConflicts(deps: DomainDeps, app: SeedApp, existing: AppRecord 
     differs('client_secret', app.client_secret, client?.type === app.oauth2_client_type ? client?.clientSecret : undefined)
     return issues
   }
-  if (app.consumer_key !== undefined && (await deps.stores.apps.findByConsumerKey(app.consumer_key))) issues.push({ path: `${at}.consumer_key`, reason: 'another app has this consumer key' })
-  if (app.client_id !== undefined && (await deps.stores.oauth2.findClientByClientId(app.client_id))) issues.push({ path: `${at}.client_id`, reason: 'another app has this client id' })
+  if (app.consumer_key !== undefined && appIfKeyWorks(await deps.stores.apps.findByConsumerKey(app.consumer_key), deps.clock.nowMs())) issues.push({ path: `${at}.consumer_key`, reason: 'another app has this consumer key' })
+  if (app.client_id !== undefined && (await deps.stores.oauth2Clients.findByClientId(app.client_id))) issues.push({ path: `${at}.client_id`, reason: 'another app has this client id' })
   return issues
 }

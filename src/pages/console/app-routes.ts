@@ -37,7 +37,7 @@ export function consoleAppRoutes(context: PageContext) {
   }
 
   async function show(reply: FastifyReply, csrfToken: string, user: UserRecord, app: AppRecord, shown: Shown = {}) {
-    const [usage, oauth2Client] = await Promise.all([appUsage(domain, app), domain.stores.oauth2.findClientByAppId(app.id)])
+    const [usage, oauth2Client] = await Promise.all([appUsage(domain, app), domain.stores.oauth2Clients.findByAppId(app.id)])
     const page = appPage({ csrfToken, user, app, oauth2Client, usage, revealed: shown.revealed, message: shown.message, ...(shown.values ? { values: shown.values } : {}) })
     return sendPage(reply, shown.status ?? 200, page, { kind: 'self' })
   }

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { AccessTokenRecord, AppRecord, BearerTokenRecord, UserRecord } from '../records.ts'
-import type { CredentialLookup } from '../types.ts'
+import type { AppByConsumerKey, CredentialLookup } from '../types.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { AccessTokensTable, AppsTable, BearerTokensTable, Database, UsersTable } from './schema.ts'
 import { preparedLookup } from './prepared.ts'
@@ -74,6 +74,19 @@ const appById = preparedLookup((db: Kysely<Database>, id: string) => db.selectFr
 const appByKeyHash = preparedLookup((db: Kysely<Database>, keyHash: string) =>
   db.selectFrom('apps').select(APP_COLUMNS).where('consumer_key_hash', '=', keyHash),
 )
+/** An app by a rotated-out consumer key (AppStore.rotateKeys), with that old pair and when it stops working. */
+const appByPreviousKeyHash = preparedLookup((db: Kysely<Database>, keyHash: string) =>
+  db
+    .selectFrom('previous_consumer_keys')
+    .innerJoin('apps', 'apps.id', 'previous_consumer_keys.app_id')
+    .select(qualified('apps', APP_COLUMNS))
+    .select([
+      'previous_consumer_keys.consumer_key as previous__consumer_key',
+      'previous_consumer_keys.consumer_secret as previous__consumer_secret',
+      'previous_consumer_keys.expires_at_ms as previous__expires_at_ms',
+    ])
+    .where('previous_consumer_keys.consumer_key_hash', '=', keyHash),
+)
 const accessTokenByHash = preparedLookup((db: Kysely<Database>, tokenHash: string) =>
   db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash),
 )
@@ -118,9 +131,19 @@ export async function findAppById(db: Kysely<Database>, sealer: Sealer, id: stri
   return row && toApp(row, sealer)
 }
 
-export async function findAppByConsumerKey(db: Kysely<Database>, sealer: Sealer, consumerKey: string): Promise<AppRecord | undefined> {
+/** By the current consumer key, or else (a second lookup, only for a key no app has now) by a rotated-out one. */
+export async function findAppByConsumerKey(db: Kysely<Database>, sealer: Sealer, consumerKey: string): Promise<AppByConsumerKey | undefined> {
   const row = await appByKeyHash(db, sealer.index(consumerKey))
-  return row && toApp(row, sealer)
+  return row ? toApp(row, sealer) : findAppByPreviousKey(db, sealer, consumerKey)
+}
+
+/** The app with its rotated-out pair of this key, expired or not (AppByConsumerKey). */
+async function findAppByPreviousKey(db: Kysely<Database>, sealer: Sealer, consumerKey: string): Promise<AppByConsumerKey | undefined> {
+  const row = await appByPreviousKeyHash(db, sealer.index(consumerKey))
+  if (!row) return undefined
+  const app: AppByConsumerKey = toApp({ ...row, consumer_key: row.previous__consumer_key, consumer_secret: row.previous__consumer_secret }, sealer)
+  app.previousKeyExpiresAtMs = Number(row.previous__expires_at_ms)
+  return app
 }
 
 export async function findAccessToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<AccessTokenRecord | undefined> {
@@ -134,14 +157,18 @@ export async function findConsumerWithAccessToken(
   sealer: Sealer,
   consumerKey: string,
   token: string,
-): Promise<{ app: AppRecord | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }> {
+): Promise<{ app: AppByConsumerKey | undefined; token: AccessTokenRecord | undefined; owner: UserRecord | undefined }> {
   const row = await consumerWithAccessTokenByHashes(db, sealer.index(consumerKey), sealer.index(token))
   // Always one row; the check keeps a broken statement from passing for "nothing known".
   if (!row) throw new Error('findConsumerWithAccessToken: the statement answered no row')
   const app = appOf(row)
   const found = tokenOf(row)
   const owner = ownerOf(row)
-  return { app: app && toApp(app, sealer), token: found && toAccessToken(found, sealer), owner: owner && toUser(owner) }
+  return {
+    app: app ? toApp(app, sealer) : await findAppByPreviousKey(db, sealer, consumerKey),
+    token: found && toAccessToken(found, sealer),
+    owner: owner && toUser(owner),
+  }
 }
 
 export async function findBearerToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<BearerTokenRecord | undefined> {

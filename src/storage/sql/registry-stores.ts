@@ -29,6 +29,17 @@ export function createUserStore(db: Kysely<Database>) {
       const rows = await db.selectFrom('users').selectAll().orderBy('id').execute()
       return rows.map(toUser)
     },
+    async update(id, patch) {
+      const columns = {
+        ...(patch.name === undefined ? {} : { name: patch.name }),
+        ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
+        ...(patch.disabledAtMs === undefined ? {} : { disabled_at_ms: patch.disabledAtMs }),
+        ...(patch.endSessions ? { session_generation: sql<number>`session_generation + 1` } : {}),
+      }
+      const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : db.updateTable('users').set(columns).where('id', '=', id).returningAll()
+      const row = await query.executeTakeFirst()
+      return row && toUser(row)
+    },
   } satisfies UserStore
 }
 
@@ -101,28 +112,34 @@ export function createAppStore(db: Kysely<Database>, sealer: Sealer, options: { 
         throw error
       }
     },
-    async rotateKeys(id, keys, nowMs) {
+    async rotateKeys(id, rotation) {
       return atomically(async (tx) => {
+        const current = await tx.selectFrom('apps').select(['consumer_key', 'consumer_secret']).where('id', '=', id).executeTakeFirst()
+        if (!current) return undefined
         const row = await tx
           .updateTable('apps')
-          .set({ ...sealedKeys(keys, sealer), updated_at_ms: nowMs })
+          .set({ ...sealedKeys(rotation.keys, sealer), updated_at_ms: rotation.nowMs })
           .where('id', '=', id)
           .returningAll()
-          .executeTakeFirst()
-        if (!row) return undefined
-        await tx
-          .updateTable('request_tokens')
-          .set({ status: 'dead' })
-          .where('app_id', '=', id)
-          .where('status', 'in', ['issued', 'authorized'])
-          .execute()
-        for (const table of ['access_tokens', 'bearer_tokens'] as const) {
+          .executeTakeFirstOrThrow()
+        await tx.deleteFrom('previous_consumer_keys').where('app_id', '=', id).execute()
+        if (rotation.previousValidUntilMs !== undefined) {
           await tx
-            .updateTable(table)
-            .set({ revoked_at_ms: nowMs })
-            .where('app_id', '=', id)
-            .where('revoked_at_ms', 'is', null)
+            .insertInto('previous_consumer_keys')
+            .values({
+              app_id: id,
+              consumer_key: current.consumer_key,
+              consumer_key_hash: sealer.index(sealer.open(current.consumer_key)),
+              consumer_secret: current.consumer_secret,
+              expires_at_ms: rotation.previousValidUntilMs,
+            })
             .execute()
+        }
+        if (rotation.revokeTokens) {
+          await tx.updateTable('request_tokens').set({ status: 'dead' }).where('app_id', '=', id).where('status', 'in', ['issued', 'authorized']).execute()
+          for (const table of ['access_tokens', 'bearer_tokens'] as const) {
+            await tx.updateTable(table).set({ revoked_at_ms: rotation.nowMs }).where('app_id', '=', id).where('revoked_at_ms', 'is', null).execute()
+          }
         }
         return toApp(row, sealer)
       })

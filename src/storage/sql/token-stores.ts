@@ -130,6 +130,16 @@ export function createAccessTokenStore(db: Kysely<Database>, sealer: Sealer) {
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
     },
+    async revokeAuthorization(userId, appId, nowMs) {
+      const result = await db
+        .updateTable('access_tokens')
+        .set({ revoked_at_ms: nowMs })
+        .where('user_id', '=', userId)
+        .where('app_id', '=', appId)
+        .where('revoked_at_ms', 'is', null)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows)
+    },
   }
   return store
 }

@@ -27,8 +27,8 @@ const rowsAbout = async (id: string) => (await t.domain.stores.audit.list({ limi
 /** The domain, with a count of the admin-token lookups that reached the store (each hashes the token). */
 function countingLookups(): { deps: DomainDeps; lookups: () => number } {
   let lookups = 0
-  const admin = { ...t.domain.stores.admin, findToken: (token: string) => (lookups++, t.domain.stores.admin.findToken(token)) }
-  return { deps: { ...t.domain, stores: { ...t.domain.stores, admin } }, lookups: () => lookups }
+  const adminTokens = { ...t.domain.stores.adminTokens, findByToken: (token: string) => (lookups++, t.domain.stores.adminTokens.findByToken(token)) }
+  return { deps: { ...t.domain, stores: { ...t.domain.stores, adminTokens } }, lookups: () => lookups }
 }
 
 /** The token with its last character changed to another one of the alphabet. */

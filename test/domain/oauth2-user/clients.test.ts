@@ -32,10 +32,10 @@ const authenticates = (clientId: string, secret: string) =>
 async function grantOf(appId: string, userId?: string) {
   const user = userId ? { id: userId } : (await makeUser(deps)).user
   const grant = { id: deps.newId(), appId, userId: user.id, scopes: ['tweet.read'], createdAtMs: NOW, revokedAtMs: null }
-  await deps.stores.oauth2.createGrant(grant, [{ token: `access-${grant.id}`, record: { kind: 'access', grantId: grant.id, createdAtMs: NOW, expiresAtMs: NOW + 7_200_000, spentAtMs: null } }], `code-${grant.id}`)
+  await deps.stores.oauth2Grants.create(grant, [{ token: `access-${grant.id}`, record: { kind: 'access', grantId: grant.id, createdAtMs: NOW, expiresAtMs: NOW + 7_200_000, spentAtMs: null } }], `code-${grant.id}`)
   return grant
 }
-const isLive = async (grantId: string) => (await deps.stores.oauth2.findToken(`access-${grantId}`))?.grant.revokedAtMs === null
+const isLive = async (grantId: string) => (await deps.stores.oauth2Grants.findToken(`access-${grantId}`))?.grant.revokedAtMs === null
 
 describe("an app's OAuth 2.0 client", () => {
   test('regenerating the secret: the new one authenticates, the old one no longer, and every grant ends', async () => {
@@ -77,7 +77,7 @@ describe("an app's OAuth 2.0 client", () => {
     for (const graceSeconds of [0, 1.5, 604_801]) {
       await assert.rejects(regenerateClientSecret(deps, { appId: app.id, graceSeconds }), /grace must be a whole number of seconds from 1 to 604800/)
     }
-    assert.deepEqual(await deps.stores.oauth2.findClientByAppId(app.id), made.client)
+    assert.deepEqual(await deps.stores.oauth2Clients.findByAppId(app.id), made.client)
     assert.ok(await regenerateClientSecret(deps, { appId: app.id, graceSeconds: 604_800 }))
   })
 
@@ -138,7 +138,7 @@ describe("an app's OAuth 2.0 client", () => {
     const second = await grantOf(app.id)
     assert.deepEqual(await setOAuth2Client(deps, { appId: app.id, setting: 'off' }), { client: undefined })
     assert.equal(await isLive(second.id), false)
-    assert.equal(await deps.stores.oauth2.findClientByAppId(app.id), undefined)
+    assert.equal(await deps.stores.oauth2Clients.findByAppId(app.id), undefined)
     const audit = await deps.stores.audit.list({ appId: app.id, limit: 10 })
     assert.deepEqual(audit.filter((row) => row.event === 'oauth2_client.updated').map((row) => row.detail?.oauth2).reverse(), ['confidential', 'public', 'off'])
   })

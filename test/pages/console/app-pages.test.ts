@@ -101,14 +101,14 @@ describe("an app's console pages", () => {
       assert.equal(alertOf(answer.body), said, action)
       assert.equal(revealedOf(answer.body), undefined, `${action}: no secret shown`)
     }
-    assert.equal((await t.domain.stores.oauth2.findClientByAppId(page.split('/').pop()!)), undefined)
+    assert.equal((await t.domain.stores.oauth2Clients.findByAppId(page.split('/').pop()!)), undefined)
   })
 
   test('a public client is kept as public, with no secret to show', async () => {
     const { app, browser, page } = await developerWithApp()
     const answer = await browser.fill(page, `${page}/oauth2`, { oauth2: 'public' })
     assert.equal(answer.statusCode, 200)
-    assert.equal((await t.domain.stores.oauth2.findClientByAppId(app.id))?.clientSecret ?? null, null)
+    assert.equal((await t.domain.stores.oauth2Clients.findByAppId(app.id))?.clientSecret ?? null, null)
     assert.doesNotMatch(answer.body, /class="secret"/)
   })
 
@@ -123,13 +123,13 @@ describe("an app's console pages", () => {
   test('a grace period that is not a plain number of seconds is refused, and the keys and secret stay', async () => {
     const { app, browser, page } = await developerWithApp()
     await browser.fill(page, `${page}/oauth2`, { oauth2: 'confidential' })
-    const client = await t.domain.stores.oauth2.findClientByAppId(app.id)
+    const client = await t.domain.stores.oauth2Clients.findByAppId(app.id)
     for (const grace of [' 60', '60 ', '0x3c', '6e1']) {
       assert.equal((await browser.fill(page, `${page}/keys`, { grace })).statusCode, 400, `keys, grace "${grace}"`)
       assert.equal((await browser.fill(page, `${page}/oauth2/secret`, { client_secret_grace: grace })).statusCode, 400, `client secret, grace "${grace}"`)
     }
     assert.equal((await t.domain.stores.apps.findById(app.id))?.consumerKey, app.consumerKey)
-    assert.deepEqual(await t.domain.stores.oauth2.findClientByAppId(app.id), client)
+    assert.deepEqual(await t.domain.stores.oauth2Clients.findByAppId(app.id), client)
     // The twin: a plain number is taken.
     assert.equal((await browser.fill(page, `${page}/keys`, { grace: '60' })).statusCode, 302)
   })
@@ -244,7 +244,7 @@ describe('the OAuth 2.0 choices ask for the password like the other actions that
       const asked = await browser.fill(`/console/apps/${app.id}`, `/console/apps/${app.id}/${action}`, fields)
       assert.equal(asked.statusCode, 200)
       assert.match(asked.body, /Confirm your password/)
-      assert.equal(await t.domain.stores.oauth2.findClientByAppId(app.id), undefined, 'nothing done yet')
+      assert.equal(await t.domain.stores.oauth2Clients.findByAppId(app.id), undefined, 'nothing done yet')
       assert.equal(textOf(asked.body, 'oauth2_client_secret'), undefined)
     })
   }

@@ -76,7 +76,7 @@ describe('developer console', () => {
     assert.match(home.body, new RegExp(`@${screenName}`))
     const user = await t.domain.stores.users.findByScreenName(screenName)
     assert.ok(user)
-    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, userId: user.id, event: 'user.created' })
+    const [row] = await t.domain.stores.listings.auditPage({ limit: 1, userId: user.id, event: 'user.created' })
     assert.equal(row?.detail?.actor, 'sign_up')
   })
 
@@ -137,7 +137,7 @@ describe('developer console', () => {
     assert.equal(replayed.statusCode, 200)
     assert.doesNotMatch(replayed.body, new RegExp(app.consumerSecret), 'the saved cookies, sent again within the 5 minutes, do not show it again')
 
-    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: id, event: 'app.created' })
+    const [row] = await t.domain.stores.listings.auditPage({ limit: 1, appId: id, event: 'app.created' })
     assert.equal(row?.detail?.actor, `user:${user.id}`)
     const list = await b.get('/console')
     assert.match(list.body, new RegExp(`<a href="/console/apps/${id}">My App</a>`))
@@ -152,7 +152,7 @@ describe('developer console', () => {
     const refused = await createThroughForm(b, { name: 'One too many' })
     assert.equal(refused.statusCode, 400)
     assert.match(refused.body, /a developer may own at most 100 apps/)
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: user.id, limit: 1000 })).length, MAX_APPS_PER_OWNER)
 
     // An operator registered one more (the admin API's beyond_app_limit): the console lists it on a second page.
     const beyond = await createApp(t.domain, { name: 'Beyond', owner: user.id }, { beyondAppLimit: true })
@@ -174,7 +174,7 @@ describe('developer console', () => {
     assert.match(answer.body, /class="alert" role="alert"/)
     assert.match(answer.body, /value="Kept Name"/)
     assert.match(answer.body, />not a url<\/textarea>/)
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
   })
 
   test('every bad field of the form is reported at once, not only the first; nothing is created', async () => {
@@ -182,7 +182,7 @@ describe('developer console', () => {
     const answer = await createThroughForm(b, { name: '', website: 'ftp://files.example', callbacks: 'not a url' })
     assert.equal(answer.statusCode, 400)
     for (const reason of [/app name must be 1 to 64 characters/, /website must be an http:\/\/ or https:\/\/ URL/, /callback/i]) assert.match(answer.body, reason)
-    assert.equal((await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
+    assert.equal((await t.domain.stores.listings.appsPage({ ownerId: user.id, limit: 10 })).length, 0)
   })
 
   test('an app name the developer already uses, in any case, is refused with 409 on the form, on create and on edit', async () => {
@@ -195,7 +195,7 @@ describe('developer console', () => {
     const renamed = await b.fill(location, location, { name: 'weather', description: '', website: '', callbacks: 'https://client.example/callback', type: 'web', access_level: 'read-write' })
     assert.equal(renamed.statusCode, 409)
     assert.match(renamed.body, /already has an app named weather/)
-    const names = (await t.domain.stores.admin.appsPage({ ownerId: user.id, limit: 10 })).map((a) => a.name).sort()
+    const names = (await t.domain.stores.listings.appsPage({ ownerId: user.id, limit: 10 })).map((a) => a.name).sort()
     assert.deepEqual(names, ['Tides', 'Weather'])
   })
 
@@ -274,7 +274,7 @@ describe('developer console', () => {
     const deleted = await b.post(`${location}/delete`, { csrf_token: csrfOf(confirm.body) })
     assert.equal(deleted.headers.location, '/console')
     assert.equal(await t.domain.stores.apps.findById(id), undefined)
-    const rows = await t.domain.stores.admin.auditPage({ limit: 10, appId: id })
+    const rows = await t.domain.stores.listings.auditPage({ limit: 10, appId: id })
     assert.deepEqual(
       rows.map((r) => [r.event, r.detail?.actor]),
       [
@@ -503,7 +503,7 @@ describe('developer console', () => {
     assert.equal((await requestToken(oldConsumer)).status, 200, 'the old pair works during the grace period')
     const verify = await t.signedFetch({ consumer: oldConsumer, token, method: 'GET', url: `${t.url}/1.1/account/verify_credentials.json` })
     assert.equal(verify.status, 200, 'the owner token made under the old pair still works')
-    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
+    const [row] = await t.domain.stores.listings.auditPage({ limit: 1, appId: old.id, event: 'app.keys_rotated' })
     assert.equal(row?.detail?.grace_seconds, 3600)
   })
 })
@@ -577,7 +577,7 @@ describe('connected apps', () => {
     assert.equal((await verify(otherToken, other)).status, 200)
     const after = await b.get('/settings/connected_apps')
     assert.doesNotMatch(after.body, new RegExp(`data-app-id="${app.id}"`))
-    const [row] = await t.domain.stores.admin.auditPage({ limit: 1, appId: app.id, event: 'authorization.revoked' })
+    const [row] = await t.domain.stores.listings.auditPage({ limit: 1, appId: app.id, event: 'authorization.revoked' })
     assert.equal(row?.detail?.actor, `user:${user.id}`)
   })
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { CompiledQuery } from 'kysely'
 import { migrateToLatest } from '../../../src/storage/sql/migrations.ts'
-import { endLiveAccessTokens } from '../../../src/storage/sql/oauth2-store.ts'
+import { endLiveAccessTokens } from '../../../src/storage/sql/oauth2-stores.ts'
 import { openSqlite } from '../../../src/storage/sqlite/open.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-oauth2-indexes-'))

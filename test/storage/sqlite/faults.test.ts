@@ -53,7 +53,7 @@ describe('SQLite faults', { skip: SQLITE_ONLY_SKIP }, () => {
       // Revoking the bearer tokens is the rotation's last statement.
       plant(path, `create trigger fails_late before update on bearer_tokens begin select raise(abort, 'planted fault'); end`)
 
-      await assert.rejects(s.apps.rotateKeys(app.id, { consumerKey: 'rotated-key', consumerSecret: 'rotated-secret' }, NOW + 1), /planted fault/)
+      await assert.rejects(s.apps.rotateKeys(app.id, { keys: { consumerKey: 'rotated-key', consumerSecret: 'rotated-secret' }, revokeTokens: true, nowMs: NOW + 1 }), /planted fault/)
 
       assert.equal((await s.apps.findByConsumerKey(app.consumerKey))?.consumerSecret, app.consumerSecret, 'the old keys')
       assert.equal(await s.apps.findByConsumerKey('rotated-key'), undefined)

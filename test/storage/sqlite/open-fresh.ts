@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStorage } from '../../../src/storage/open-stores.ts'
+import { openLayeredStorage } from '../layered.ts'
 import { testKeyring } from '../../helpers/keys.ts'
 import { deleteBehindStores } from '../../helpers/test-app.ts'
 import type { OpenFreshStores } from '../contract.ts'
@@ -14,7 +14,7 @@ import type { OpenFreshStores } from '../contract.ts'
 export const openFreshSqlite: OpenFreshStores = async ({ settleNonceEpoch, nonceBudget }) => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-store-'))
   const path = join(dir, 'latchkey.sqlite')
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch, nonceBudget })
+  const { stores, runtime } = await openLayeredStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch, nonceBudget })
   return {
     stores,
     runtime,

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { AuthorizationCodeRecord, ClientType, OAuth2ClientRecord, OAuth2GrantRecord, OAuth2TokenRecord } from '../records.ts'
 import type { Sealer } from '../sealing/sealer.ts'
-import type { NewOAuth2Token, OAuth2Store } from '../types.ts'
+import type { NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from '../oauth2-types.ts'
 import type { Database, OAuth2ClientsTable, OAuth2CodesTable, OAuth2GrantsTable, OAuth2TokensTable } from './schema.ts'
 import { atomicallyOn } from './transactions.ts'
 
@@ -58,39 +58,23 @@ function toToken(row: Selectable<OAuth2TokensTable>): OAuth2TokenRecord {
   }
 }
 
-/**
- * OAuth 2.0 user context on any Kysely dialect. Codes and tokens are found by their keyed hash and
- * never kept otherwise; single use is one conditional UPDATE, which concurrent callers on any
- * number of instances serialize on the row. Multi-statement writes run in a transaction of their
- * own, or inside a unit of work (`isInUnit`) in the unit's.
- */
-export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
-  const atomically = atomicallyOn(db, options.isInUnit)
-  const tokenRows = (tokens: NewOAuth2Token[]) =>
-    tokens.map(({ token, record }) => ({
-      token_hash: sealer.index(token),
-      kind: record.kind,
-      grant_id: record.grantId,
-      created_at_ms: record.createdAtMs,
-      expires_at_ms: record.expiresAtMs,
-      spent_at_ms: record.spentAtMs,
-    }))
-
+/** Each app's OAuth 2.0 client on any Kysely dialect; its secrets sealed. */
+export function createOAuth2ClientStore(db: Kysely<Database>, sealer: Sealer) {
   return {
-    async findClientByAppId(appId) {
+    async findByAppId(appId) {
       const row = await db.selectFrom('oauth2_clients').selectAll().where('app_id', '=', appId).executeTakeFirst()
       return row && toClient(row, sealer)
     },
-    async findClientByClientId(clientId) {
+    async findByClientId(clientId) {
       const row = await db.selectFrom('oauth2_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst()
       return row && toClient(row, sealer)
     },
-    async findClientsByAppIds(appIds) {
+    async findByAppIds(appIds) {
       if (appIds.length === 0) return []
       const rows = await db.selectFrom('oauth2_clients').selectAll().where('app_id', 'in', appIds).execute()
       return rows.map((row) => toClient(row, sealer))
     },
-    async saveClient(client) {
+    async save(client) {
       const row = {
         app_id: client.appId,
         client_id: client.clientId,
@@ -108,11 +92,21 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         .onConflict((conflict) => conflict.column('app_id').doUpdateSet(changed))
         .execute()
     },
-    async deleteClient(appId) {
+    async delete(appId) {
       const result = await db.deleteFrom('oauth2_clients').where('app_id', '=', appId).executeTakeFirst()
       return Number(result.numDeletedRows) > 0
     },
-    async createCode(code, record) {
+  } satisfies OAuth2ClientStore
+}
+
+/**
+ * Authorization codes on any Kysely dialect, found by their keyed hash and never kept otherwise;
+ * single use is one conditional UPDATE, which concurrent callers on any number of instances
+ * serialize on the row.
+ */
+export function createOAuth2CodeStore(db: Kysely<Database>, sealer: Sealer) {
+  return {
+    async create(code, record) {
       await db
         .insertInto('oauth2_codes')
         .values({
@@ -130,7 +124,7 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         })
         .execute()
     },
-    async redeemCode(code, nowMs) {
+    async redeem(code, nowMs) {
       const hash = sealer.index(code)
       const row = await db
         .updateTable('oauth2_codes')
@@ -143,7 +137,32 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
       const used = await db.selectFrom('oauth2_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst()
       return used ? { outcome: 'reused', grantId: used.grant_id, record: toCode(used) } : { outcome: 'unknown' }
     },
-    async createGrant(grant, tokens, code) {
+    async deleteExpired(nowMs) {
+      const result = await db.deleteFrom('oauth2_codes').where('expires_at_ms', '<=', nowMs).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
+  } satisfies OAuth2CodeStore
+}
+
+/**
+ * Grants and their tokens on any Kysely dialect, tokens found by their keyed hash. A refresh
+ * token is spent by one conditional UPDATE. Multi-statement writes run in a transaction of their
+ * own, or inside a unit of work (`isInUnit`) in the unit's.
+ */
+export function createOAuth2GrantStore(db: Kysely<Database>, sealer: Sealer, options: { isInUnit?: boolean } = {}) {
+  const atomically = atomicallyOn(db, options.isInUnit)
+  const tokenRows = (tokens: NewOAuth2Token[]) =>
+    tokens.map(({ token, record }) => ({
+      token_hash: sealer.index(token),
+      kind: record.kind,
+      grant_id: record.grantId,
+      created_at_ms: record.createdAtMs,
+      expires_at_ms: record.expiresAtMs,
+      spent_at_ms: record.spentAtMs,
+    }))
+
+  return {
+    async create(grant, tokens, code) {
       await atomically(async (tx) => {
         await tx
           .insertInto('oauth2_grants')
@@ -199,11 +218,11 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         return true
       })
     },
-    async revokeGrant(grantId, nowMs) {
+    async revoke(grantId, nowMs) {
       const result = await db.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('id', '=', grantId).where('revoked_at_ms', 'is', null).executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
     },
-    async revokeGrants(filter, nowMs) {
+    async revokeAll(filter, nowMs) {
       return atomically(async (tx) => {
         let grants = tx.updateTable('oauth2_grants').set({ revoked_at_ms: nowMs }).where('revoked_at_ms', 'is', null)
         // A code not yet redeemed would make a grant after this: it ends with them (never brought back).
@@ -221,7 +240,7 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         return Number(result.numUpdatedRows)
       })
     },
-    async listGrants(userId) {
+    async listLive(userId) {
       const rows = await db
         .selectFrom('oauth2_grants')
         .selectAll()
@@ -232,9 +251,5 @@ export function createOAuth2Store(db: Kysely<Database>, sealer: Sealer, options:
         .execute()
       return rows.map(toGrant)
     },
-    async deleteExpiredCodes(nowMs) {
-      const result = await db.deleteFrom('oauth2_codes').where('expires_at_ms', '<=', nowMs).executeTakeFirst()
-      return Number(result.numDeletedRows)
-    },
-  } satisfies OAuth2Store
+  } satisfies OAuth2GrantStore
 }
