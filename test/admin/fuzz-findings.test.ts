@@ -1,4 +1,4 @@
-// What the admin API fuzz (test/fuzz/admin-and-console.test.ts) found, one focused test each.
+// What the admin API fuzz (test/admin/hostile-requests.test.ts) found, one focused test each.
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
