@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { createAdminToken, revokeAdminToken } from '../../../src/domain/admin/admin-tokens.ts'
 import { startAdminTestServer, type AdminTestServer } from '../admin.ts'
+import { csrfOf } from '../browser.ts'
 import { signRequest } from '../oauth1-client.ts'
 import { testClock } from '../test-app.ts'
 import { exchange, requestBytes, type Answer } from './raw-exchange.ts'
@@ -54,8 +55,6 @@ function cookieOf(answer: Answer): string | undefined {
   return undefined
 }
 
-const csrfIn = (page: string) => /name="csrf_token" value="([^"]+)"/.exec(page)?.[1]
-
 export async function pageGet(port: number, path: string, cookie?: string): Promise<Answer> {
   const headers: Array<[string, string]> = [...httpsHeaders(SETUP_ADDRESS), ...(cookie ? [['Cookie', cookie] as [string, string]] : [])]
   return exchange(port, requestBytes({ aim: 'setup', how: '', method: 'GET', target: path, headers, authenticated: false, mustRefuse: false }, port))
@@ -70,15 +69,15 @@ async function pagePost(port: number, path: string, cookie: string, fields: Reco
 async function signIn(port: number, screenName: string, password: string): Promise<Identity> {
   const form = await pageGet(port, '/console')
   const visitorCookie = cookieOf(form)
-  const csrf = csrfIn(form.body)
-  assert.ok(visitorCookie && csrf, 'the sign-in page gives a cookie and a CSRF value')
+  const csrf = csrfOf(form.body)
+  assert.ok(visitorCookie, 'the sign-in page gives a cookie')
   const answer = await pagePost(port, '/console/sign-in', visitorCookie, { csrf_token: csrf, username: screenName, password, next: '/console' })
   assert.equal(answer.status, 302, answer.body)
   const cookie = cookieOf(answer)
   assert.ok(cookie)
   const home = await pageGet(port, '/console', cookie)
-  const sessionCsrf = csrfIn(home.body)
-  assert.ok(sessionCsrf && home.body.includes(`@${screenName}`), 'signed in')
+  const sessionCsrf = csrfOf(home.body)
+  assert.ok(home.body.includes(`@${screenName}`), 'signed in')
   return { cookie, csrf: sessionCsrf }
 }
 
@@ -161,7 +160,7 @@ async function fixtureOn(server: AdminTestServer, clock: ReturnType<typeof testC
     people.push({ ...identity, ownAppIds, otherAppId: apps[(i + 2) % 4]!.app_id, screenName: screenNames[i]! })
   }
   const visitorPage = await pageGet(publicPort, '/console')
-  const visitor = { cookie: cookieOf(visitorPage)!, csrf: csrfIn(visitorPage.body)! }
+  const visitor = { cookie: cookieOf(visitorPage)!, csrf: csrfOf(visitorPage.body) }
   // Past the 10 minutes of a fresh password: secrets, deletions and new keys now ask for it again.
   clock.advance(11 * 60_000)
 
