@@ -10,6 +10,9 @@
 /** Files that need the machine to themselves: only a serial group runs them. */
 export const SERIAL_PATHS = ['test/soak', 'test/bench/smoke.test.ts']
 
+/** The admin API's and the pages' fuzzes: the http tier runs them at the default count, the long form at full count; both on both backends. */
+const ADMIN_AND_PAGE_FUZZ = ['test/admin/hostile-requests.test.ts', 'test/pages/console/hostile-requests.test.ts']
+
 /** @typedef {{ backend: 'sqlite' | 'postgres', paths: string[], serial?: boolean, env?: Record<string, string> }} Group */
 /** @typedef {{ name: string, proves: string, groups: Group[] }} Tier */
 
@@ -51,6 +54,7 @@ export const TIERS = [
         paths: [
           'test/observability/metrics.test.ts',
           'test/observability/tracing.test.ts',
+          ...ADMIN_AND_PAGE_FUZZ,
           'test/admin/bad-input.test.ts',
           'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
@@ -68,7 +72,7 @@ export const TIERS = [
     name: 'e2e',
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
-      { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/fuzz', 'test/cli', 'test/testing'] },
+      { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/cli', 'test/testing'] },
       { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/validity-shared.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
@@ -91,8 +95,8 @@ export const LONG = {
   name: 'long',
   proves: 'the soak at length on both backends, the fuzzes at full count (the admin API and console one on both)',
   groups: [
-    { backend: 'sqlite', paths: ['test/fuzz', 'test/http/hostile-requests.test.ts', 'test/soak'], serial: true, env: LONG_ENV },
+    { backend: 'sqlite', paths: [...ADMIN_AND_PAGE_FUZZ, 'test/http/hostile-requests.test.ts', 'test/soak'], serial: true, env: LONG_ENV },
     // On PostgreSQL + Redis each request costs about twice as much: 10,000 there.
-    { backend: 'postgres', paths: ['test/fuzz/admin-and-console.test.ts', 'test/soak'], serial: true, env: { ...LONG_ENV, LATCHKEY_FUZZ_RUNS: '10000' } },
+    { backend: 'postgres', paths: [...ADMIN_AND_PAGE_FUZZ, 'test/soak'], serial: true, env: { ...LONG_ENV, LATCHKEY_FUZZ_RUNS: '10000' } },
   ],
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import oauthPkg from 'oauth'
-import { consentInBrowser } from '../helpers/browser-less.ts'
+import { consentInBrowser } from '../helpers/consent-pages.ts'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
 
 const promised = <T>(run: (done: (error: unknown, ...values: unknown[]) => void) => void): Promise<unknown[]> =>

@@ -1,25 +1,9 @@
-// What the admin API fuzz (test/fuzz/admin-and-console.test.ts) found, one focused test each.
+// What the admin API fuzz (test/admin/hostile-requests.test.ts) found, one focused test each.
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { startAdminTestServer, type AdminTestServer } from '../helpers/admin.ts'
+import { sendRaw } from '../helpers/raw-http.ts'
 import { countRows } from '../helpers/test-app.ts'
-
-/** Bytes on a fresh connection to the admin listener; the answer's status line, content type and body. */
-function sendRaw(url: string, bytes: string): Promise<{ status: number; contentType: string; body: string }> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname)
-    let text = ''
-    socket.on('data', (chunk) => (text += String(chunk)))
-    socket.on('close', () => {
-      const [head = '', body = ''] = text.split('\r\n\r\n')
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body })
-    })
-    socket.on('error', reject)
-    socket.write(bytes)
-  })
-}
 
 function assertProblem(answer: { status: number; contentType: string; body: string }, status: number): void {
   assert.equal(answer.status, status, answer.body)

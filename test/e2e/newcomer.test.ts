@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { BrowserLess, textOfElement } from '../helpers/browser-less.ts'
+import { Browser, textOf } from '../helpers/browser.ts'
 import { REPO_ROOT, runCli } from '../helpers/cli.ts'
 import { runPinCommand } from '../helpers/pin-command.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
@@ -38,27 +38,27 @@ describe('a newcomer, from the front door', () => {
     const door = await fetch(`${first.url}/`)
     assert.equal(door.status, 200)
     const page = await door.text()
-    const person = { username: textOfElement(page, 'demo_screen_name')!, password: textOfElement(page, 'demo_password')! }
+    const person = { username: textOf(page, 'demo_screen_name')!, password: textOf(page, 'demo_password')! }
     assert.equal(person.username, 'demo')
     assert.ok(banner.includes(`sign in as          demo / ${person.password}`), 'the front door shows the password the banner printed')
 
     // The console's OAuth tool, through the sign-in page it leads to.
     const toolPath = /<a href="([^"]+)" id="oauth_tool">/.exec(page)![1]!
-    const browser = new BrowserLess()
-    const signInPage = await browser.open(`${first.url}${toolPath}`)
-    assert.equal(signInPage.status, 200)
+    const browser = new Browser()
+    const signInPage = await browser.get(`${first.url}${toolPath}`)
+    assert.equal(signInPage.statusCode, 200)
     const signedIn = await browser.submit(signInPage, person, { name: 'next', value: toolPath })
-    assert.equal(signedIn.status, 302)
-    const tool = await browser.open(new URL(signedIn.headers.get('location')!, first.url).href)
-    assert.equal(tool.status, 200)
-    assert.match(tool.html, /OAuth tool/)
+    assert.equal(signedIn.statusCode, 302)
+    const tool = await browser.get(new URL(String(signedIn.headers.location), first.url).href)
+    assert.equal(tool.statusCode, 200)
+    assert.match(tool.body, /OAuth tool/)
 
     // The PIN flow, as the page writes it.
-    const pinOutput = await runPinCommand(textOfElement(page, 'pin_command')!, person)
+    const pinOutput = await runPinCommand(textOf(page, 'pin_command')!, person)
     assert.match(pinOutput, /verify_credentials says: signed in as @demo/)
 
     // The bearer call, as the page writes it, in a shell.
-    const bearer = spawnSync('bash', ['-e', '-c', textOfElement(page, 'bearer_command')!], { cwd: REPO_ROOT, encoding: 'utf8' })
+    const bearer = spawnSync('bash', ['-e', '-c', textOf(page, 'bearer_command')!], { cwd: REPO_ROOT, encoding: 'utf8' })
     assert.equal(bearer.status, 0, bearer.stderr)
     assert.match(bearer.stdout, /"resources"/)
 
@@ -74,7 +74,7 @@ describe('a newcomer, from the front door', () => {
     const demo = JSON.parse(again.stdout) as Record<string, string>
     assert.equal(demo.sign_in, `demo / ${person.password}`)
     assert.match(banner, new RegExp(`consumer key\\s+${demo.consumer_key}\\n`))
-    assert.equal(textOfElement(await (await fetch(`${second.url}/`)).text(), 'demo_password'), person.password)
+    assert.equal(textOf(await (await fetch(`${second.url}/`)).text(), 'demo_password'), person.password)
     assert.equal(statSync(`${database}.demo.json`).mode & 0o777, 0o600, 'the demo file is its owner\'s only')
     assert.equal(await second.stop(), 0)
   })

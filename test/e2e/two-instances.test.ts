@@ -20,7 +20,7 @@ import {
   type TestSchema,
 } from '../helpers/backends.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { csrfOf } from '../helpers/jar.ts'
+import { csrfOf } from '../helpers/browser.ts'
 import { errorCode, send, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts'
 import { runCli } from '../helpers/cli.ts'

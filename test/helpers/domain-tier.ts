@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict'
-import { createDomainDeps } from '../../src/composition/root.ts'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import type { RequestInput } from '../../src/domain/request.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
-import { openStorage } from '../../src/storage/open-stores.ts'
 import { signRequest, type SignOptions } from './oauth1-client.ts'
-import { TEST_DATABASE_URL, createTestSchema } from './backends.ts'
-import { testKeyring } from './keys.ts'
-import { testClock, testDomainSettings, type TestSettings } from './test-domain.ts'
+import { openTestDomain, testClock, type TestSettings } from './test-domain.ts'
 
-// The domain tier: the use cases called as functions, on the real stores over an in-memory SQLite
-// database (the real migrations, sealing and units of work), with a clock the test moves. No HTTP,
-// no files: a test takes milliseconds, which is what lets mutation testing run the domain rules.
-// With LATCHKEY_TEST_DATABASE_URL set (the storage tier runs this tier again so), the database is a
-// PostgreSQL schema of the test's own, where transactions and types behave differently; nonces and
-// limits stay in memory, on the tier's clock (their Redis stores have contracts of their own).
+// The domain tier: the use cases called as functions, on the real stores over a fresh SQLite
+// database (openTestDomain: the real migrations, sealing and units of work), with a clock the test
+// moves. No HTTP: a test takes milliseconds, which is what lets mutation testing run the domain rules.
+// On the PostgreSQL pass (the storage tier runs this tier again so), the database is a PostgreSQL
+// schema of the test's own, where transactions and types behave differently; nonces and limits stay
+// in memory, on the tier's clock (their Redis stores have contracts of their own).
 
 /** 2026-01-01T00:00:00Z: a fixed start, so every timestamp a test signs is known. */
 export const FIXED_START_MS = Date.UTC(2026, 0, 1)
@@ -30,27 +26,13 @@ export interface DomainTier {
   close(): Promise<void>
 }
 
-/** The domain deps as compose.ts builds them, on a fresh database (see above) and a fixed clock. */
+/** The domain deps as the composition root builds them, on fresh storage (see above) and a fixed clock. */
 export async function openDomainTier(options: { settings?: TestSettings; startMs?: number } = {}): Promise<DomainTier> {
   const clock = testClock(options.startMs ?? FIXED_START_MS)
   // The nonce store counts as complete from an hour before the fixed start, as in a server that has
   // been running: a request stamped up to the skew behind the clock is judged by its timestamp alone.
-  const schema = TEST_DATABASE_URL ? await createTestSchema(TEST_DATABASE_URL) : undefined
-  const storage = await openStorage({
-    keyring: testKeyring(),
-    databaseUrl: schema?.url ?? 'sqlite::memory:',
-    nonceEpochMs: clock.nowMs() - 3_600_000,
-    settleNonceEpoch: false,
-  }).catch(async (error: unknown) => {
-    await schema?.drop()
-    throw error
-  })
-  const domain = createDomainDeps(storage, testDomainSettings(options.settings), clock)
-  const close = async () => {
-    await storage.runtime.close()
-    await schema?.drop()
-  }
-  return { domain, clock, nowSeconds: () => Math.floor(clock.nowMs() / 1000), close }
+  const opened = await openTestDomain({ clock, settings: options.settings, stateInMemory: true, nonceEpochMs: clock.nowMs() - 3_600_000 })
+  return { domain: opened.domain, clock, nowSeconds: () => Math.floor(clock.nowMs() / 1000), close: opened.close }
 }
 
 /**

@@ -7,6 +7,8 @@ import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consen
 import { issueUserToken, type UserTokenAnswer } from '../../src/domain/oauth2-user/token.ts'
 import { findUserTokenHolder } from '../../src/domain/oauth2-user/user-token.ts'
 import type { RequestInput } from '../../src/domain/request.ts'
+import { ServiceError } from '../../src/errors/service-error.ts'
+import type { ChallengeMethod } from '../../src/protocol/oauth2/pkce.ts'
 import type { AccessLevel, AppRecord, ClientType, UserRecord } from '../../src/storage/records.ts'
 import { inputOf, TIER_URL } from './domain-tier.ts'
 import { makeApp } from './fixtures.ts'
@@ -35,21 +37,21 @@ export async function oauth2Client(domain: DomainDeps, options: { type?: ClientT
   return { app, clientId: change.client!.clientId, clientSecret: change.newSecret }
 }
 
-/** The authorization request's parameters, as the client sends the browser with them. */
-export const authorizeParameters = (client: OAuth2Client, verifier: string, scope: string) => ({
+/** The authorization request's parameters, as the client sends the browser with them (PKCE by S256 unless told). */
+export const authorizeParameters = (client: OAuth2Client, verifier: string, scope: string, method: ChallengeMethod = 'S256') => ({
   response_type: 'code',
   client_id: client.clientId,
   redirect_uri: REDIRECT,
   scope,
   state: 'state-1',
-  code_challenge: challengeOf(verifier),
-  code_challenge_method: 'S256',
+  code_challenge: method === 'S256' ? challengeOf(verifier) : verifier,
+  code_challenge_method: method,
 })
 
 /** A code `person` allowed on the consent page, with its verifier. */
-export async function allowedCode(domain: DomainDeps, client: OAuth2Client, person: UserRecord, scope = 'tweet.read users.read offline.access') {
+export async function allowedCode(domain: DomainDeps, client: OAuth2Client, person: UserRecord, scope = 'tweet.read users.read offline.access', method: ChallengeMethod = 'S256') {
   const verifier = newVerifier()
-  const check = await checkAuthorizationRequest(domain, authorizeParameters(client, verifier, scope))
+  const check = await checkAuthorizationRequest(domain, authorizeParameters(client, verifier, scope, method))
   assert.equal(check.outcome, 'valid', JSON.stringify(check))
   assert.ok(check.outcome === 'valid')
   const { redirectTo } = await approveAuthorizationRequest(domain, check.request, { userId: person.id, address: null })
@@ -70,6 +72,15 @@ export const exchange = async (domain: DomainDeps, client: OAuth2Client, issued:
 /** A refresh by `client`. */
 export const refresh = async (domain: DomainDeps, client: OAuth2Client, refreshToken: string | undefined): Promise<UserTokenAnswer> =>
   (await issueUserToken(domain, tokenInput(client, { grant_type: 'refresh_token', refresh_token: String(refreshToken) }))).answer
+
+/** Awaits `work` and asserts it was refused as a client of /2/oauth2/* sees it: the RFC 6749 §5.2 `error` and the status. */
+export async function assertOAuth2Error(work: Promise<unknown>, expected: { error: string; status: number }, message?: string): Promise<void> {
+  await assert.rejects(work, (error: unknown) => {
+    assert.ok(error instanceof ServiceError, `expected a ServiceError, got ${String(error)}`)
+    assert.deepEqual({ error: error.oauth2, status: error.status }, expected, message ?? error.detail ?? error.message)
+    return true
+  })
+}
 
 /** Whether an OAuth 2.0 user access token still finds its holder (/2/users/me would answer it). */
 export const isLiveUserToken = async (domain: DomainDeps, accessToken: string): Promise<boolean> => (await findUserTokenHolder(domain, accessToken)) !== undefined

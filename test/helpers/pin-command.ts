@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { consentInBrowser } from './browser-less.ts'
+import { consentInBrowser } from './consent-pages.ts'
 import { REPO_ROOT } from './cli.ts'
 
 /**
  * Runs `node examples/pin-flow.mjs …` as the README and the front door write it: when it prints the
- * link, a person opens it, signs in and allows (over plain HTTP, browser-less.ts), and types the PIN
+ * link, a person opens it, signs in and allows (over plain HTTP, consent-pages.ts), and types the PIN
  * the page shows at its prompt. Resolves with everything it printed; fails unless it exits 0.
  */
 export async function runPinCommand(command: string, person: { username: string; password: string }): Promise<string> {

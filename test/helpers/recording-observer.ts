@@ -1,5 +1,21 @@
 import type { DomainObserver } from '../../src/domain/observe.ts'
 
+/** An observer that hears everything and keeps nothing, but for what `overrides` do. */
+export function quietObserver(overrides: Partial<DomainObserver> = {}): DomainObserver {
+  return {
+    oauth1Verification: () => {},
+    bearerVerification: () => {},
+    clockSkew: () => {},
+    tokenIssued: () => {},
+    tokenInvalidated: () => {},
+    rateLimited: () => {},
+    signIn: () => {},
+    signatureFailureLost: () => {},
+    validityCacheLookup: () => {},
+    ...overrides,
+  }
+}
+
 /**
  * An observer that keeps what the domain told it of tokens (issued, invalidated), of bearer checks
  * and of lost signature failures as `issued:<kind>`, `invalidated:<kind>:<reason>`, `bearer:<result>`
@@ -9,14 +25,11 @@ export function recordingObserver(): DomainObserver & { told: string[] } {
   const told: string[] = []
   return {
     told,
-    tokenIssued: (kind) => void told.push(`issued:${kind}`),
-    tokenInvalidated: (kind, reason) => void told.push(`invalidated:${kind}:${reason}`),
-    oauth1Verification: () => {},
-    bearerVerification: (result) => void told.push(`bearer:${result}`),
-    clockSkew: () => {},
-    rateLimited: () => {},
-    signIn: () => {},
-    signatureFailureLost: (reason) => void told.push(`lost:${reason}`),
-    validityCacheLookup: () => {},
+    ...quietObserver({
+      tokenIssued: (kind) => void told.push(`issued:${kind}`),
+      tokenInvalidated: (kind, reason) => void told.push(`invalidated:${kind}:${reason}`),
+      bearerVerification: (result) => void told.push(`bearer:${result}`),
+      signatureFailureLost: (reason) => void told.push(`lost:${reason}`),
+    }),
   }
 }

@@ -97,16 +97,26 @@ async function openTestStorage(): Promise<{ dbPath: string; redis?: { url: strin
  * limits in memory, or, when LATCHKEY_TEST_DATABASE_URL and LATCHKEY_TEST_REDIS_URL are set (the
  * PostgreSQL + Redis groups of npm test), a schema of its own in PostgreSQL and a key prefix of its own in Redis.
  */
-export async function openTestDomain(options: { clock?: Clock; settings?: TestSettings; observed?: Observed; stateInMemory?: boolean } = {}): Promise<TestDomain> {
+export async function openTestDomain(
+  options: { clock?: Clock; settings?: TestSettings; observed?: Observed; stateInMemory?: boolean; nonceEpochMs?: number } = {},
+): Promise<TestDomain> {
   const storage = await openTestStorage()
   // stateInMemory: nonces and limits in this process even on the PostgreSQL pass (--single-instance).
   const redis = options.stateInMemory ? undefined : storage.redis
   const budget = nonceBudget(loadConfig({ env: {}, flags: options.settings ?? {} }))
-  // A nonce store in memory counts as complete from a second before it opens: nothing ran before it
-  // on this fresh storage, and so no test waits for its epoch's second to pass as `serve` does (up
-  // to a second a test). Redis keeps its epoch in Redis, settled as in production.
-  const nonceEpochMs = redis ? undefined : Date.now() - 1000
-  const { stores, runtime } = await openStorage({ keyring: testKeyring(), databaseUrl: storage.dbPath, redisUrl: redis?.url, redisKeyPrefix: redis?.keyPrefix, nonceBudget: budget, nonceEpochMs }).catch(
+  // A nonce store in memory counts as complete from a second before it opens (or from the given
+  // moment): nothing ran before it on this fresh storage, and so no test waits for its epoch's second
+  // to pass as `serve` does (up to a second a test). Redis keeps its epoch in Redis, settled as in production.
+  const nonceEpochMs = redis ? undefined : (options.nonceEpochMs ?? Date.now() - 1000)
+  const { stores, runtime } = await openStorage({
+    keyring: testKeyring(),
+    databaseUrl: storage.dbPath,
+    redisUrl: redis?.url,
+    redisKeyPrefix: redis?.keyPrefix,
+    nonceBudget: budget,
+    nonceEpochMs,
+    ...(options.nonceEpochMs === undefined ? {} : { settleNonceEpoch: false }),
+  }).catch(
     async (error: unknown) => {
       await storage.remove()
       throw error

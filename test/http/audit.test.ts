@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord, AuditEventRecord, UserRecord } from '../../src/storage/records.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
-import { BrowserLess, consentInBrowser, outcomeOf } from '../helpers/browser-less.ts'
+import { Browser } from '../helpers/browser.ts'
+import { consentInBrowser, outcomeOf } from '../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
@@ -76,7 +77,7 @@ describe('the audit trail of the HTTP endpoints', () => {
 
   test('the web flow records sign-in, consent and the exchange; a second flow records the same token handed out again', async () => {
     const { app, user, password } = await setUp()
-    const browser = new BrowserLess()
+    const browser = new Browser()
     for (let round = 0; round < 2; round++) {
       const rt = await requestToken(app, CALLBACK)
       const outcome = await consentInBrowser(`${server.url}/oauth/authorize?oauth_token=${rt.token}`, { username: user.screenName, password }, { browser })
@@ -98,12 +99,12 @@ describe('the audit trail of the HTTP endpoints', () => {
 
   test('authenticate sending a returning person straight back is recorded as an automatic consent', async () => {
     const { app, user, password } = await setUp({ isSignInEnabled: true })
-    const browser = new BrowserLess()
+    const browser = new Browser()
     const first = await requestToken(app, CALLBACK)
     const outcome = await consentInBrowser(`${server.url}/oauth/authenticate?oauth_token=${first.token}`, { username: user.screenName, password }, { browser })
     await exchange(app, first, (outcome as { query: URLSearchParams }).query.get('oauth_verifier') as string)
     const second = await requestToken(app, CALLBACK)
-    const again = outcomeOf(await browser.open(`${server.url}/oauth/authenticate?oauth_token=${second.token}`))
+    const again = outcomeOf(await browser.get(`${server.url}/oauth/authenticate?oauth_token=${second.token}`))
     assert.equal(again.kind, 'redirect')
     const consents = (await eventsOf(server, { userId: user.id })).filter((e) => e.event === 'consent.granted')
     assert.deepEqual(consents.map((e) => [e.detail?.flow, e.detail?.automatic]), [['authenticate', false], ['authenticate', true]])
@@ -263,7 +264,7 @@ describe('the audit trail of sign-in failures', () => {
     })
     const outcome = await consentInBrowser(`${server.url}/oauth/authorize?oauth_token=${answer.form.oauth_token}`, { username, password })
     assert.equal(outcome.kind, 'page')
-    return outcome.kind === 'page' ? outcome.page.status : 0
+    return outcome.kind === 'page' ? outcome.page.statusCode : 0
   }
 
   test('a wrong password names the account, an unknown one does not, and throttled attempts say so; nothing typed is kept', async () => {

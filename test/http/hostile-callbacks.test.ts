@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord } from '../../src/storage/records.ts'
-import { consentInBrowser } from '../helpers/browser-less.ts'
+import { consentInBrowser } from '../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { signedFetch } from '../helpers/oauth1-client.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'

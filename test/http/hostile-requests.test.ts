@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import fc from 'fast-check'
@@ -13,6 +12,7 @@ import { E } from '../../src/errors/catalogue.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { runSql } from '../helpers/backends.ts'
+import { sendRaw, type RawAnswer } from '../helpers/raw-http.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
@@ -156,29 +156,8 @@ function mutations(f: Fixture): fc.Arbitrary<Attempt> {
   )
 }
 
-interface Answer {
-  status: number
-  contentType: string
-  body: string
-}
-
-function sendRaw(url: string, bytes: string): Promise<Answer> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname)
-    let text = ''
-    socket.on('data', (chunk) => (text += String(chunk)))
-    socket.on('close', () => {
-      const [head = '', body = ''] = text.split('\r\n\r\n')
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body })
-    })
-    socket.on('error', reject)
-    socket.end(bytes)
-  })
-}
-
-async function send(url: string, attempt: Attempt): Promise<Answer> {
-  if (attempt.raw) return sendRaw(url, attempt.raw)
+async function send(url: string, attempt: Attempt): Promise<RawAnswer> {
+  if (attempt.raw) return sendRaw(url, attempt.raw, { halfClose: true })
   const response = await fetch(`${url}${attempt.path}`, { method: attempt.method, headers: attempt.headers, body: attempt.body, redirect: 'manual' })
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.text() }
 }
@@ -322,7 +301,7 @@ function oauth2Mutations(f: OAuth2Fixture): fc.Arbitrary<Attempt> {
 }
 
 /** What an answer of the OAuth 2.0 endpoints is, by its own shape; throws when it has none of theirs. */
-function oauth2Outcome(attempt: Attempt, answer: Answer & { location: string | null }): string {
+function oauth2Outcome(attempt: Attempt, answer: RawAnswer & { location: string | null }): string {
   const path = attempt.path.split('?')[0]
   if (path === '/i/oauth2/authorize') {
     if (answer.status === 302) {

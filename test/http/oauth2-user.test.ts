@@ -9,7 +9,7 @@ import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { basic, challengeOf, newVerifier, REDIRECT } from '../helpers/oauth2-user.ts'
 import { signRequest } from '../helpers/oauth1-client.ts'
-import { csrfOf, newBrowser, submit, visit } from '../pages/helpers.ts'
+import { Browser, csrfOf } from '../helpers/browser.ts'
 import { startTestServer, testClock, type TestServer } from '../helpers/test-app.ts'
 import { counterValues, deltas, parseScrape, seriesKey } from '../helpers/prometheus-text.ts'
 
@@ -57,11 +57,11 @@ describe('OAuth 2.0 user context', () => {
   }
 
   /** The person signs in on the consent page and presses a button; the redirect it answers with. */
-  async function consent(client: Client, query: URLSearchParams, action: 'allow' | 'cancel' = 'allow', browser = newBrowser()): Promise<URL> {
-    const page = await visit(server.app, browser, `/i/oauth2/authorize?${query}`)
+  async function consent(client: Client, query: URLSearchParams, action: 'allow' | 'cancel' = 'allow', browser = new Browser(server.app)): Promise<URL> {
+    const page = await browser.get(`/i/oauth2/authorize?${query}`)
     assert.equal(page.statusCode, 200, page.body)
     const fields = [...query, ['csrf_token', csrfOf(page.body)], ['action', action], ['username', person.user.screenName], ['password', person.password]] as Array<[string, string]>
-    const answer = await submit(server.app, browser, '/i/oauth2/authorize', fields)
+    const answer = await browser.post('/i/oauth2/authorize', fields)
     assert.equal(answer.statusCode, 302, answer.body)
     return new URL(String(answer.headers.location))
   }
@@ -215,12 +215,12 @@ describe('OAuth 2.0 user context', () => {
 
   test('authorize with force_login=true or prompt=login: a signed-in person is asked to sign in again; without, Allow alone is enough', async () => {
     const client = await oauth2App()
-    const browser = newBrowser()
+    const browser = new Browser(server.app)
     await consent(client, authorizeQuery(client), 'allow', browser)
     const allowAlone = async (query: URLSearchParams) => {
-      const page = await visit(server.app, browser, `/i/oauth2/authorize?${query}`)
+      const page = await browser.get(`/i/oauth2/authorize?${query}`)
       assert.equal(page.statusCode, 200, page.body)
-      return { page, answer: await submit(server.app, browser, '/i/oauth2/authorize', [...query, ['csrf_token', csrfOf(page.body)], ['action', 'allow']] as Array<[string, string]>) }
+      return { page, answer: await browser.post('/i/oauth2/authorize', [...query, ['csrf_token', csrfOf(page.body)], ['action', 'allow']] as Array<[string, string]>) }
     }
     for (const extra of [{ force_login: 'true' }, { prompt: 'login' }, { prompt: 'consent login' }]) {
       const query = authorizeQuery(client)
@@ -283,23 +283,23 @@ describe('OAuth 2.0 user context', () => {
   test('authorize: an unregistered redirect URI or an unknown client gets an error page, never a redirect', async () => {
     const client = await oauth2App()
     for (const query of [authorizeQuery(client, { redirectUri: 'https://evil.example/cb' }), new URLSearchParams({ ...Object.fromEntries(authorizeQuery(client)), client_id: 'nobody' })]) {
-      const page = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${query}`)
+      const page = await new Browser(server.app).get(`/i/oauth2/authorize?${query}`)
       assert.equal(page.statusCode, 400)
       assert.equal(page.headers.location, undefined)
       assert.match(String(page.headers['content-type']), /text\/html/)
     }
-    assert.equal((await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client)}`)).statusCode, 200)
+    assert.equal((await new Browser(server.app).get(`/i/oauth2/authorize?${authorizeQuery(client)}`)).statusCode, 200)
   })
 
   test('authorize: a scope above the app\'s access level goes back as invalid_scope with the state; within it, the consent page', async () => {
     const client = await oauth2App('confidential', 'read')
-    const refused = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read tweet.write' })}`)
+    const refused = await new Browser(server.app).get(`/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read tweet.write' })}`)
     assert.equal(refused.statusCode, 302)
     const location = new URL(String(refused.headers.location))
     assert.equal(`${location.origin}${location.pathname}`, REDIRECT)
     assert.equal(location.searchParams.get('error'), 'invalid_scope')
     assert.equal(location.searchParams.get('state'), 'state-123')
-    const page = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read users.read' })}`)
+    const page = await new Browser(server.app).get(`/i/oauth2/authorize?${authorizeQuery(client, { scope: 'tweet.read users.read' })}`)
     assert.equal(page.statusCode, 200)
     assert.match(page.body, /See your profile/)
   })
@@ -309,7 +309,7 @@ describe('OAuth 2.0 user context', () => {
     for (const drop of ['state', 'code_challenge']) {
       const query = authorizeQuery(client)
       query.delete(drop)
-      const refused = await visit(server.app, newBrowser(), `/i/oauth2/authorize?${query}`)
+      const refused = await new Browser(server.app).get(`/i/oauth2/authorize?${query}`)
       assert.equal(refused.statusCode, 302, drop)
       assert.equal(new URL(String(refused.headers.location)).searchParams.get('error'), 'invalid_request')
     }
@@ -403,19 +403,19 @@ describe('OAuth 2.0 user context', () => {
 
   test('Connected apps lists an OAuth 2.0 grant with what its scopes allow; Revoke ends it at once', async () => {
     const client = await oauth2App()
-    const browser = newBrowser()
+    const browser = new Browser(server.app)
     const verifier = newVerifier()
     const location = await consent(client, authorizeQuery(client, { challenge: challengeOf(verifier), scope: 'tweet.read users.read' }), 'allow', browser)
     const tokens = json(await exchange(client, location.searchParams.get('code')!, verifier))
     assert.equal((await me(String(tokens.access_token))).status, 200)
-    const page = await visit(server.app, browser, '/settings/connected_apps')
+    const page = await browser.get('/settings/connected_apps')
     assert.equal(page.statusCode, 200)
     assert.match(page.body, new RegExp(`data-app-id="${client.app.id}"`))
     assert.match(page.body, /See your profile and the profiles of other accounts\./)
-    const revoked = await submit(server.app, browser, '/settings/connected_apps/revoke', { csrf_token: csrfOf(page.body), revoke: client.app.id })
+    const revoked = await browser.post('/settings/connected_apps/revoke', { csrf_token: csrfOf(page.body), revoke: client.app.id })
     assert.equal(revoked.statusCode, 302)
     assert.equal((await me(String(tokens.access_token))).status, 401)
-    assert.doesNotMatch((await visit(server.app, browser, '/settings/connected_apps')).body, new RegExp(`data-app-id="${client.app.id}"`))
+    assert.doesNotMatch((await browser.get('/settings/connected_apps')).body, new RegExp(`data-app-id="${client.app.id}"`))
   })
 
   test('the metrics count each code, token and refresh, and a reuse that ends a grant, by kind', async () => {

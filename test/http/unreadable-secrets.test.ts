@@ -9,7 +9,7 @@ import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { damageSealedKey, injectedTestServer, type TestServer } from '../helpers/test-app.ts'
-import { CookieBrowser } from '../helpers/jar.ts'
+import { Browser } from '../helpers/browser.ts'
 
 const FORM = 'application/x-www-form-urlencoded'
 const REDIRECT = 'https://client.example/callback'
@@ -30,7 +30,7 @@ describe('an app whose stored key or secret cannot be opened', () => {
     const apps = [await makeApp(t.domain, { owner: user, name: 'Damaged', callbackUrls: [REDIRECT] }), await makeApp(t.domain, { owner: user, name: 'Sound', callbackUrls: [REDIRECT] })]
     const clientIds: string[] = []
     for (const app of apps) clientIds.push((await setOAuth2Client(t.domain, { appId: app.id, setting: 'public' })).client!.clientId)
-    const browser = new CookieBrowser(t.app, `10.46.9.${++address}`)
+    const browser = new Browser(t.app, `10.46.9.${++address}`)
     assert.equal((await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })).statusCode, 302)
     await damageSealedKey(t.dbPath, apps[0]!.id, column)
     return { apps, clientIds, browser, logged: logLines.length }

@@ -8,8 +8,8 @@ import { authorizedRequestToken } from '../helpers/flow.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { send, signedFetch } from '../helpers/oauth1-client.ts'
 import { counterValues, deltas, parseScrape, seriesKey } from '../helpers/prometheus-text.ts'
-import { newBrowser, openAndAllow, signInAndAllow } from '../pages/helpers.ts'
-import { makeRequestToken } from '../pages/helpers.ts'
+import { Browser } from '../helpers/browser.ts'
+import { makeRequestToken, openAndAllow, signInAndAllow } from '../helpers/consent-pages.ts'
 
 /**
  * Issue 15's leftovers: the label values docs/metrics.md promises that test/observability/metrics.test.ts
@@ -73,10 +73,10 @@ describe('every documented label value is emitted', () => {
 
     // Sign-ins: one that works; a wrong password, then the throttle (1 failure allowed).
     await signInAndAllow(t, app, '10.61.0.1')
-    const stranger = newBrowser('10.61.0.2')
+    const stranger = new Browser(t.app, '10.61.0.2')
     const wrong = { username: user.screenName, password: 'not the password' }
-    assert.equal((await openAndAllow(t.app, stranger, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, wrong)).statusCode, 401)
-    assert.equal((await openAndAllow(t.app, stranger, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, wrong)).statusCode, 429)
+    assert.equal((await openAndAllow(stranger, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, wrong)).statusCode, 401)
+    assert.equal((await openAndAllow(stranger, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, wrong)).statusCode, 429)
 
     const moved = deltas(before, await scrape())
     const expected: Array<[string, Record<string, string>]> = [

@@ -4,7 +4,8 @@ import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-to
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { SESSION_COOKIE, makeRequestToken, newBrowser, signInAndAllow, visit, type Browser } from './helpers.ts'
+import { Browser, SESSION_COOKIE } from '../helpers/browser.ts'
+import { makeRequestToken, signInAndAllow } from '../helpers/consent-pages.ts'
 
 describe('GET /oauth/authenticate: sign in with Latchkey', () => {
   let t: TestApp
@@ -24,7 +25,7 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
 
   async function authenticate(app: AppRecord, browser: Browser, query = '') {
     const rt = await makeRequestToken(t.domain, app)
-    const response = await visit(t.app, browser, `/oauth/authenticate?oauth_token=${rt.token}${query}`)
+    const response = await browser.get(`/oauth/authenticate?oauth_token=${rt.token}${query}`)
     return { rt, response }
   }
 
@@ -48,10 +49,10 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
     const { user, app, browser } = await returningPerson({ isSignInEnabled: true })
     const rt = await makeRequestToken(t.domain, app)
     const url = `/oauth/authenticate?oauth_token=${rt.token}`
-    const head = await t.app.inject({ method: 'HEAD', url, remoteAddress: browser.address, cookies: { [SESSION_COOKIE]: browser.cookie! } })
+    const head = await t.app.inject({ method: 'HEAD', url, remoteAddress: browser.address, cookies: { [SESSION_COOKIE]: browser.cookies.get(SESSION_COOKIE)! } })
     assert.equal(head.headers.location, undefined)
     assert.equal(await approvedBy(rt.token, user), false)
-    const get = await visit(t.app, browser, url)
+    const get = await browser.get(url)
     assert.equal(get.statusCode, 302)
     assert.ok(await approvedBy(rt.token, user))
   })
@@ -77,14 +78,14 @@ describe('GET /oauth/authenticate: sign in with Latchkey', () => {
   test('asks when the person granted the app only at another access level', async () => {
     const { app, browser } = await returningPerson({ isSignInEnabled: true, accessLevel: 'read-write' })
     const rt = await makeRequestToken(t.domain, app, { accessLevel: 'read-write-directmessages' })
-    const response = await visit(t.app, browser, `/oauth/authenticate?oauth_token=${rt.token}`)
+    const response = await browser.get(`/oauth/authenticate?oauth_token=${rt.token}`)
     assert.equal(response.statusCode, 200)
     assert.match(response.body, /Read and send your direct messages\./)
   })
 
   test('asks a signed-out visitor to sign in', async () => {
     const { app } = await returningPerson({ isSignInEnabled: true })
-    const { response } = await authenticate(app, newBrowser())
+    const { response } = await authenticate(app, new Browser(t.app))
     assert.equal(response.statusCode, 200)
     assert.match(response.body, /name="password"/)
   })

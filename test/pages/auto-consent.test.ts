@@ -7,7 +7,7 @@ import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { authorizeParameters, newVerifier, oauth2Client, REDIRECT } from '../helpers/oauth2-user.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { makeRequestToken } from './helpers.ts'
+import { makeRequestToken } from '../helpers/consent-pages.ts'
 
 describe('--auto-consent on the authorize pages', () => {
   let t: TestApp

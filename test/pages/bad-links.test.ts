@@ -4,7 +4,7 @@ import { updateApp } from '../../src/domain/registry/apps.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { buildTestApp, testClock, type TestApp } from '../helpers/test-app.ts'
-import { makeRequestToken } from './helpers.ts'
+import { makeRequestToken } from '../helpers/consent-pages.ts'
 
 describe('consent pages for a link that cannot work', () => {
   const clock = testClock()

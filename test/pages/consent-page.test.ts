@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { SESSION_COOKIE, makeRequestToken, newBrowser, openAndAllow, visit } from './helpers.ts'
+import { Browser, SESSION_COOKIE } from '../helpers/browser.ts'
+import { makeRequestToken, openAndAllow } from '../helpers/consent-pages.ts'
 
 describe('GET /oauth/authorize: the consent page', () => {
   let t: TestApp
@@ -15,8 +16,8 @@ describe('GET /oauth/authorize: the consent page', () => {
     const { user: owner } = await makeUser(t.domain, { name: 'Olive Owner' })
     const app = await makeApp(t.domain, { owner, ...settings })
     const rt = await makeRequestToken(t.domain, app)
-    const browser = newBrowser()
-    const response = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}${query}`)
+    const browser = new Browser(t.app)
+    const response = await browser.get(`/oauth/authorize?oauth_token=${rt.token}${query}`)
     return { response, page: response.body, owner, app, rt, browser }
   }
 
@@ -61,13 +62,13 @@ describe('GET /oauth/authorize: the consent page', () => {
   test('signed in, says who is signed in, shows the same buttons and a way to switch account', async () => {
     const { user, password } = await makeUser(t.domain, { name: 'Ada Lovelace' })
     const app = await makeApp(t.domain)
-    const browser = newBrowser()
-    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
+    const browser = new Browser(t.app)
+    await openAndAllow(browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
       username: user.screenName,
       password,
     })
     const rt = await makeRequestToken(t.domain, app)
-    const page = (await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)).body
+    const page = (await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)).body
     assert.ok(page.includes(`You are signed in as <strong>Ada Lovelace</strong> (@${user.screenName})`))
     assert.doesNotMatch(page, /name="password"/)
     assert.match(page, /id="allow"/)
@@ -78,13 +79,13 @@ describe('GET /oauth/authorize: the consent page', () => {
   test('force_login=true asks for the password even when someone is signed in', async () => {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
-    const browser = newBrowser()
-    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
+    const browser = new Browser(t.app)
+    await openAndAllow(browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, {
       username: user.screenName,
       password,
     })
     const rt = await makeRequestToken(t.domain, app)
-    const page = (await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}&force_login=true`)).body
+    const page = (await browser.get(`/oauth/authorize?oauth_token=${rt.token}&force_login=true`)).body
     assert.match(page, /name="password"/)
     assert.doesNotMatch(page, /You are signed in as/)
   })
@@ -92,10 +93,10 @@ describe('GET /oauth/authorize: the consent page', () => {
   test('force_login is on for true and 1 in any case, and off for anything else', async () => {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
-    const browser = newBrowser()
-    await openAndAllow(t.app, browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, { username: user.screenName, password })
+    const browser = new Browser(t.app)
+    await openAndAllow(browser, '/oauth/authorize', (await makeRequestToken(t.domain, app)).token, { username: user.screenName, password })
     const rt = await makeRequestToken(t.domain, app)
-    const forced = async (value: string) => /name="password"/.test((await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}&force_login=${value}`)).body)
+    const forced = async (value: string) => /name="password"/.test((await browser.get(`/oauth/authorize?oauth_token=${rt.token}&force_login=${value}`)).body)
     for (const value of ['true', 'TRUE', 'True', '1']) assert.equal(await forced(value), true, value)
     for (const value of ['false', '0', 'yes', 'truex', 'xtrue', '11', '10', '']) assert.equal(await forced(value), false, value)
   })
@@ -111,7 +112,7 @@ describe('GET /oauth/authorize: the consent page', () => {
     const { app, browser } = await pageFor()
     const rt = await makeRequestToken(t.domain, app)
     const url = `/oauth/authorize?oauth_token=${rt.token}&oauth_callback=${encodeURIComponent('https://evil.example/')}`
-    const page = await visit(t.app, browser, url)
+    const page = await browser.get(url)
     assert.equal(page.statusCode, 200)
     assert.doesNotMatch(page.body, /evil\.example/)
     assert.doesNotMatch(String(page.headers['content-security-policy']), /evil\.example/)
@@ -147,7 +148,7 @@ describe('GET /oauth/authorize: the consent page', () => {
     const app = await makeApp(t.domain, { owner })
     await t.domain.stores.apps.update(app.id, { website: 'javascript:alert(1)' }, Date.now())
     const rt = await makeRequestToken(t.domain, app)
-    const page = (await visit(t.app, newBrowser(), `/oauth/authorize?oauth_token=${rt.token}`)).body
+    const page = (await new Browser(t.app).get(`/oauth/authorize?oauth_token=${rt.token}`)).body
     assert.match(page, /<p>Website: javascript:alert\(1\)<\/p>/)
     assert.doesNotMatch(page, /href="javascript:/)
   })

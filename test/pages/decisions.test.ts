@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { SESSION_COOKIE, csrfOf, makeRequestToken, newBrowser, openAndAllow, openAndPress, signInAndAllow, submit, textOfId, visit } from './helpers.ts'
+import { Browser, csrfOf, SESSION_COOKIE, textOf } from '../helpers/browser.ts'
+import { makeRequestToken, openAndAllow, openAndPress, signInAndAllow } from '../helpers/consent-pages.ts'
 
 describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   let t: TestApp
@@ -18,7 +19,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=xyz&lang=en'] })
     const rt = await makeRequestToken(t.domain, app)
-    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, {
+    const response = await openAndAllow(new Browser(t.app), '/oauth/authorize', rt.token, {
       username: user.screenName,
       password,
     })
@@ -40,12 +41,12 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { name: 'Desk Tool', type: 'desktop', callbackUrls: [] })
     const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
-    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, {
+    const response = await openAndAllow(new Browser(t.app), '/oauth/authorize', rt.token, {
       username: user.screenName,
       password,
     })
     assert.equal(response.statusCode, 200)
-    assert.match(textOfId(response.body, 'oauth_pin') ?? '', /^\d{7}$/)
+    assert.match(textOf(response.body, 'oauth_pin') ?? '', /^\d{7}$/)
     assert.match(response.body, /<title>Your PIN · Latchkey<\/title>/)
     assert.match(response.body, /go back to Desk Tool and type in this PIN/)
     assert.equal(response.headers['cache-control'], 'no-store')
@@ -55,19 +56,19 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   test('Cancel redirects with denied=<token> and no oauth_token or oauth_verifier, and the token is dead', async () => {
     const app = await makeApp(t.domain, { callbackUrls: ['https://client.example/cb?state=xyz'] })
     const rt = await makeRequestToken(t.domain, app)
-    const browser = newBrowser()
-    const response = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'cancel', { username: '', password: '' })
+    const browser = new Browser(t.app)
+    const response = await openAndPress(browser, '/oauth/authorize', rt.token, 'cancel', { username: '', password: '' })
     assert.equal(response.statusCode, 302)
     assert.equal(response.headers.location, `https://client.example/cb?state=xyz&denied=${rt.token}`)
     assert.equal(await statusOf(rt.token), 'denied')
-    const again = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const again = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.equal(again.statusCode, 410)
   })
 
   test('for an oob app, Cancel shows a page saying access was denied', async () => {
     const app = await makeApp(t.domain, { name: 'Desk Tool', callbackUrls: [] })
     const rt = await makeRequestToken(t.domain, app, { callback: 'oob' })
-    const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'cancel')
+    const response = await openAndPress(new Browser(t.app), '/oauth/authorize', rt.token, 'cancel')
     assert.equal(response.statusCode, 200)
     assert.match(response.body, /You did not authorize Desk Tool/)
     assert.match(response.body, /Access was denied/)
@@ -79,7 +80,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain)
     const { user, browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
-    const response = await openAndAllow(t.app, browser, '/oauth/authorize', rt.token)
+    const response = await openAndAllow(browser, '/oauth/authorize', rt.token)
     assert.equal(response.statusCode, 302)
     assert.equal((await t.domain.stores.requestTokens.findByToken(rt.token))?.userId, user.id)
   })
@@ -88,12 +89,12 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain)
     const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.match(page.body, /You are signed in as/)
-    const switched = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'switch')
+    const switched = await openAndPress(browser, '/oauth/authorize', rt.token, 'switch')
     assert.equal(switched.statusCode, 200)
     assert.match(switched.body, /name="password"/)
-    const after = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const after = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.doesNotMatch(after.body, /You are signed in as/, 'still signed out on the next visit')
     assert.equal(await statusOf(rt.token), 'issued')
   })
@@ -102,11 +103,11 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain)
     const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
-    const copy = { ...browser }
-    const copyCookie = decodeURIComponent(copy.cookie ?? '')
-    assert.match((await visit(t.app, { ...copy }, `/oauth/authorize?oauth_token=${rt.token}`)).body, /You are signed in as/, 'the copy works before the switch')
-    await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'switch')
-    const replayed = await visit(t.app, copy, `/oauth/authorize?oauth_token=${rt.token}`)
+    const copy = browser.copy()
+    const copyCookie = decodeURIComponent(copy.cookies.get(SESSION_COOKIE) ?? '')
+    assert.match((await copy.copy().get(`/oauth/authorize?oauth_token=${rt.token}`)).body, /You are signed in as/, 'the copy works before the switch')
+    await openAndPress(browser, '/oauth/authorize', rt.token, 'switch')
+    const replayed = await copy.get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.equal(replayed.statusCode, 200)
     const rewritten = replayed.cookies.find((c) => c.name === SESSION_COOKIE)
     assert.ok(rewritten, 'the ended claim is dropped from the cookie')
@@ -117,7 +118,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
 
   test('"Sign in with another account" posted by a visitor who is not signed in just shows the sign-in form', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const switched = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'switch')
+    const switched = await openAndPress(new Browser(t.app), '/oauth/authorize', rt.token, 'switch')
     assert.equal(switched.statusCode, 200)
     assert.match(switched.body, /name="password"/)
   })
@@ -127,9 +128,9 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const second = await makeApp(t.domain, { name: 'Second of two' })
     const { browser } = await signInAndAllow(t, first)
     const press = async (tokens: [string, string], actions: [string, string]) => {
-      const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${tokens[0]}&oauth_token=${tokens[1]}`)
+      const page = await browser.get(`/oauth/authorize?oauth_token=${tokens[0]}&oauth_token=${tokens[1]}`)
       assert.equal(page.statusCode, 200)
-      return { page, answer: await submit(t.app, browser, '/oauth/authorize', [['csrf_token', csrfOf(page.body)], ['oauth_token', tokens[0]], ['oauth_token', tokens[1]], ['action', actions[0]], ['action', actions[1]]]) }
+      return { page, answer: await browser.post('/oauth/authorize', [['csrf_token', csrfOf(page.body)], ['oauth_token', tokens[0]], ['oauth_token', tokens[1]], ['action', actions[0]], ['action', actions[1]]]) }
     }
     const a = (await makeRequestToken(t.domain, first)).token
     const b = (await makeRequestToken(t.domain, second)).token
@@ -150,23 +151,23 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
   test('a form without the CSRF token, or with a wrong one, is refused with 403 and nothing changes', async () => {
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const browser = new Browser(t.app)
+    const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     const fields = { oauth_token: rt.token, action: 'allow', username: user.screenName, password }
     for (const csrf of [undefined, 'A'.repeat(32)]) {
-      const response = await submit(t.app, browser, '/oauth/authorize', csrf ? { ...fields, csrf_token: csrf } : fields)
+      const response = await browser.post('/oauth/authorize', csrf ? { ...fields, csrf_token: csrf } : fields)
       assert.equal(response.statusCode, 403)
       assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
       assert.match(response.body, /This form has expired or did not come from this site/)
     }
-    const noCookie = await submit(t.app, newBrowser(), '/oauth/authorize', { ...fields, csrf_token: 'A'.repeat(32) })
+    const noCookie = await new Browser(t.app).post('/oauth/authorize', { ...fields, csrf_token: 'A'.repeat(32) })
     assert.equal(noCookie.statusCode, 403)
-    const cancel = await submit(t.app, browser, '/oauth/authorize', { oauth_token: rt.token, action: 'cancel' })
+    const cancel = await browser.post('/oauth/authorize', { oauth_token: rt.token, action: 'cancel' })
     assert.equal(cancel.statusCode, 403)
     assert.equal(await statusOf(rt.token), 'issued')
     // The same form with the page's own CSRF value approves (a redirect to the callback).
     await assertRefusedOnlyWhenBroken(
-      (variant) => submit(t.app, browser, '/oauth/authorize', { ...fields, csrf_token: variant === 'broken' ? 'A'.repeat(32) : csrfOf(page.body) }),
+      (variant) => browser.post('/oauth/authorize', { ...fields, csrf_token: variant === 'broken' ? 'A'.repeat(32) : csrfOf(page.body) }),
       { status: 403 },
       302,
     )
@@ -175,17 +176,17 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
 
   test('a tampered session cookie counts as no session', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const browser = new Browser(t.app)
+    const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     const csrf = csrfOf(page.body)
-    browser.cookie = `${csrf}:1:${Date.now()}.forged`
-    const response = await submit(t.app, browser, '/oauth/authorize', { csrf_token: csrf, oauth_token: rt.token, action: 'allow' })
+    browser.cookies.set(SESSION_COOKIE, `${csrf}:1:${Date.now()}.forged`)
+    const response = await browser.post('/oauth/authorize', { csrf_token: csrf, oauth_token: rt.token, action: 'allow' })
     assert.equal(response.statusCode, 403)
   })
 
   test('Authorize app with no session and no password asks the person to sign in', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow')
+    const response = await openAndPress(new Browser(t.app), '/oauth/authorize', rt.token, 'allow')
     assert.equal(response.statusCode, 401)
     assert.match(response.body, /Please sign in to authorize this app\./)
     assert.match(response.body, /name="username" type="text" value=""/, 'nothing prefilled')
@@ -196,7 +197,7 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
     for (const fields of [{ username: user.screenName }, { password }] as Array<Record<string, string>>) {
-      const response = await openAndPress(t.app, newBrowser(), '/oauth/authorize', rt.token, 'allow', fields)
+      const response = await openAndPress(new Browser(t.app), '/oauth/authorize', rt.token, 'allow', fields)
       assert.equal(response.statusCode, 401)
       assert.match(response.body, /The username or password is not right\./)
       assert.match(response.body, new RegExp(`name="username" type="text" value="${fields.username ?? ''}"`))
@@ -208,17 +209,17 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain)
     const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
-    const forced = await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'allow', { force_login: 'true' })
+    const forced = await openAndPress(browser, '/oauth/authorize', rt.token, 'allow', { force_login: 'true' })
     assert.equal(forced.statusCode, 401)
     assert.match(forced.body, /Please sign in to authorize this app\./)
     assert.equal(await statusOf(rt.token), 'issued')
-    assert.equal((await openAndPress(t.app, browser, '/oauth/authorize', rt.token, 'allow')).statusCode, 302)
+    assert.equal((await openAndPress(browser, '/oauth/authorize', rt.token, 'allow')).statusCode, 302)
   })
 
   test('a refused sign-in shows the form again with the username typed, cut to 64 characters', async () => {
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
     const typed = `${'a'.repeat(64)}${'b'.repeat(36)}`
-    const response = await openAndAllow(t.app, newBrowser(), '/oauth/authorize', rt.token, { username: typed, password: 'not the password' })
+    const response = await openAndAllow(new Browser(t.app), '/oauth/authorize', rt.token, { username: typed, password: 'not the password' })
     assert.equal(response.statusCode, 401)
     assert.match(response.body, new RegExp(`name="username" type="text" value="${'a'.repeat(64)}"`))
     assert.equal(await statusOf(rt.token), 'issued')
@@ -228,17 +229,17 @@ describe('POST /oauth/authorize: Authorize app, Cancel, switch account', () => {
     const app = await makeApp(t.domain)
     const { browser, user } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+    const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
     const fields = { csrf_token: csrfOf(page.body), oauth_token: rt.token, action: 'switch' }
-    const switched = await submit(t.app, browser, '/oauth/authorize', { ...fields, force_login: 'true' })
+    const switched = await browser.post('/oauth/authorize', { ...fields, force_login: 'true' })
     assert.equal(switched.statusCode, 200)
     assert.match(switched.body, /<input type="hidden" name="force_login" value="true">/)
     assert.match(switched.body, /name="username" type="text" value=""/)
     assert.doesNotMatch(switched.body, new RegExp(user.screenName))
     // The twin: without force_login the form carries none.
     const again = await signInAndAllow(t, app)
-    const next = await visit(t.app, again.browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    const plain = await submit(t.app, again.browser, '/oauth/authorize', { csrf_token: csrfOf(next.body), oauth_token: rt.token, action: 'switch' })
+    const next = await again.browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
+    const plain = await again.browser.post('/oauth/authorize', { csrf_token: csrfOf(next.body), oauth_token: rt.token, action: 'switch' })
     assert.equal(plain.statusCode, 200)
     assert.doesNotMatch(plain.body, /name="force_login"/)
   })
@@ -253,9 +254,9 @@ describe('POST /oauth/authorize: a form that is no button of the page', () => {
     const { browser } = await signInAndAllow(t, app)
     const rt = await makeRequestToken(t.domain, app)
     for (const action of ['approve', undefined]) {
-      const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
+      const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
       const fields: Record<string, string> = { csrf_token: csrfOf(page.body), oauth_token: rt.token, ...(action ? { action } : {}) }
-      const response = await submit(t.app, browser, '/oauth/authorize', fields)
+      const response = await browser.post('/oauth/authorize', fields)
       assert.equal(response.statusCode, 400, `action ${action}`)
       assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
       assert.match(response.body, /This request was not valid\./)

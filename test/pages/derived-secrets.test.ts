@@ -7,7 +7,8 @@ import { deriveSecret, newKeyring } from '../../src/storage/sealing/keyring.ts'
 import { createSealer } from '../../src/storage/sealing/sealer.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, type TestDomain } from '../helpers/test-app.ts'
-import { makeRequestToken, newBrowser, openAndAllow, visit } from './helpers.ts'
+import { Browser } from '../helpers/browser.ts'
+import { makeRequestToken, openAndAllow } from '../helpers/consent-pages.ts'
 
 /** RFC 5869 written out from its §2.2 and §2.3, as an oracle independent of node:crypto's hkdf. */
 function hkdfSha256(ikm: Buffer, salt: string, info: string, length: number): Buffer {
@@ -45,8 +46,9 @@ describe('sessions signed before the move to HKDF keep working', () => {
 
   const appSigningWith = (cookieSecret: string | string[]) =>
     composeApp({ domain: t.domain, logger: pino({ level: 'silent' }), http: { dev: true, publicUrl: undefined, trustProxy: [], cookieSecret } })
-  const isSignedIn = async (app: Awaited<ReturnType<typeof appSigningWith>>, browser: ReturnType<typeof newBrowser>, consumer: Parameters<typeof makeRequestToken>[1]) =>
-    /You are signed in as/.test((await visit(app, browser, `/oauth/authorize?oauth_token=${(await makeRequestToken(t.domain, consumer)).token}`)).body)
+  /** Whether `app` takes the cookies `browser` keeps (from another app) for a signed-in session. */
+  const isSignedIn = async (app: Awaited<ReturnType<typeof appSigningWith>>, browser: Browser, consumer: Parameters<typeof makeRequestToken>[1]) =>
+    /You are signed in as/.test((await browser.copy(app).get(`/oauth/authorize?oauth_token=${(await makeRequestToken(t.domain, consumer)).token}`)).body)
 
   test('a cookie signed with the old derived secret is accepted; new cookies are signed with the HKDF secret', async () => {
     const { user, password } = await makeUser(t.domain)
@@ -58,13 +60,13 @@ describe('sessions signed before the move to HKDF keep working', () => {
     const after = await appSigningWith([derived, legacy])
     const hkdfOnly = await appSigningWith(derived)
     try {
-      const oldBrowser = newBrowser()
-      await openAndAllow(before, oldBrowser, '/oauth/authorize', (await makeRequestToken(t.domain, consumer)).token, { username: user.screenName, password })
+      const oldBrowser = new Browser(before)
+      await openAndAllow(oldBrowser, '/oauth/authorize', (await makeRequestToken(t.domain, consumer)).token, { username: user.screenName, password })
       assert.equal(await isSignedIn(after, oldBrowser, consumer), true, 'the old session survives the upgrade')
       assert.equal(await isSignedIn(hkdfOnly, oldBrowser, consumer), false, 'only because the old secret is still accepted')
 
-      const newBrowserSession = newBrowser()
-      await openAndAllow(after, newBrowserSession, '/oauth/authorize', (await makeRequestToken(t.domain, consumer)).token, { username: user.screenName, password })
+      const newBrowserSession = new Browser(after)
+      await openAndAllow(newBrowserSession, '/oauth/authorize', (await makeRequestToken(t.domain, consumer)).token, { username: user.screenName, password })
       assert.equal(await isSignedIn(hkdfOnly, newBrowserSession, consumer), true, 'a new session is signed with the HKDF secret')
     } finally {
       await Promise.all([before.close(), after.close(), hkdfOnly.close()])

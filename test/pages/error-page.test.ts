@@ -6,7 +6,8 @@ import { pagesPlugin } from '../../src/pages/plugin.ts'
 import type { SignInThrottle } from '../../src/domain/sign-in.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, openTestDomain } from '../helpers/test-app.ts'
-import { csrfOf, makeRequestToken, newBrowser, openAndPress, submit, visit } from './helpers.ts'
+import { Browser, csrfOf } from '../helpers/browser.ts'
+import { makeRequestToken, openAndPress } from '../helpers/consent-pages.ts'
 
 const brokenThrottle: SignInThrottle = {
   admit: async () => {
@@ -34,7 +35,7 @@ describe('the pages error handler', () => {
 
     const { user, password } = await makeUser(t.domain)
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const response = await openAndPress(app, newBrowser(), '/oauth/authorize', rt.token, 'allow', { username: user.screenName, password })
+    const response = await openAndPress(new Browser(app), '/oauth/authorize', rt.token, 'allow', { username: user.screenName, password })
     assert.equal(response.statusCode, 500)
     assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
     assert.match(response.body, /<h1>Something went wrong<\/h1>/)
@@ -58,17 +59,17 @@ describe('what each refusal page says', () => {
     const t = await buildTestApp({ logLines, settings: { rateLimits: { '/oauth/authenticate': 1 } } })
     ctx.after(() => t.close())
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const browser = newBrowser()
-    const page = await visit(t.app, browser, `/oauth/authorize?oauth_token=${rt.token}`)
-    await submit(t.app, browser, '/oauth/authorize', { csrf_token: csrfOf(page.body), oauth_token: rt.token, action: 'cancel' })
-    await visit(t.app, newBrowser('10.8.0.1'), `/oauth/authenticate?oauth_token=${rt.token}`)
+    const browser = new Browser(t.app)
+    const page = await browser.get(`/oauth/authorize?oauth_token=${rt.token}`)
+    await browser.post('/oauth/authorize', { csrf_token: csrfOf(page.body), oauth_token: rt.token, action: 'cancel' })
+    await new Browser(t.app, '10.8.0.1').get(`/oauth/authenticate?oauth_token=${rt.token}`)
     const cases: Array<[string, () => Promise<{ statusCode: number; body: string }>, number, string, string]> = [
-      ['a bad request', () => visit(t.app, newBrowser(), '/oauth/authorize?oauth_token=%zz'), 400, 'This request did not work', 'This request was not valid. Go back to the app and start again.'],
-      ['a forged form', () => submit(t.app, newBrowser(), '/oauth/authorize', { oauth_token: rt.token, action: 'allow' }), 403, 'This is not allowed', 'This form has expired or did not come from this site. Go back to the app and start again.'],
-      ['an unknown token', () => visit(t.app, newBrowser(), '/oauth/authorize?oauth_token=unknown'), 404, 'This link does not work', ''],
-      ['a token used up', () => visit(t.app, newBrowser(), `/oauth/authorize?oauth_token=${rt.token}`), 410, 'This link does not work', ''],
-      ['past the limit', () => visit(t.app, newBrowser('10.8.0.1'), `/oauth/authenticate?oauth_token=${rt.token}`), 429, 'Too many attempts', 'Too many requests from your network. Please wait a few minutes and try again.'],
-      ['a form too large', () => submit(t.app, newBrowser(), '/oauth/authorize', { oauth_token: rt.token, filler: 'x'.repeat(2_000_000) }), 413, 'This request did not work', 'The form sent was too large.'],
+      ['a bad request', () => new Browser(t.app).get('/oauth/authorize?oauth_token=%zz'), 400, 'This request did not work', 'This request was not valid. Go back to the app and start again.'],
+      ['a forged form', () => new Browser(t.app).post('/oauth/authorize', { oauth_token: rt.token, action: 'allow' }), 403, 'This is not allowed', 'This form has expired or did not come from this site. Go back to the app and start again.'],
+      ['an unknown token', () => new Browser(t.app).get('/oauth/authorize?oauth_token=unknown'), 404, 'This link does not work', ''],
+      ['a token used up', () => new Browser(t.app).get(`/oauth/authorize?oauth_token=${rt.token}`), 410, 'This link does not work', ''],
+      ['past the limit', () => new Browser(t.app, '10.8.0.1').get(`/oauth/authenticate?oauth_token=${rt.token}`), 429, 'Too many attempts', 'Too many requests from your network. Please wait a few minutes and try again.'],
+      ['a form too large', () => new Browser(t.app).post('/oauth/authorize', { oauth_token: rt.token, filler: 'x'.repeat(2_000_000) }), 413, 'This request did not work', 'The form sent was too large.'],
     ]
     for (const [what, load, status, title, sentence] of cases) {
       const answer = await load()

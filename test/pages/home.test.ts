@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import type { HttpSettings } from '../../src/app.ts'
 import type { HomeSettings } from '../../src/pages/home-routes.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
-import { textOfElement } from '../helpers/browser-less.ts'
+import { textOf } from '../helpers/browser.ts'
 
 const DEMO = { screenName: 'demo', password: 'pw <&> "quoted"', appId: '1234', consumerKey: 'ck_demo', consumerSecret: 'cs_demo' }
 const home = (demo = DEMO): HomeSettings => ({ demo: () => demo, adminUrl: () => 'http://127.0.0.1:9091' })
@@ -49,18 +49,18 @@ describe('the front door', () => {
     ctx.after(() => t.close())
     const page = await t.app.inject({ method: 'GET', url: '/' })
     assert.equal(page.statusCode, 200)
-    assert.equal(textOfElement(page.body, 'demo_screen_name'), 'demo')
-    assert.equal(textOfElement(page.body, 'demo_password'), DEMO.password)
+    assert.equal(textOf(page.body, 'demo_screen_name'), 'demo')
+    assert.equal(textOf(page.body, 'demo_password'), DEMO.password)
     assert.doesNotMatch(page.body, /pw <&>/, 'the password is HTML-escaped')
-    assert.equal(textOfElement(page.body, 'pin_command'), 'node examples/pin-flow.mjs https://auth.example:8443 ck_demo cs_demo')
-    assert.match(textOfElement(page.body, 'bearer_command')!, /^TOKEN=\$\(curl -s -u 'ck_demo:cs_demo' --data grant_type=client_credentials https:\/\/auth\.example:8443\/oauth2\/token /)
+    assert.equal(textOf(page.body, 'pin_command'), 'node examples/pin-flow.mjs https://auth.example:8443 ck_demo cs_demo')
+    assert.match(textOf(page.body, 'bearer_command')!, /^TOKEN=\$\(curl -s -u 'ck_demo:cs_demo' --data grant_type=client_credentials https:\/\/auth\.example:8443\/oauth2\/token /)
     assert.equal(
-      textOfElement(page.body, 'bearer_command')!.split('\n')[1],
+      textOf(page.body, 'bearer_command')!.split('\n')[1],
       'curl -H "Authorization: Bearer $TOKEN" https://auth.example:8443/1.1/application/rate_limit_status.json',
       'the call with the token, on its own line',
     )
     assert.match(page.body, /<a href="\/console\/apps\/1234\/oauth-tool" id="oauth_tool">/)
-    assert.equal(textOfElement(page.body, 'admin_openapi'), 'http://127.0.0.1:9091/admin/v1/openapi.json', 'in development the admin listener (this machine) is named')
+    assert.equal(textOf(page.body, 'admin_openapi'), 'http://127.0.0.1:9091/admin/v1/openapi.json', 'in development the admin listener (this machine) is named')
     assert.doesNotMatch(page.body, /href="http:\/\/127\.0\.0\.1:9091/, 'named, never linked')
   })
 

@@ -6,7 +6,8 @@ import { listBrowserSessions } from '../../src/domain/browser-sessions.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp, testClock, type TestApp, type TestSettings } from '../helpers/test-app.ts'
-import { makeRequestToken, newBrowser, openAndAllow, visit, type Browser } from './helpers.ts'
+import { Browser } from '../helpers/browser.ts'
+import { makeRequestToken, openAndAllow } from '../helpers/consent-pages.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -25,13 +26,13 @@ function useApp(settings: TestSettings = {}) {
 
 async function signedInBrowser(env: { t: TestApp; app: AppRecord }): Promise<{ browser: Browser; user: UserRecord }> {
   const { user, password } = await makeUser(env.t.domain)
-  const browser = newBrowser()
-  await openAndAllow(env.t.app, browser, '/oauth/authorize', (await makeRequestToken(env.t.domain, env.app)).token, { username: user.screenName, password })
+  const browser = new Browser(env.t.app)
+  await openAndAllow(browser, '/oauth/authorize', (await makeRequestToken(env.t.domain, env.app)).token, { username: user.screenName, password })
   return { browser, user }
 }
 
 async function isSignedIn(env: { t: TestApp; app: AppRecord }, browser: Browser): Promise<boolean> {
-  const page = await visit(env.t.app, browser, `/oauth/authorize?oauth_token=${(await makeRequestToken(env.t.domain, env.app)).token}`)
+  const page = await browser.get(`/oauth/authorize?oauth_token=${(await makeRequestToken(env.t.domain, env.app)).token}`)
   assert.equal(page.statusCode, 200)
   const signedIn = /You are signed in as/.test(page.body)
   // Signed out, the page asks for the password: never neither, never both.

@@ -10,7 +10,7 @@ import { regenerateClientSecret, setOAuth2Client } from '../../src/domain/oauth2
 import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
-import { consentInBrowser } from '../helpers/browser-less.ts'
+import { consentInBrowser } from '../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { send, signedFetch } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'

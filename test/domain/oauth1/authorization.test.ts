@@ -13,7 +13,7 @@ import { ServiceError } from '../../../src/errors/service-error.ts'
 import { assertRefusedOnlyWhenBrokenCall } from '../../helpers/domain-tier.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { openTestDomain, testClock, type TestDomain } from '../../helpers/test-domain.ts'
-import { makeRequestToken } from '../../pages/helpers.ts'
+import { makeRequestToken } from '../../helpers/consent-pages.ts'
 
 const withCode = (status: number, code: number) => (error: unknown) =>
   error instanceof ServiceError && error.status === status && error.code === code

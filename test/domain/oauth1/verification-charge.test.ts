@@ -4,7 +4,7 @@ import { createDomainDeps } from '../../../src/composition/root.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import { issueRequestToken } from '../../../src/domain/oauth1/request-token.ts'
 import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
-import type { DomainObserver, OAuth1VerificationResult } from '../../../src/domain/observe.ts'
+import type { OAuth1VerificationResult } from '../../../src/domain/observe.ts'
 import type { RateLimitedResource } from '../../../src/domain/rate-limit-table.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { StorageUnavailableError } from '../../../src/storage/errors.ts'
@@ -15,6 +15,7 @@ import { FIXED_START_MS, assertServiceError, openDomainTier, signedInput, type D
 import { testKeyring } from '../../helpers/keys.ts'
 import { testClock, testDomainSettings } from '../../helpers/test-domain.ts'
 import type { SignOptions } from '../../helpers/oauth1-client.ts'
+import { quietObserver } from '../../helpers/recording-observer.ts'
 
 // What a verified call costs its budget (rate-limit-table.ts), and when the count is given back:
 // a replay, a request signed before the nonce store's epoch, a nonce store that cannot take it.
@@ -114,17 +115,7 @@ describe('a nonce store that started now and holds one nonce (domain tier)', () 
   let app: AppRecord
   let results: OAuth1VerificationResult[]
 
-  const observer: DomainObserver = {
-    oauth1Verification: (_endpoint, result) => void results.push(result),
-    clockSkew: () => {},
-    bearerVerification: () => {},
-    tokenIssued: () => {},
-    tokenInvalidated: () => {},
-    rateLimited: () => {},
-    signIn: () => {},
-    signatureFailureLost: () => {},
-    validityCacheLookup: () => {},
-  }
+  const observer = quietObserver({ oauth1Verification: (_endpoint, result) => void results.push(result) })
   const verify = (options: Partial<SignOptions> = {}) =>
     verifySignedRequest(tier.domain, signedInput(tier, { ...signerOf(app), method: 'GET', path: VERIFY, ...options }), { tokenKind: 'none', charge: PER_CALLER })
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { withFailureLog } from '../../../src/domain/console/signature-failures.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
-import type { DomainObserver, OAuth1VerificationResult } from '../../../src/domain/observe.ts'
+import type { OAuth1VerificationResult } from '../../../src/domain/observe.ts'
 import { verifySignedRequest, type TokenKind } from '../../../src/domain/oauth1/verify-signed-request.ts'
 import type { RequestInput } from '../../../src/domain/request.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
@@ -12,6 +12,7 @@ import type { AppRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { TIER_URL, assertServiceError, inputOf, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
 import type { SignOptions } from '../../helpers/oauth1-client.ts'
+import { quietObserver } from '../../helpers/recording-observer.ts'
 
 // What an operator and a developer see of each refusal, beside the client's code: the verification
 // result the metrics count (oauth1_verifications_total{result}), the clock skew they chart, and the
@@ -28,21 +29,14 @@ describe('what verifySignedRequest reports of each outcome (domain tier)', () =>
   let steps: string[] = []
   let deps: DomainDeps
 
-  const observer: DomainObserver = {
+  const observer = quietObserver({
     oauth1Verification: (endpoint, result) => void results.push([endpoint, result]),
     clockSkew: (seconds) => void skews.push(seconds),
-    bearerVerification: () => {},
-    tokenIssued: () => {},
-    tokenInvalidated: () => {},
-    rateLimited: () => {},
-    signIn: () => {},
-    signatureFailureLost: () => {},
-    validityCacheLookup: () => {},
     step: (name, work) => {
       steps.push(name)
       return work()
     },
-  }
+  })
   const signed = (options: Partial<SignOptions> & { app?: AppRecord } = {}, extra: Partial<RequestInput> = {}) => {
     const { app: signer = app, ...rest } = options
     return signedInput(tier, { consumer: { key: signer.consumerKey, secret: signer.consumerSecret }, method: 'GET', path: VERIFY, token, ...rest }, { endpoint: VERIFY, ...extra })

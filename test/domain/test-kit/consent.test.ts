@@ -7,7 +7,7 @@ import { E } from '../../../src/errors/catalogue.ts'
 import { assertRefusedOnlyWhenBrokenCall, assertServiceError, openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { authorizeParameters, exchange, newVerifier, oauth2Client, REDIRECT } from '../../helpers/oauth2-user.ts'
-import { makeRequestToken } from '../../pages/helpers.ts'
+import { makeRequestToken } from '../../helpers/consent-pages.ts'
 
 // Consent without a browser (src/domain/test-kit/consent.ts): the page's answer, by the page's use
 // cases, for a person named by screen name; each refusal beside the same call accepted.

@@ -6,11 +6,12 @@ import { HIDDEN } from '../../../src/domain/masked-request.ts'
 import type { DomainDeps } from '../../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../../src/domain/oauth1/issue-access-token.ts'
 import { verifySignedRequest } from '../../../src/domain/oauth1/verify-signed-request.ts'
-import type { DomainObserver, OAuth1VerificationResult, SignedRequestSeen } from '../../../src/domain/observe.ts'
+import type { OAuth1VerificationResult, SignedRequestSeen } from '../../../src/domain/observe.ts'
 import type { RequestInput } from '../../../src/domain/request.ts'
 import type { AppRecord } from '../../../src/storage/records.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { TIER_URL, inputOf, openDomainTier, signedInput, type DomainTier } from '../../helpers/domain-tier.ts'
+import { quietObserver } from '../../helpers/recording-observer.ts'
 
 const VERIFY = '/1.1/account/verify_credentials.json'
 
@@ -21,19 +22,10 @@ describe('the signedRequest event (domain tier)', () => {
   let deps: DomainDeps
   let verdicts: OAuth1VerificationResult[] = []
   let seen: SignedRequestSeen[] = []
-  const ignore = () => {}
-  const observer: DomainObserver = {
+  const observer = quietObserver({
     oauth1Verification: (_endpoint, result) => void verdicts.push(result),
     signedRequest: (event) => void seen.push(event),
-    clockSkew: ignore,
-    bearerVerification: ignore,
-    tokenIssued: ignore,
-    tokenInvalidated: ignore,
-    rateLimited: ignore,
-    signIn: ignore,
-    signatureFailureLost: ignore,
-    validityCacheLookup: ignore,
-  }
+  })
   const signed = (consumerSecret = app.consumerSecret, nonce?: string) =>
     signedInput(tier, { consumer: { key: app.consumerKey, secret: consumerSecret }, method: 'GET', path: `${VERIFY}?include_entities=true`, token, ...(nonce ? { nonce } : {}) }, { endpoint: VERIFY })
   const verify = async (input: RequestInput) => {

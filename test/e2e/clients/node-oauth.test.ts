@@ -1,12 +1,12 @@
 // Issue 3, "tests that must exist": the web flow and the oob PIN flow driven by the npm `oauth`
 // client library (unmodified, as its README uses it), with the consent step done over plain HTTP
-// (test/helpers/browser-less.ts), each ending in verify_credentials, an invalidation and 401/89.
+// (test/helpers/consent-pages.ts), each ending in verify_credentials, an invalidation and 401/89.
 import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import oauthPkg from 'oauth'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
-import { consentInBrowser } from '../../helpers/browser-less.ts'
+import { consentInBrowser } from '../../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
 

@@ -1,7 +1,7 @@
 // Issue 30, "Tests": unmodified client libraries through OAuth 2.0 user context (authorization code
 // with PKCE, refresh, revoke, /2/users/me): twitter-api-v2 with the consent given in Chromium, and
 // Python's requests-oauthlib OAuth2Session (Debian's python3-requests-oauthlib) with the consent
-// given over plain HTTP (test/helpers/browser-less.ts).
+// given over plain HTTP (test/helpers/consent-pages.ts).
 import assert from 'node:assert/strict'
 import { Agent } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +12,7 @@ import { TwitterApi } from 'twitter-api-v2'
 import { latchkey } from '../../../src/clients/twitter-api-v2.ts'
 import { setOAuth2Client } from '../../../src/domain/oauth2-user/clients.ts'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
-import { consentInBrowser } from '../../helpers/browser-less.ts'
+import { consentInBrowser } from '../../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
 import { launchBrowser, newPerson, open, skipReason, submitWith } from '../browser/browser.ts'

@@ -1,12 +1,12 @@
 // Issue 3, "tests that must exist": the web flow and the oob PIN flow driven by Python's
 // requests-oauthlib (Debian's python3-requests-oauthlib, which .ci/run installs), with the consent
-// step done over plain HTTP (test/helpers/browser-less.ts). The Python side is
+// step done over plain HTTP (test/helpers/consent-pages.ts). The Python side is
 // requests_oauthlib_flow.py next to this file; this test plays the person and checks what it reports.
 import assert from 'node:assert/strict'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord, UserRecord } from '../../../src/storage/records.ts'
-import { consentInBrowser, type ConsentOutcome } from '../../helpers/browser-less.ts'
+import { consentInBrowser, type ConsentOutcome } from '../../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
 import { pythonSkip, runPythonFlow } from './python-flow.ts'

@@ -7,7 +7,7 @@ import { MAX_APPS_PER_OWNER, createApp, updateApp } from '../../../src/domain/re
 import { APPS_PER_PAGE } from '../../../src/domain/console/owned-apps.ts'
 import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
 import { SERVICE_LIMITS } from '../../../src/domain/rate-limit-table.ts'
-import { CookieBrowser, csrfOf, textOf } from '../../helpers/jar.ts'
+import { Browser, csrfOf, textOf } from '../../helpers/browser.ts'
 import { assertRefusedOnlyWhenBroken } from '../../helpers/refusal.ts'
 
 let address = 0
@@ -21,9 +21,9 @@ describe('developer console', () => {
   })
   after(() => t.close())
 
-  const browser = () => new CookieBrowser(t.app, nextAddress())
+  const browser = () => new Browser(t.app, nextAddress())
 
-  async function signedIn(): Promise<{ browser: CookieBrowser; user: Awaited<ReturnType<typeof makeUser>>['user'] }> {
+  async function signedIn(): Promise<{ browser: Browser; user: Awaited<ReturnType<typeof makeUser>>['user'] }> {
     const { user, password } = await makeUser(t.domain)
     const b = browser()
     const answer = await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
@@ -31,7 +31,7 @@ describe('developer console', () => {
     return { browser: b, user }
   }
 
-  async function createThroughForm(b: CookieBrowser, fields: Record<string, string>) {
+  async function createThroughForm(b: Browser, fields: Record<string, string>) {
     return b.fill('/console/apps/new', '/console/apps', {
       name: 'My App',
       description: '',
@@ -314,7 +314,7 @@ describe('developer console', () => {
       const answer = await b.post(`${location}/delete`, csrf ? { csrf_token: csrf } : {})
       assert.equal(answer.statusCode, 403)
     }
-    const stranger = new CookieBrowser(t.app, nextAddress())
+    const stranger = new Browser(t.app, nextAddress())
     const page = await stranger.get('/console')
     assert.equal((await stranger.post(`${location}/suspend`, { csrf_token: csrfOf(page.body) })).headers.location, '/console', 'signed out: sent to sign in')
     const app = await t.domain.stores.apps.findById(id)
@@ -354,7 +354,7 @@ describe('developer console', () => {
   test('the sign-up page is a 404 without --allow-signup', async () => {
     const off = await injectedTestServer()
     try {
-      const b = new CookieBrowser(off.app)
+      const b = new Browser(off.app)
       const closed = await b.get('/console/signup')
       assert.equal(closed.statusCode, 404)
       assert.match(closed.body, /<title>Sign-up is closed · Latchkey<\/title>/)
@@ -516,17 +516,17 @@ describe('console limits', () => {
   after(() => t.close())
 
   test('one address gets a 429 page after its budget of console requests; another address is not affected', async () => {
-    const b = new CookieBrowser(t.app, '10.47.0.1')
+    const b = new Browser(t.app, '10.47.0.1')
     for (let i = 0; i < SERVICE_LIMITS.consolePages.limit; i++) assert.equal((await b.get('/console')).statusCode, 200)
     const refused = await b.get('/console')
     assert.equal(refused.statusCode, 429)
     assert.match(refused.body, /Too many/)
-    assert.equal((await new CookieBrowser(t.app, '10.47.0.2').get('/console')).statusCode, 200)
+    assert.equal((await new Browser(t.app, '10.47.0.2').get('/console')).statusCode, 200)
   })
 
   test('one signed-in account gets a 429 page after its budget of changes', async () => {
     const { user, password } = await makeUser(t.domain)
-    const b = new CookieBrowser(t.app, '10.47.1.1')
+    const b = new Browser(t.app, '10.47.1.1')
     await b.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
     const csrf = csrfOf((await b.get('/console')).body)
     for (let i = 0; i < SERVICE_LIMITS.consoleChanges.limit; i++) assert.equal((await b.post('/console/apps/1/suspend', { csrf_token: csrf })).statusCode, 404)
@@ -549,7 +549,7 @@ describe('connected apps', () => {
     const grant = (appId: string) => issueOrReuseAccessToken(t.domain, { appId, userId: user.id, accessLevel: 'read' }, { via: 'exchange' })
     const token = await grant(app.id)
     const otherToken = await grant(other.id)
-    const b = new CookieBrowser(t.app, '10.45.0.1')
+    const b = new Browser(t.app, '10.45.0.1')
     const signedOut = await b.get('/settings/connected_apps')
     assert.match(signedOut.body, /Sign in to see your connected apps/)
     await b.fill('/settings/connected_apps', '/console/sign-in', { username: user.screenName, password, next: '/settings/connected_apps' })
@@ -586,7 +586,7 @@ describe('connected apps', () => {
     const { user: someoneElse } = await makeUser(t.domain)
     const app = await makeApp(t.domain)
     const theirs = await issueOrReuseAccessToken(t.domain, { appId: app.id, userId: someoneElse.id, accessLevel: 'read' }, { via: 'exchange' })
-    const b = new CookieBrowser(t.app, '10.45.0.2')
+    const b = new Browser(t.app, '10.45.0.2')
     await b.fill('/settings/connected_apps', '/console/sign-in', { username: user.screenName, password, next: '/settings/connected_apps' })
     const page = await b.get('/settings/connected_apps')
     assert.match(page.body, /You have not authorized any app/)
@@ -596,9 +596,9 @@ describe('connected apps', () => {
   })
 
   test('the consent page links to connected apps', async () => {
-    const { makeRequestToken } = await import('../helpers.ts')
+    const { makeRequestToken } = await import('../../helpers/consent-pages.ts')
     const rt = await makeRequestToken(t.domain, await makeApp(t.domain))
-    const page = await new CookieBrowser(t.app, '10.45.0.3').get(`/oauth/authorize?oauth_token=${rt.token}`)
+    const page = await new Browser(t.app, '10.45.0.3').get(`/oauth/authorize?oauth_token=${rt.token}`)
     assert.match(page.body, /<a href="\/settings\/connected_apps">Manage the apps you've connected<\/a>/)
   })
 })

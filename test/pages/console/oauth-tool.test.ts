@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { CookieBrowser, textOf } from '../../helpers/jar.ts'
+import { Browser, textOf } from '../../helpers/browser.ts'
 
 const run = promisify(execFile)
 const decoded = (text: string | undefined) => (text ?? '').replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>')
@@ -21,7 +21,7 @@ describe('the OAuth tool', () => {
   async function developer() {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { owner: user })
-    const browser = new CookieBrowser(t.app)
+    const browser = new Browser(t.app)
     assert.equal((await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })).statusCode, 302)
     return { user, app, browser, tool: `/console/apps/${app.id}/oauth-tool` }
   }

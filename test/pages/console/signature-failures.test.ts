@@ -4,7 +4,7 @@ import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { errorCode, send, signRequest, signedFetch } from '../../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { CookieBrowser } from '../../helpers/jar.ts'
+import { Browser } from '../../helpers/browser.ts'
 
 /** The base strings a failures page shows, newest first, with their reasons. */
 function failuresOf(page: string): Array<{ reason: string; baseString: string | undefined; line: string; parameters: string | undefined }> {
@@ -27,7 +27,7 @@ describe("the console's signature failures of an app", () => {
   async function developerWithApp() {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { owner: user })
-    const browser = new CookieBrowser(t.app, `10.46.0.${Math.floor(Math.random() * 200)}`)
+    const browser = new Browser(t.app, `10.46.0.${Math.floor(Math.random() * 200)}`)
     await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
     // The failures are written off the 401's path: wait for the writes handed over, then read the page.
     const failures = async () => {

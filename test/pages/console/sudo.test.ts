@@ -7,7 +7,7 @@ import { isPostgresUrl } from '../../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
 import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
+import { Browser, csrfOf } from '../../helpers/browser.ts'
 
 let address = 0
 const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
@@ -25,7 +25,7 @@ describe('a fresh password before sensitive console actions', () => {
   async function developerWithApp() {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { owner: user })
-    const browser = new CookieBrowser(t.app, nextAddress())
+    const browser = new Browser(t.app, nextAddress())
     const answer = await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
     assert.equal(answer.statusCode, 302)
     return { user, password, app, browser }
@@ -105,7 +105,7 @@ describe('a fresh password before sensitive console actions', () => {
 
   test('a signed-out confirmation leads to the console, and nothing fails on the way', async () => {
     const from = logLines.length
-    const browser = new CookieBrowser(t.app, nextAddress())
+    const browser = new Browser(t.app, nextAddress())
     const csrf = csrfOf((await browser.get('/console')).body)
     const answer = await browser.post('/console/sudo', { csrf_token: csrf, next: '/console/apps/1', sudo_password: 'x' })
     assert.equal(answer.statusCode, 302)

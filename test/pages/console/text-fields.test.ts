@@ -13,8 +13,8 @@ import { TEST_DATABASE_URL } from '../../helpers/backends.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { controlCharactersIn, newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../../helpers/stored-rows.ts'
 import { injectedTestServer, testClock, type TestServer } from '../../helpers/test-app.ts'
-import { makeRequestToken } from '../helpers.ts'
-import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
+import { Browser, csrfOf } from '../../helpers/browser.ts'
+import { makeRequestToken } from '../../helpers/consent-pages.ts'
 
 /** Characters sent in every field: NUL (PostgreSQL's 22021), BEL, ESC, DEL and NEL (C1). */
 const CONTROLS = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085'] as const
@@ -149,7 +149,7 @@ let names = 0
 const freshScreenName = () => `tx${process.pid % 1000}_${++names}`
 
 interface Opened {
-  browser: CookieBrowser
+  browser: Browser
   page: string
   /** Clean values for the boxes the page leaves empty. */
   fill: Record<string, string>
@@ -167,7 +167,7 @@ describe(`every text field of the console and the pages refuses control characte
   async function person(options: { stale?: boolean; signedOut?: boolean } = {}) {
     const { user, password } = await makeUser(t.domain)
     const app = await makeApp(t.domain, { owner: user, callbackUrls: ['https://client.example/callback'] })
-    const browser = new CookieBrowser(t.app, nextAddress())
+    const browser = new Browser(t.app, nextAddress())
     if (!options.signedOut) {
       const signIn = await browser.get('/console')
       const answer = await browser.post('/console/sign-in', { csrf_token: csrfOf(signIn.body), username: user.screenName, password, next: '/console' })
@@ -192,7 +192,7 @@ describe(`every text field of the console and the pages refuses control characte
     sudo_password: password,
   })
 
-  const get = async (browser: CookieBrowser, url: string) => {
+  const get = async (browser: Browser, url: string) => {
     const answer = await browser.get(url)
     assert.equal(answer.statusCode, 200, `${url}: ${answer.body.slice(0, 500)}`)
     return answer.body
@@ -212,7 +212,7 @@ describe(`every text field of the console and the pages refuses control characte
       return { browser: p.browser, page: await get(p.browser, '/console'), fill: p.fill }
     },
     'sign-up': async () => {
-      const browser = new CookieBrowser(t.app, nextAddress())
+      const browser = new Browser(t.app, nextAddress())
       return { browser, page: await get(browser, '/console/signup'), fill: fillFor('', 'a good password') }
     },
     'new app': async () => {

@@ -6,7 +6,7 @@ import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
 import { isPostgresUrl } from '../../../src/storage/urls.ts'
 import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
+import { Browser, csrfOf } from '../../helpers/browser.ts'
 
 let address = 0
 const nextAddress = () => `10.45.${Math.floor(++address / 250)}.${address % 250}`
@@ -19,7 +19,7 @@ describe('console account pages', () => {
   })
   after(() => t.close())
 
-  const browser = () => new CookieBrowser(t.app, nextAddress())
+  const browser = () => new Browser(t.app, nextAddress())
   const errorsLogged = (from: number) => logLines.slice(from).map((line) => JSON.parse(line) as { level: number; msg?: string }).filter((line) => line.level >= 50)
   const usernameValue = (page: string, name: string) => new RegExp(`name="${name}" type="text" value="([^"]*)"`).exec(page)?.[1]
 

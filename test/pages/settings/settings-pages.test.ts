@@ -8,7 +8,7 @@ import { isPostgresUrl } from '../../../src/storage/urls.ts'
 import { makeApp, makeUser } from '../../helpers/fixtures.ts'
 import { whileDatabaseLocked } from '../../helpers/locked-database.ts'
 import { injectedTestServer, type TestServer } from '../../helpers/test-app.ts'
-import { CookieBrowser, csrfOf } from '../../helpers/jar.ts'
+import { Browser, csrfOf } from '../../helpers/browser.ts'
 
 let address = 0
 const nextAddress = () => `10.48.${Math.floor(++address / 250)}.${address % 250}`
@@ -29,14 +29,14 @@ describe('settings pages', () => {
   async function person() {
     const { user, password } = await makeUser(t.domain)
     const signIn = async () => {
-      const browser = new CookieBrowser(t.app, nextAddress())
+      const browser = new Browser(t.app, nextAddress())
       assert.equal((await browser.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })).statusCode, 302)
       return browser
     }
     return { user, password, signIn }
   }
 
-  const isSignedIn = async (browser: CookieBrowser) => !/name="password"/.test((await browser.get('/console')).body)
+  const isSignedIn = async (browser: Browser) => !/name="password"/.test((await browser.get('/console')).body)
 
   test("the sessions page lists the person's sessions; signing out another says so and ends it on the server", async () => {
     const { signIn } = await person()
@@ -64,7 +64,7 @@ describe('settings pages', () => {
 
   test("each session is named by the browser it was signed in from", async () => {
     const { user, password } = await person()
-    const firefox = new CookieBrowser(t.app, nextAddress(), 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0')
+    const firefox = new Browser(t.app, nextAddress(), 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0')
     await firefox.fill('/console', '/console/sign-in', { username: user.screenName, password, next: '/console' })
     const page = await firefox.get('/settings/sessions')
     assert.match(page.body, /<span title="Mozilla\/5\.0 \(X11; Linux x86_64; rv:128\.0\) Gecko\/20100101 Firefox\/128\.0">Firefox on Linux<\/span>/)
@@ -134,7 +134,7 @@ describe('settings pages', () => {
     assert.equal(alertOf(done.body), undefined)
     assert.equal(await isSignedIn(other), false)
     assert.equal(await isSignedIn(me), true, 'this browser has a new session')
-    const again = new CookieBrowser(t.app, nextAddress())
+    const again = new Browser(t.app, nextAddress())
     assert.equal((await again.fill('/console', '/console/sign-in', { username: user.screenName, password: 'a new horse battery', next: '/console' })).statusCode, 302)
   })
 
@@ -169,11 +169,11 @@ describe('settings pages', () => {
   test('signed out, every settings page asks to sign in and every form leads to the console; nothing fails', async () => {
     const from = logLines.length
     for (const path of ['/settings/sessions', '/settings/password', '/settings/connected_apps']) {
-      const page = await new CookieBrowser(t.app, nextAddress()).get(path)
+      const page = await new Browser(t.app, nextAddress()).get(path)
       assert.equal(page.statusCode, 200, path)
       assert.match(page.body, new RegExp(`<input type="hidden" name="next" value="${path}">`), path)
     }
-    const visitor = new CookieBrowser(t.app, nextAddress())
+    const visitor = new Browser(t.app, nextAddress())
     const csrf = csrfOf((await visitor.get('/console')).body)
     for (const path of ['/settings/sessions/end', '/settings/sessions/end-others', '/settings/password', '/settings/connected_apps/revoke']) {
       const answer = await visitor.post(path, { csrf_token: csrf, session: 'S'.repeat(32), revoke: '1', current_password: 'x', new_password: 'y'.repeat(10) })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sessionsPage } from '../../../src/pages/views/account.ts'
 import type { BrowserSessionRecord, UserRecord } from '../../../src/storage/records.ts'
-import { textOfElement } from '../../helpers/browser-less.ts'
+import { textOf } from '../../helpers/browser.ts'
 
 const user: UserRecord = { id: '7', screenName: 'ada', name: 'Ada', passwordHash: 'x', createdAtMs: 0 }
 const session = (id: string, userAgent: string): BrowserSessionRecord => ({
@@ -30,7 +30,7 @@ test('the sessions page names each browser as "Firefox on Linux", the whole user
   assert.equal(rows.length, AGENTS.length)
   for (const [i, [ua, shown]] of AGENTS.entries()) {
     const cell = rows[i]![2]!
-    assert.equal(textOfElement(`<td id="x">${cell}</td>`, 'x')!.replace(' (this browser)', ''), shown, ua)
+    assert.equal(textOf(`<td id="x">${cell}</td>`, 'x')!.replace(' (this browser)', ''), shown, ua)
     if (ua !== '') assert.ok(cell.includes(`title="${ua.replaceAll('<', '&lt;').replaceAll('>', '&gt;')}"`), ua)
   }
   assert.doesNotMatch(page, /<script>alert/)
