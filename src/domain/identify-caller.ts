@@ -14,6 +14,9 @@ import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyBearer } from './oauth2/verify-bearer.ts'
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 
+/** What this use case touches. */
+export type IdentifyCallerDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 export type Caller =
   | { context: 'app'; app: AppRecord; accessLevel: AccessLevel; credential: string }
   /** `scopes`: only for an OAuth 2.0 user access token, what its grant allows within the app's level (its `accessLevel` follows them). */
@@ -27,7 +30,7 @@ export type Caller =
  * server verifier both use this one function; `charge` names the limit the call is counted against
  * (null for a resource server's own API, which Latchkey does not limit).
  */
-export async function identifyCaller(deps: DomainDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ caller: Caller }>> {
+export async function identifyCaller(deps: IdentifyCallerDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ caller: Caller }>> {
   const presented = parseBearerHeader(input.authorization)
   if (presented !== undefined) {
     const holder = await findUserTokenHolder(deps, presented)
@@ -57,7 +60,7 @@ export interface Invalidator {
  * POST /oauth2/invalidate_token's caller (see invalidate-bearer-token.ts), charged per app
  * whichever way the app proves itself, as the call acts on the app's token.
  */
-export async function identifyTokenInvalidator(deps: DomainDeps, input: RequestInput, charge: RateLimitedResource): Promise<Limited<Invalidator>> {
+export async function identifyTokenInvalidator(deps: IdentifyCallerDeps, input: RequestInput, charge: RateLimitedResource): Promise<Limited<Invalidator>> {
   if (parseOAuthHeader(input.authorization) !== undefined) {
     const { app, token, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge })
     // Only the app's owner may revoke its app-only token (403 code 220 for anyone else).

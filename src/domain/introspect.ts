@@ -10,6 +10,9 @@ import { authenticateAppClient, readClientCredentials } from './oauth2/client-cr
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
 
+/** What this use case touches. */
+export type IntrospectDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INTROSPECT_LIMIT = '/oauth2/introspect' satisfies RateLimitedResource
 
@@ -46,20 +49,20 @@ export type IntrospectionAnswer =
  * access token is a bearer credential: active while it lives, with its grant's scopes, its person
  * and `exp`; expired, refreshed away or revoked, it is not.
  */
-export async function introspectToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
+export async function introspectToken(deps: IntrospectDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
   const server = await authenticateAppClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
   const { limit } = await chargeCall(deps, INTROSPECT_LIMIT, { appId: server.id })
   return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
 }
 
-async function lookUp(deps: DomainDeps, input: RequestInput): Promise<IntrospectionAnswer> {
+async function lookUp(deps: IntrospectDeps, input: RequestInput): Promise<IntrospectionAnswer> {
   const params = bodyParams(input)
   const value = param(params, 'token')
   if (!value) return { active: false }
   return param(params, 'token_type_hint') === OAUTH1_ACCESS_TOKEN_HINT ? describeAccessToken(deps, value) : describeBearerToken(deps, value)
 }
 
-async function describeAccessToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
+async function describeAccessToken(deps: IntrospectDeps, value: string): Promise<IntrospectionAnswer> {
   const accessToken = await deps.stores.accessTokens.findByToken(value)
   if (!accessToken || accessToken.revokedAtMs !== null) return { active: false }
   const [app, user] = await Promise.all([deps.stores.apps.findById(accessToken.appId), deps.stores.users.findById(accessToken.userId)])
@@ -75,7 +78,7 @@ async function describeAccessToken(deps: DomainDeps, value: string): Promise<Int
   }
 }
 
-async function describeBearerToken(deps: DomainDeps, value: string): Promise<IntrospectionAnswer> {
+async function describeBearerToken(deps: IntrospectDeps, value: string): Promise<IntrospectionAnswer> {
   const holder = await findUserTokenHolder(deps, value)
   if (holder) {
     const client = await deps.stores.oauth2Clients.findByAppId(holder.app.id)

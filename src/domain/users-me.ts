@@ -11,6 +11,9 @@ import type { RateLimitedResource } from './rate-limit-table.ts'
 import { chargeCall, type Limited } from './rate-limits.ts'
 import type { RequestInput } from './request.ts'
 
+/** What this use case touches. */
+export type UsersMeDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit /2/users/me counts against, whichever credential it is called with. */
 export const USERS_ME_LIMIT = '/2/users/me' satisfies RateLimitedResource
 
@@ -18,7 +21,7 @@ export const USERS_ME_LIMIT = '/2/users/me' satisfies RateLimitedResource
  * The person a call to /2/users/me acts for: an OAuth 2.0 user access token's (`Bearer`), or an
  * OAuth 1.0a access token's, charged to the app and that person.
  */
-export async function currentUser(deps: DomainDeps, input: RequestInput): Promise<Limited<{ user: UserRecord }>> {
+export async function currentUser(deps: UsersMeDeps, input: RequestInput): Promise<Limited<{ user: UserRecord }>> {
   if (parseBearerHeader(input.authorization) !== undefined) {
     const holder = await verifyUserBearer(deps, input.authorization)
     const { limit } = await chargeCall(deps, USERS_ME_LIMIT, { appId: holder.app.id, userId: holder.user.id })

@@ -8,6 +8,9 @@ import { afterCharge, type Limited } from '../rate-limits.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type ExchangeVerifierDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const ACCESS_TOKEN_LIMIT = '/oauth/access_token' satisfies RateLimitedResource
 
@@ -20,14 +23,14 @@ export const MAX_VERIFIER_FAILURES = 3
  * app at that level is returned (the same one as before unless it was invalidated).
  */
 export async function exchangeVerifier(
-  deps: DomainDeps,
+  deps: ExchangeVerifierDeps,
   input: RequestInput,
 ): Promise<Limited<{ accessToken: AccessTokenRecord; user: UserRecord }>> {
   const { token, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'request', charge: ACCESS_TOKEN_LIMIT })
   return afterCharge(limit, () => redeem(deps, input, token.token, request.protocol.get('oauth_verifier') ?? ''))
 }
 
-async function redeem(deps: DomainDeps, input: RequestInput, requestToken: string, verifier: string): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
+async function redeem(deps: ExchangeVerifierDeps, input: RequestInput, requestToken: string, verifier: string): Promise<{ accessToken: AccessTokenRecord; user: UserRecord }> {
   // One transaction: the request token is used up only together with the access token handed out
   // for it and its audit row, so a failure on the way (503) leaves it to be exchanged again. A wrong
   // verifier's counted failure is committed too (the unit returns instead of throwing).

@@ -11,6 +11,9 @@ import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RequestInput } from '../request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type RequestTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const REQUEST_TOKEN_LIMIT = '/oauth/request_token' satisfies RateLimitedResource
 
@@ -18,12 +21,12 @@ export const REQUEST_TOKEN_LIMIT = '/oauth/request_token' satisfies RateLimitedR
  * service-spec §4.1, POST /oauth/request_token: a consumer-signed request with oauth_callback
  * (a registered URL or `oob`) gets a single-use request token that expires.
  */
-export async function issueRequestToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ requestToken: RequestTokenRecord }>> {
+export async function issueRequestToken(deps: RequestTokenDeps, input: RequestInput): Promise<Limited<{ requestToken: RequestTokenRecord }>> {
   const { app, request, limit } = await verifySignedRequest(deps, input, { tokenKind: 'none', charge: REQUEST_TOKEN_LIMIT, required: ['oauth_callback'] })
   return afterCharge(limit, async () => ({ requestToken: await issueFor(deps, input, app, request) }))
 }
 
-async function issueFor(deps: DomainDeps, input: RequestInput, app: AppRecord, request: ParsedOAuthRequest): Promise<RequestTokenRecord> {
+async function issueFor(deps: RequestTokenDeps, input: RequestInput, app: AppRecord, request: ParsedOAuthRequest): Promise<RequestTokenRecord> {
   const callback = acceptedCallback(app, request.protocol.get('oauth_callback') as string)
   const accessLevel = requestedAccessLevel(app, extraParam(request, 'svc_auth_access_type', 'x_auth_access_type'))
   const nowMs = deps.clock.nowMs()

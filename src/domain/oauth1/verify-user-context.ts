@@ -8,6 +8,9 @@ import type { RequestInput } from '../request.ts'
 import { verifySignedRequest } from './verify-signed-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type VerifyUserContextDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const VERIFY_CREDENTIALS_LIMIT = '/account/verify_credentials' satisfies RateLimitedResource
 
@@ -17,7 +20,7 @@ export const VERIFY_CREDENTIALS_LIMIT = '/account/verify_credentials' satisfies 
  * exists is refused by the verifier itself (401 code 89), which finds the owner with the token.
  */
 export async function verifyUserContext(
-  deps: DomainDeps,
+  deps: VerifyUserContextDeps,
   input: RequestInput,
 ): Promise<Limited<{ app: AppRecord; user: UserRecord; accessToken: AccessTokenRecord }>> {
   if (parseBearerHeader(input.authorization) !== undefined) throw new ServiceError(E.credentialsDoNotAllowResource)

@@ -8,6 +8,9 @@ import { authenticateOAuth2Client } from './client-authentication.ts'
 import { tokenRequestParams } from './token-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type RevokeUserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource
 
@@ -17,7 +20,7 @@ export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource
  * the grant with either; one live access token per grant makes it the same to the client). A token
  * that is unknown, another client's or already ended is answered the same (§2.2), and nothing changes.
  */
-export async function revokeUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ revoked: true }>> {
+export async function revokeUserToken(deps: RevokeUserTokenDeps, input: RequestInput): Promise<Limited<{ revoked: true }>> {
   const params = tokenRequestParams(input)
   const { app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
   const { limit } = await chargeCall(deps, REVOKE_LIMIT, { appId: app.id })

@@ -15,6 +15,9 @@ import { tokenRequestParams } from './token-request.ts'
 import { newUserTokenValue } from './token-values.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type UserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe' | 'newId'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const USER_TOKEN_LIMIT = '/2/oauth2/token' satisfies RateLimitedResource
 
@@ -39,7 +42,7 @@ interface Caller {
  * `refresh_token` (§6, rotated: RFC 9700 §4.14). The client is authenticated and charged first;
  * only then is a code or refresh token spent.
  */
-export async function issueUserToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ answer: UserTokenAnswer }>> {
+export async function issueUserToken(deps: UserTokenDeps, input: RequestInput): Promise<Limited<{ answer: UserTokenAnswer }>> {
   const params = tokenRequestParams(input)
   const { client, app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
   const { limit } = await chargeCall(deps, USER_TOKEN_LIMIT, { appId: app.id })
@@ -78,7 +81,7 @@ function answerOf(grant: OAuth2GrantRecord, app: AppRecord, tokens: ReturnType<t
  * Ends a grant whose code or refresh token was presented again: whoever holds the copy gets nothing.
  * The audit row names the grant's own app and person.
  */
-async function endReusedGrant(deps: DomainDeps, caller: Caller, grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>, what: 'code' | 'refresh_token'): Promise<void> {
+async function endReusedGrant(deps: UserTokenDeps, caller: Caller, grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>, what: 'code' | 'refresh_token'): Promise<void> {
   const nowMs = deps.clock.nowMs()
   if (!(await deps.stores.oauth2Grants.revoke(grant.id, nowMs))) return
   await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: grant.appId, userId: grant.userId, address: caller.address, detail: { reason: `${what}_reused` } })
@@ -89,7 +92,7 @@ async function endReusedGrant(deps: DomainDeps, caller: Caller, grant: Pick<OAut
 const isBoundTo = (record: AuthorizationCodeRecord, caller: Caller, redirectUri: string, verifier: string): boolean =>
   record.appId === caller.app.id && record.redirectUri === redirectUri && verifierMatches(verifier, record.codeChallenge, record.challengeMethod)
 
-async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
+async function redeemCode(deps: UserTokenDeps, caller: Caller): Promise<UserTokenAnswer> {
   const code = param(caller.params, 'code')
   const redirectUri = param(caller.params, 'redirect_uri')
   const verifier = param(caller.params, 'code_verifier')
@@ -120,7 +123,7 @@ async function redeemCode(deps: DomainDeps, caller: Caller): Promise<UserTokenAn
   return answerOf(grant, caller.app, tokens)
 }
 
-async function refresh(deps: DomainDeps, caller: Caller): Promise<UserTokenAnswer> {
+async function refresh(deps: UserTokenDeps, caller: Caller): Promise<UserTokenAnswer> {
   const presented = param(caller.params, 'refresh_token')
   assertThat(presented, E.oauth2InvalidRequest, { message: 'Missing required parameter [refresh_token].' })
   const found = await deps.stores.oauth2Grants.findToken(presented)

@@ -10,6 +10,9 @@ import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateAppClient, readClientCredentials } from './client-credentials.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type BearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
 
@@ -18,7 +21,7 @@ export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
  * same until it is invalidated, also when many first calls arrive at once. Calls past the pace
  * rule get 403 code 99; only authenticated calls count, so a stranger cannot use up an app's pace.
  */
-export async function issueOrReuseBearerToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ bearerToken: BearerTokenRecord }>> {
+export async function issueOrReuseBearerToken(deps: BearerTokenDeps, input: RequestInput): Promise<Limited<{ bearerToken: BearerTokenRecord }>> {
   const params = formParams(input)
   const grantType = param(params, 'grant_type')
   assertThat(grantType !== undefined && grantType !== '', E.missingGrantType)

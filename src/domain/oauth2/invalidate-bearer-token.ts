@@ -9,6 +9,9 @@ import { identifyTokenInvalidator, type Invalidator } from '../identify-caller.t
 import { afterCharge, type Limited } from '../rate-limits.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
+/** What this use case touches. */
+export type InvalidateBearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INVALIDATE_BEARER_TOKEN_LIMIT = '/oauth2/invalidate_token' satisfies RateLimitedResource
 
@@ -18,12 +21,12 @@ export const INVALIDATE_BEARER_TOKEN_LIMIT = '/oauth2/invalidate_token' satisfie
  * app's Basic credentials, or `Bearer` with the very token being invalidated. The token named in
  * access_token (query or body, compared in canonical form) must be that app's live bearer token.
  */
-export async function invalidateBearerToken(deps: DomainDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
+export async function invalidateBearerToken(deps: InvalidateBearerTokenDeps, input: RequestInput): Promise<Limited<{ accessToken: string }>> {
   const { app, userId, via, limit } = await identifyTokenInvalidator(deps, input, INVALIDATE_BEARER_TOKEN_LIMIT)
   return afterCharge(limit, () => revoke(deps, input, { app, userId, via }))
 }
 
-async function revoke(deps: DomainDeps, input: RequestInput, { app, userId, via }: Invalidator): Promise<{ accessToken: string }> {
+async function revoke(deps: InvalidateBearerTokenDeps, input: RequestInput, { app, userId, via }: Invalidator): Promise<{ accessToken: string }> {
   const named = param(formParams(input), 'access_token')
   assertThat(named, E.unableToVerifyCredentials, { detail: 'access_token is missing' })
   const canonical = canonicalBearerToken(named)

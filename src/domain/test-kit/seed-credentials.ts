@@ -12,6 +12,9 @@ import { nameKey, userIdOf, type SeedPlan } from './seed-plan.ts'
 import type { Seed, SeedAccessToken, SeedGrant } from './seed-schema.ts'
 import { derivedSeedValue } from './seed-values.ts'
 
+/** What this use case touches. */
+export type SeedCredentialsDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId' | 'runtime' | 'observe'>
+
 const USER_TOKEN_LENGTH = 86
 
 /** An app's access level once seeded: the seed's, else the database's, else the default. */
@@ -34,7 +37,7 @@ export function grantValues(deps: Pick<DomainDeps, 'runtime'>, grant: SeedGrant)
 }
 
 /** Every fixed credential value the database gives to someone else already. */
-export async function credentialConflicts(deps: DomainDeps, seed: Seed, plan: SeedPlan): Promise<SeedIssue[]> {
+export async function credentialConflicts(deps: SeedCredentialsDeps, seed: Seed, plan: SeedPlan): Promise<SeedIssue[]> {
   const { access_tokens: tokens = [], bearer_tokens: bearers = [], oauth2_grants: grants = [] } = seed.credentials ?? {}
   const issues: SeedIssue[] = []
   for (const [i, token] of tokens.entries()) issues.push(...(await accessTokenConflicts(deps, plan, token, `credentials.access_tokens[${i}]`)))
@@ -50,7 +53,7 @@ export async function credentialConflicts(deps: DomainDeps, seed: Seed, plan: Se
 }
 
 /** A grant's tokens held by another grant, or its grant made before with other scopes or another refresh token. */
-async function grantConflicts(deps: DomainDeps, plan: SeedPlan, grant: SeedGrant, at: string): Promise<SeedIssue[]> {
+async function grantConflicts(deps: SeedCredentialsDeps, plan: SeedPlan, grant: SeedGrant, at: string): Promise<SeedIssue[]> {
   const appId = plan.apps.get(nameKey(grant.app))?.existing?.id
   const userId = userIdOf(plan, grant.person)
   const values = grantValues(deps, grant)
@@ -65,7 +68,7 @@ async function grantConflicts(deps: DomainDeps, plan: SeedPlan, grant: SeedGrant
   return issues
 }
 
-async function accessTokenConflicts(deps: DomainDeps, plan: SeedPlan, token: SeedAccessToken, at: string): Promise<SeedIssue[]> {
+async function accessTokenConflicts(deps: SeedCredentialsDeps, plan: SeedPlan, token: SeedAccessToken, at: string): Promise<SeedIssue[]> {
   const userId = userIdOf(plan, token.person)
   const appId = plan.apps.get(nameKey(token.app))?.existing?.id
   const issues: SeedIssue[] = []
@@ -86,19 +89,19 @@ async function accessTokenConflicts(deps: DomainDeps, plan: SeedPlan, token: See
 }
 
 /** The person's live access token for the app at the level, made with the seed's values when there is none. */
-export async function seedAccessToken(deps: DomainDeps, token: SeedAccessToken, app: AppRecord, user: UserRecord, level: AccessLevel): Promise<AccessTokenRecord> {
+export async function seedAccessToken(deps: SeedCredentialsDeps, token: SeedAccessToken, app: AppRecord, user: UserRecord, level: AccessLevel): Promise<AccessTokenRecord> {
   const live = await deps.stores.accessTokens.findLive(app.id, user.id, level)
   if (live) return live
   return issueOrReuseAccessToken(deps, { appId: app.id, userId: user.id, accessLevel: level }, { via: 'seed', values: { token: token.token, secret: token.secret } })
 }
 
 /** The app's live bearer token, made with the seed's value when there is none. */
-export async function seedBearerToken(deps: DomainDeps, app: AppRecord, value: string | undefined): Promise<BearerTokenRecord> {
+export async function seedBearerToken(deps: SeedCredentialsDeps, app: AppRecord, value: string | undefined): Promise<BearerTokenRecord> {
   return (await deps.stores.bearerTokens.findLive(app.id)) ?? handOutBearerToken(deps, app.id, null, value)
 }
 
 /** A grant of the person to the app with its tokens, made as a redeemed code would make it (token.ts), unless it exists. */
-export async function seedGrant(deps: DomainDeps, grant: SeedGrant, app: AppRecord, user: UserRecord): Promise<{ access: string; refresh: string | undefined; expiresAtMs: number }> {
+export async function seedGrant(deps: SeedCredentialsDeps, grant: SeedGrant, app: AppRecord, user: UserRecord): Promise<{ access: string; refresh: string | undefined; expiresAtMs: number }> {
   const values = grantValues(deps, grant)
   const found = await deps.stores.oauth2Grants.findToken(values.access)
   if (found) return { ...values, expiresAtMs: found.token.expiresAtMs }

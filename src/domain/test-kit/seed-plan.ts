@@ -7,6 +7,9 @@ import type { SeedIssue } from './seed-check.ts'
 import type { Seed, SeedApp, SeedPerson } from './seed-schema.ts'
 import { derivedSeedValue } from './seed-values.ts'
 
+/** What this use case touches. */
+export type SeedPlanDeps = Pick<DomainDeps, 'stores' | 'clock' | 'runtime'>
+
 /**
  * What the database already holds of a seed, read before anything is written, and every way the
  * seed contradicts it (a fixed value another person, app or token already has): a SeedError then,
@@ -24,7 +27,7 @@ export const nameKey = (text: string) => text.toLowerCase()
 const PASSWORD_LENGTH = 24
 
 /** The plan, and every contradiction of people and apps (the credentials' are seed-credentials.ts's). */
-export async function planSeed(deps: DomainDeps, seed: Seed): Promise<{ plan: SeedPlan; issues: SeedIssue[] }> {
+export async function planSeed(deps: SeedPlanDeps, seed: Seed): Promise<{ plan: SeedPlan; issues: SeedIssue[] }> {
   const issues: SeedIssue[] = []
   const plan: SeedPlan = { people: new Map(), others: new Map(), apps: new Map() }
   for (const [i, person] of (seed.people ?? []).entries()) {
@@ -60,12 +63,12 @@ export function userIdOf(plan: SeedPlan, screenName: string): string | undefined
   return person ? (person.existing?.id ?? person.seed.user_id) : plan.others.get(nameKey(screenName))?.id
 }
 
-async function findOwnedApp(deps: DomainDeps, ownerId: string, name: string): Promise<AppRecord | undefined> {
+async function findOwnedApp(deps: SeedPlanDeps, ownerId: string, name: string): Promise<AppRecord | undefined> {
   const apps = await deps.stores.listings.appsPage({ ownerId, limit: 10_000 })
   return apps.find((app) => nameKey(app.name) === nameKey(name.trim()))
 }
 
-async function personConflicts(deps: DomainDeps, person: SeedPerson, existing: UserRecord | undefined, password: string, at: string): Promise<SeedIssue[]> {
+async function personConflicts(deps: SeedPlanDeps, person: SeedPerson, existing: UserRecord | undefined, password: string, at: string): Promise<SeedIssue[]> {
   if (!existing) {
     const holder = person.user_id === undefined ? undefined : await deps.stores.users.findById(person.user_id)
     return holder ? [{ path: `${at}.user_id`, reason: `@${holder.screenName} already has this user id` }] : []
@@ -78,7 +81,7 @@ async function personConflicts(deps: DomainDeps, person: SeedPerson, existing: U
   return issues
 }
 
-async function appConflicts(deps: DomainDeps, app: SeedApp, existing: AppRecord | undefined, client: OAuth2ClientRecord | undefined, at: string): Promise<SeedIssue[]> {
+async function appConflicts(deps: SeedPlanDeps, app: SeedApp, existing: AppRecord | undefined, client: OAuth2ClientRecord | undefined, at: string): Promise<SeedIssue[]> {
   const issues: SeedIssue[] = []
   const differs = (field: keyof SeedApp, given: string | undefined, held: string | null | undefined) => {
     if (given !== undefined && held !== undefined && held !== null && given !== held) issues.push({ path: `${at}.${field}`, reason: `${app.name} already exists with another ${field}` })

@@ -13,6 +13,9 @@ import { credentialConflicts, seedAccessToken, seedBearerToken, seedGrant } from
 import { nameKey, planSeed, type SeedPlan } from './seed-plan.ts'
 import type { Seed, SeedApp } from './seed-schema.ts'
 
+/** What this use case touches. */
+export type SeedDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId' | 'runtime' | 'observe'>
+
 export { SeedError, type SeedIssue } from './seed-check.ts'
 
 /** The limits a seed asks for (the test mode hands them to the limiters). */
@@ -41,7 +44,7 @@ export interface SeedResult {
  * the people, apps and credentials it names that do not exist yet, through the use cases. The same
  * seed again changes nothing and answers the same values.
  */
-export async function applySeed(deps: DomainDeps, input: unknown): Promise<SeedResult> {
+export async function applySeed(deps: SeedDeps, input: unknown): Promise<SeedResult> {
   const seed = parseSeed(input)
   const { plan, issues } = await planSeed(deps, seed)
   issues.push(...(await credentialConflicts(deps, seed, plan)))
@@ -79,7 +82,7 @@ export async function readSeedFile(path: string): Promise<unknown> {
 }
 
 /** applySeed of a JSON file. */
-export async function applySeedFile(deps: DomainDeps, path: string): Promise<SeedResult> {
+export async function applySeedFile(deps: SeedDeps, path: string): Promise<SeedResult> {
   return applySeed(deps, await readSeedFile(path))
 }
 
@@ -91,7 +94,7 @@ function seedLimitsOf(seed: Seed): SeedLimits {
 }
 
 /** The person made, or as they exist with the seed's name where it differs. */
-async function seedPerson(deps: DomainDeps, person: SeedPlan['people'] extends Map<string, infer P> ? P : never): Promise<UserRecord> {
+async function seedPerson(deps: SeedDeps, person: SeedPlan['people'] extends Map<string, infer P> ? P : never): Promise<UserRecord> {
   const { seed: given, existing, password } = person
   if (!existing) {
     return createUser(deps, { screenName: given.screen_name, password, ...(given.name === undefined ? {} : { name: given.name }), ...(given.user_id === undefined ? {} : { id: given.user_id }) })
@@ -120,7 +123,7 @@ function keysOf(app: SeedApp): ConsumerKeys | undefined {
 }
 
 /** The app made, or as it exists with the seed's settings where they differ; its OAuth 2.0 client as the seed says. */
-async function seedApp(deps: DomainDeps, planned: SeedPlan['apps'] extends Map<string, infer P> ? P : never, owner: UserRecord) {
+async function seedApp(deps: SeedDeps, planned: SeedPlan['apps'] extends Map<string, infer P> ? P : never, owner: UserRecord) {
   const { seed: given, existing } = planned
   const settings = settingsOf(given)
   let app = existing ?? (await createApp(deps, { ...settings, name: given.name, owner: owner.id, keys: keysOf(given) }, { beyondAppLimit: true }))
@@ -140,7 +143,7 @@ interface Made {
   apps: Map<string, { app: AppRecord; client: OAuth2ClientRecord | undefined }>
 }
 
-async function seedCredentials(deps: DomainDeps, seed: Seed, made: Made, out: SeedResult['credentials']): Promise<void> {
+async function seedCredentials(deps: SeedDeps, seed: Seed, made: Made, out: SeedResult['credentials']): Promise<void> {
   const { access_tokens: tokens = [], bearer_tokens: bearers = [], oauth2_grants: grants = [] } = seed.credentials ?? {}
   for (const token of tokens) {
     const { app } = made.apps.get(nameKey(token.app))!
