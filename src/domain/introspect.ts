@@ -11,7 +11,7 @@ import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
 
 /** What this use case touches. */
-export type IntrospectDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+export type IntrospectDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe'>
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const INTROSPECT_LIMIT = '/oauth2/introspect' satisfies RateLimitedResource

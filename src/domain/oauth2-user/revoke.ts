@@ -9,7 +9,7 @@ import { tokenRequestParams } from './token-request.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
 /** What this use case touches. */
-export type RevokeUserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+export type RevokeUserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe'>
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource

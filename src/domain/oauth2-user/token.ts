@@ -16,7 +16,7 @@ import { newUserTokenValue } from './token-values.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
 /** What this use case touches. */
-export type UserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe' | 'newId'>
+export type UserTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe' | 'newId'>
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const USER_TOKEN_LIMIT = '/2/oauth2/token' satisfies RateLimitedResource

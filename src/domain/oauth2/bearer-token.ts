@@ -11,7 +11,7 @@ import { authenticateAppClient, readClientCredentials } from './client-credentia
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
 /** What this use case touches. */
-export type BearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
+export type BearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe'>
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
