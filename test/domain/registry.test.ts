@@ -7,7 +7,7 @@ import { createUser } from '../../src/domain/registry/users.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import { AppNameTakenError } from '../../src/storage/errors.ts'
 import type { AppRecord, AuditEventName, UserRecord } from '../../src/storage/records.ts'
-import { appIfKeyWorks } from '../../src/domain/registry/key-grace.ts'
+import { appIfKeyWorks } from '../../src/domain/key-grace.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openTestDomain, testClock, type TestDomain } from '../helpers/test-domain.ts'
 

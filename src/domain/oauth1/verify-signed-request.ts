@@ -11,7 +11,7 @@ import type { RateLimitedResource } from '../rate-limit-table.ts'
 import { chargeCall, type Charge } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
-import { appIfKeyWorks } from '../registry/key-grace.ts'
+import { appIfKeyWorks } from '../key-grace.ts'
 
 /**
  * Which token a request must be signed with: none (request_token), a request token, an access

@@ -5,7 +5,7 @@ import type { AppRecord } from '../../storage/records.ts'
 import { authenticateClient } from '../client-authentication.ts'
 import type { DomainDeps } from '../deps.ts'
 import { param } from '../request.ts'
-import { appIfKeyWorks } from '../registry/key-grace.ts'
+import { appIfKeyWorks } from '../key-grace.ts'
 
 export interface ClientCredentials {
   clientId: string

@@ -18,7 +18,7 @@ import { AppNameTakenError, OwnerAppLimitError } from '../../storage/errors.ts'
 import { validateRegisteredCallback } from '../callback-url.ts'
 import { changeWithAudit } from '../audit.ts'
 import { wireName } from '../vocabulary.ts'
-import { appIfKeyWorks } from './key-grace.ts'
+import { appIfKeyWorks } from '../key-grace.ts'
 import type { DomainDeps } from '../deps.ts'
 
 type RegistryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'newId'>

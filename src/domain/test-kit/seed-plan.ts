@@ -2,7 +2,7 @@ import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../../storage/re
 import type { DomainDeps } from '../deps.ts'
 import { verifyPassword } from '../passwords.ts'
 import { findByScreenName } from '../registry/users.ts'
-import { appIfKeyWorks } from '../registry/key-grace.ts'
+import { appIfKeyWorks } from '../key-grace.ts'
 import type { SeedIssue } from './seed-check.ts'
 import type { Seed, SeedApp, SeedPerson } from './seed-schema.ts'
 import { derivedSeedValue } from './seed-values.ts'

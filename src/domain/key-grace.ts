@@ -1,5 +1,5 @@
-import type { AppRecord } from '../../storage/records.ts'
-import type { AppByConsumerKey } from '../../storage/types.ts'
+import type { AppRecord } from '../storage/records.ts'
+import type { AppByConsumerKey } from '../storage/types.ts'
 
 /**
  * The app a consumer key names at nowMs: found by its current key, or by a rotated-out key whose
