@@ -12,6 +12,7 @@ import { refuseCredentialsInUrl } from './web/credentials-in-url.ts'
 import { installJsonErrors, jsonFrameworkErrors } from './web/json-errors.ts'
 import { installAddressLimits } from './web/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
+import { checkRequestRoutes } from './http/routes/check-request.ts'
 import { applicationRoutes } from './http/routes/application.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
@@ -150,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))
   await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
+  await app.register(checkRequestRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
   return app

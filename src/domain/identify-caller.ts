@@ -17,10 +17,13 @@ import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 /** What this use case touches. */
 export type IdentifyCallerDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
 
+/** Which kind of credential a caller presented. */
+export type CredentialKind = 'oauth1_user' | 'oauth1_app' | 'bearer' | 'oauth2_user'
+
 export type Caller =
-  | { context: 'app'; app: AppRecord; accessLevel: AccessLevel; credential: string }
+  | { context: 'app'; kind: 'oauth1_app' | 'bearer'; app: AppRecord; accessLevel: AccessLevel; credential: string }
   /** `scopes`: only for an OAuth 2.0 user access token, what its grant allows within the app's level (its `accessLevel` follows them). */
-  | { context: 'user'; app: AppRecord; user: UserRecord; accessLevel: AccessLevel; credential: string; scopes?: string[] }
+  | { context: 'user'; kind: 'oauth1_user' | 'oauth2_user'; app: AppRecord; user: UserRecord; accessLevel: AccessLevel; credential: string; scopes?: string[] }
 
 /**
  * Who is calling an API route, by any credential Latchkey issues: `Bearer` (an OAuth 2.0 user
@@ -37,16 +40,16 @@ export async function identifyCaller(deps: IdentifyCallerDeps, input: RequestInp
     if (holder) {
       const { app, user, scopes, accessLevel } = holder
       const { limit } = await chargeCall(deps, charge, { appId: app.id, userId: user.id })
-      return { caller: { context: 'user', app, user, accessLevel, credential: presented, scopes }, limit }
+      return { caller: { context: 'user', kind: 'oauth2_user', app, user, accessLevel, credential: presented, scopes }, limit }
     }
     const { app, token } = await verifyBearer(deps, input.authorization)
     const { limit } = await chargeCall(deps, charge, { appId: app.id })
-    return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: token.token }, limit }
+    return { caller: { context: 'app', kind: 'bearer', app, accessLevel: app.accessLevel, credential: token.token }, limit }
   }
   const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none', charge })
   const { app, limit } = verified
-  if (!verified.token) return { caller: { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }, limit }
-  return { caller: { context: 'user', app, user: verified.user, accessLevel: verified.token.accessLevel, credential: verified.token.token }, limit }
+  if (!verified.token) return { caller: { context: 'app', kind: 'oauth1_app', app, accessLevel: app.accessLevel, credential: app.consumerKey }, limit }
+  return { caller: { context: 'user', kind: 'oauth1_user', app, user: verified.user, accessLevel: verified.token.accessLevel, credential: verified.token.token }, limit }
 }
 
 /** Who asked: the app, the owner when they signed with OAuth 1.0a, and which of the three ways. */

@@ -41,6 +41,9 @@ export const RATE_LIMITED_ENDPOINTS = [
   { family: 'oauth2_user', resource: '/i/oauth2/authorize', limit: 300, countedBy: 'address' },
   { family: 'users', resource: '/2/users/me', limit: 75, countedBy: 'caller' },
   { family: 'application', resource: '/application/rate_limit_status', limit: 180, countedBy: 'caller' },
+  // Resource servers (docs/resource-servers.md): their checks, and their APIs' calls when a check charges them.
+  { family: 'latchkey', resource: '/latchkey/check-request', limit: 45000, countedBy: 'app' },
+  { family: 'latchkey', resource: '/latchkey/resource-api', limit: 900, countedBy: 'caller' },
 ] as const satisfies readonly RateLimitedEndpoint[]
 
 /** The name of a rate-limited endpoint: a typo is a compile error, not a limit that never applies. */

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { SealError, StorageUnavailableError } from '../storage/errors.ts'
-import { setLimitHeaders } from './plugins/rate-limit.ts'
+import { limitHeaders, setLimitHeaders } from './plugins/rate-limit.ts'
 import { InjectedFailure } from './test-kit/faults.ts'
 
 // The JSON error renderer, all of it: what may be shown of anything thrown, the body, the reply,
@@ -63,10 +63,24 @@ export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: F
   return serviceError
 }
 
+/** The challenge a 401 of the API carries. */
+const API_CHALLENGE = 'OAuth realm="Latchkey"'
+
+/**
+ * A refusal as X answers it, whole — status, the headers it carries and the body — for a client of
+ * Latchkey's API or, through POST /latchkey/check-request, the client of a resource server.
+ */
+export function refusalAnswer(error: ServiceError): { status: number; headers: Record<string, string>; body: ReturnType<typeof errorBody> } {
+  const headers: Record<string, string> = {}
+  if (error.status === 401) headers['www-authenticate'] = API_CHALLENGE
+  if (error.rateLimit) Object.assign(headers, limitHeaders(error.rateLimit))
+  return { status: error.status, headers, body: errorBody(error) }
+}
+
 /** Sends the error as JSON, with the headers every error answer carries. */
 export function sendJsonError(reply: FastifyReply, error: ServiceError): FastifyReply {
   reply.header('cache-control', 'no-store')
-  if (error.status === 401) reply.header('www-authenticate', 'OAuth realm="Latchkey"')
+  if (error.status === 401) reply.header('www-authenticate', API_CHALLENGE)
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error))
 }
 

@@ -19,8 +19,8 @@ describe('rateLimitStatus (domain tier)', () => {
     tier = await openDomainTier()
     app = await makeApp(tier.domain)
     person = (await makeUser(tier.domain)).user
-    asApp = { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey }
-    asPerson = { context: 'user', app, user: person, accessLevel: 'read', credential: 'token' }
+    asApp = { context: 'app', kind: 'oauth1_app', app, accessLevel: app.accessLevel, credential: app.consumerKey }
+    asPerson = { context: 'user', kind: 'oauth1_user', app, user: person, accessLevel: 'read', credential: 'token' }
   })
   after(() => tier.close())
 
@@ -28,8 +28,8 @@ describe('rateLimitStatus (domain tier)', () => {
 
   test('a fresh caller sees every limited endpoint, grouped by family, at its full limit, with a reset in epoch seconds within the window', async () => {
     const fresh = await makeApp(tier.domain)
-    const status = await rateLimitStatus(tier.domain, { context: 'app', app: fresh, accessLevel: fresh.accessLevel, credential: fresh.consumerKey }, '198.51.100.1', undefined)
-    assert.deepEqual(Object.keys(status).sort(), ['account', 'application', 'oauth', 'oauth2', 'oauth2_user', 'users'])
+    const status = await rateLimitStatus(tier.domain, { context: 'app', kind: 'oauth1_app', app: fresh, accessLevel: fresh.accessLevel, credential: fresh.consumerKey }, '198.51.100.1', undefined)
+    assert.deepEqual(Object.keys(status).sort(), ['account', 'application', 'latchkey', 'oauth', 'oauth2', 'oauth2_user', 'users'])
     const nowSeconds = Date.now() / 1000
     for (const endpoint of RATE_LIMITED_ENDPOINTS) {
       const shown = status[endpoint.family]?.[endpoint.resource]

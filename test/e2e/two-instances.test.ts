@@ -100,6 +100,33 @@ describe('two instances sharing PostgreSQL and Redis', { skip: SHARED_BACKENDS_S
     assert.equal(fresh.status, 200, fresh.text)
   })
 
+  test('POST /latchkey/check-request: a request checked on one instance is a replay on the other; twenty checks of one request at once over both, exactly one valid', async () => {
+    const [a, b] = instances as [ServeProcess, ServeProcess]
+    const resourceServer = await makeApp(domain, { isResourceServer: true })
+    const { token: issued } = await issueOwnerToken(domain, app.id)
+    const received = () => {
+      const request = signRequest({ consumer: consumer(), token: { key: issued.token, secret: issued.secret }, method: 'GET', url: 'https://api.example.org/2/tweets?ids=1' })
+      return JSON.stringify({ method: request.method, url: request.url, authorization: request.headers.authorization })
+    }
+    const check = (instance: ServeProcess, body: string) =>
+      send({
+        method: 'POST',
+        url: `${instance.url}/latchkey/check-request`,
+        headers: { ...FORWARDED, authorization: `Basic ${Buffer.from(`${resourceServer.consumerKey}:${resourceServer.consumerSecret}`).toString('base64')}`, 'content-type': 'application/json' },
+        body,
+      })
+    const once = received()
+    const first = await check(a, once)
+    assert.equal(first.json?.valid, true, first.text)
+    assert.equal(first.json.caller.user_id, app.ownerId)
+    const replay = await check(b, once)
+    assert.equal(replay.json?.valid, false, replay.text)
+    assert.equal(replay.json.refusal.body.errors[0].code, 32)
+    const burst = received()
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => check(instances[i % 2]!, burst)))
+    assert.deepEqual(countBy(answers.map((answer) => String(answer.json?.valid))), { true: 1, false: 19 })
+  })
+
   test('a token invalidated on one instance gets 401 code 89 on the other at the very next request', async () => {
     const [a, b] = instances as [ServeProcess, ServeProcess]
     const { token: issued } = await issueOwnerToken(domain, app.id)

@@ -13,7 +13,7 @@ export interface EndpointUsage extends EndpointLimit {
  * endpoints counted per address (the consent pages) are left out: they are no app's budget.
  */
 export async function appUsage(deps: EndpointLimits, app: AppRecord): Promise<EndpointUsage[]> {
-  const caller = { context: 'app', app, accessLevel: app.accessLevel, credential: app.consumerKey } as const
+  const caller = { context: 'app', kind: 'oauth1_app', app, accessLevel: app.accessLevel, credential: app.consumerKey } as const
   const families = await rateLimitStatus(deps, caller, '0.0.0.0', undefined)
   return RATE_LIMITED_ENDPOINTS.filter((endpoint) => endpoint.countedBy !== 'address').flatMap((endpoint) => {
     const state = families[endpoint.family]?.[endpoint.resource]

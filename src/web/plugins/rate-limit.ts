@@ -18,12 +18,18 @@ declare module 'fastify' {
 /** Answers failed authentication with; a request like that is counted against its address. */
 const AUTH_FAILURE_STATUSES = new Set([400, 401, 403])
 
-/** The x-rate-limit-* headers of a limit's state; nothing when the call was not counted. */
+/** The x-rate-limit-* headers of a limit's state. */
+export function limitHeaders(state: RateLimitState): Record<'x-rate-limit-limit' | 'x-rate-limit-remaining' | 'x-rate-limit-reset', string> {
+  return {
+    'x-rate-limit-limit': String(state.limit),
+    'x-rate-limit-remaining': String(state.remaining),
+    'x-rate-limit-reset': String(Math.ceil(state.resetAtMs / 1000)),
+  }
+}
+
+/** The x-rate-limit-* headers of a limit's state on an answer; nothing when the call was not counted. */
 export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | undefined): void {
-  if (!state) return
-  reply.header('x-rate-limit-limit', state.limit)
-  reply.header('x-rate-limit-remaining', state.remaining)
-  reply.header('x-rate-limit-reset', Math.ceil(state.resetAtMs / 1000))
+  if (state) reply.headers(limitHeaders(state))
 }
 
 /**
