@@ -50,6 +50,9 @@ export async function precheck(target: Target, creds: BenchCredentials): Promise
     }
 
     expectAnswer(await connection.request(buildRequest('bearer', target, withBearer)), 'a Bearer call', 200)
+    const checked = await connection.request(buildRequest('checkRequest', target, creds))
+    expectAnswer(checked, 'POST /latchkey/check-request', 200)
+    if (!checked.body.includes('"valid":true')) throw new Error(`pre-check failed: the check answered ${checked.body}`)
     const requestToken = await connection.request(buildRequest('requestToken', target, creds))
     expectAnswer(requestToken, 'POST /oauth/request_token', 200)
     if (!requestToken.body.includes('oauth_callback_confirmed=true')) throw new Error(`pre-check failed: request_token answered ${requestToken.body}`)

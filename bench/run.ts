@@ -20,7 +20,7 @@ import { measureStartUp, startUpLine, type StartUp } from './start-up.ts'
 
 const { values: opts } = parseArgs({
   options: {
-    shapes: { type: 'string', default: '0,1,2,3,4,5,6,7,start' },
+    shapes: { type: 'string', default: '0,1,2,3,4,5,6,7,8,start' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
@@ -168,7 +168,7 @@ try {
   ceiling = await startCeiling(cpu('server'), join(dir, 'ceiling.log'))
   log(`ceiling pid ${ceiling.pid} on ${ceiling.url}; ${pin ? `server on CPU ${CPU.server}, load generator on CPU ${CPU.client}` : 'not pinned'}`)
 
-  const small = (['0', '1', '2', '3', '4', '7.1', '7.2'] as const).filter((id) => wanted.has(id) || wanted.has(id.split('.')[0]!))
+  const small = (['0', '1', '2', '3', '4', '7.1', '7.2', '8'] as const).filter((id) => wanted.has(id) || wanted.has(id.split('.')[0]!))
   // Shape 7.2 needs a refresh chain per connection; one grant more answers /2/users/me.
   const userGrants = small.some((id) => id.startsWith('7')) ? connections + 1 : 0
   if (small.length > 0) {

@@ -40,7 +40,14 @@ export async function registerBench(deps: DomainDeps, options: { userGrants?: nu
   const user = await createUser(deps, { screenName: 'bench', password: `bench-${randomBytes(8).toString('hex')}` })
   const app = await createApp(deps, { name: 'Bench', owner: 'bench', callbackUrls: [REDIRECT_URI] })
   const { token } = await issueOwnerToken(deps, app.id)
-  const creds: BenchCredentials = { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token.token, accessTokenSecret: token.secret }
+  const checker = await createApp(deps, { name: 'Bench API', owner: 'bench', isResourceServer: true })
+  const creds: BenchCredentials = {
+    consumerKey: app.consumerKey,
+    consumerSecret: app.consumerSecret,
+    accessToken: token.token,
+    accessTokenSecret: token.secret,
+    resourceServer: { consumerKey: checker.consumerKey, consumerSecret: checker.consumerSecret },
+  }
   if (!options.userGrants) return creds
   const client = await setOAuth2Client(deps, { appId: app.id, setting: 'confidential' })
   const codes = []

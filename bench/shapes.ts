@@ -12,6 +12,8 @@ export interface BenchCredentials {
   bearerToken?: string
   /** OAuth 2.0 user context (shapes 7): the app's confidential client and the bench person's grants. */
   oauth2?: OAuth2Credentials
+  /** Shape 8: an app registered as a resource server, which checks the bench's signed requests. */
+  resourceServer?: { consumerKey: string; consumerSecret: string }
 }
 
 export interface OAuth2Credentials {
@@ -31,7 +33,7 @@ export interface Target {
   port: number
 }
 
-export type RequestKind = 'health' | 'verify' | 'bearer' | 'token' | 'requestToken' | 'unknownKey' | 'wrongSignature' | 'userMe' | 'refresh'
+export type RequestKind = 'health' | 'verify' | 'bearer' | 'token' | 'requestToken' | 'unknownKey' | 'wrongSignature' | 'userMe' | 'refresh' | 'checkRequest'
 
 export interface Shape {
   title: string
@@ -56,6 +58,8 @@ export const SHAPES = {
   '6.2': { title: '(2) on PostgreSQL + Redis', kind: 'bearer', minRatio: 0.35, maxP99Factor: 8 },
   '7.1': { title: '/2/users/me, OAuth 2.0 user token', kind: 'userMe', minRatio: 0.55, maxP99Factor: 4 },
   '7.2': { title: '2/oauth2/token, refresh grant (a write)', kind: 'refresh', minRatio: 0.15, maxP99Factor: 8 },
+  // A resource server's check of a whole signed request: shape 1's work plus its own client authentication and JSON.
+  '8': { title: 'latchkey/check-request, a signed request', kind: 'checkRequest', relativeTo: { shape: '1', fraction: 0.8 }, maxP99Factor: 4 },
 } as const satisfies Record<string, Shape>
 
 export type ShapeId = keyof typeof SHAPES
@@ -133,6 +137,8 @@ function layOut(kind: RequestKind, target: Target, creds: BenchCredentials): () 
       const text = rawRequest('GET', '/2/users/me', { host, ...PROXY, authorization: `Bearer ${token}` })
       return () => text
     }
+    case 'checkRequest':
+      return checkRequestMaker(target, creds)
     case 'refresh':
       throw new Error('a refresh chain carries each answer into the next request: use requestSession')
     case 'unknownKey':
@@ -144,6 +150,17 @@ function layOut(kind: RequestKind, target: Target, creds: BenchCredentials): () 
     case 'wrongSignature':
       return () => verifyRequest(target, toHeader(tampered(signParams(verifySignInput(target, creds)))))
   }
+}
+
+/** POST /latchkey/check-request of a verify_credentials call signed afresh each time, as a resource server passes it on. */
+function checkRequestMaker(target: Target, creds: BenchCredentials): () => string {
+  const server = creds.resourceServer
+  if (!server) throw new Error('no resource server (registerBench makes one)')
+  const input = { ...verifySignInput(target, creds), baseUri: `https://api.bench.example${VERIFY_PATH}` }
+  const sign = fastSigner(input)
+  const basic = Buffer.from(`${encode(server.consumerKey)}:${encode(server.consumerSecret)}`).toString('base64')
+  const headers = { host: hostOf(target), ...PROXY, authorization: `Basic ${basic}`, 'content-type': 'application/json' }
+  return () => rawRequest('POST', '/latchkey/check-request', headers, JSON.stringify({ method: 'GET', url: input.baseUri, authorization: sign() }))
 }
 
 /** A fresh request of `kind`: a new nonce and the current timestamp for the signed ones. */

@@ -2,7 +2,7 @@ import { composeDomain } from './composition/root.ts'
 import { loadConfig } from './config/load.ts'
 import type { SettingName } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
-import { identifyCaller } from './domain/identify-caller.ts'
+import { identifyCaller, type CredentialKind } from './domain/identify-caller.ts'
 import type { AccessLevel } from './storage/records.ts'
 
 export interface ApiRequest {
@@ -16,6 +16,8 @@ export interface ApiRequest {
 
 export interface VerifiedCaller {
   context: 'app' | 'user'
+  /** The credential presented: OAuth 1.0a with an access token or the consumer alone, an app-only bearer token, an OAuth 2.0 user token. */
+  tokenKind: CredentialKind
   appId: string
   consumerKey: string
   appName: string
@@ -39,7 +41,8 @@ const header = (headers: ApiRequest['headers'], name: string) => {
 }
 
 /**
- * The verifier for resource servers written in Node.js that share Latchkey's storage: it reads the
+ * The verifier for resource servers written in Node.js that share Latchkey's storage and keyring
+ * (API processes should use createRemoteVerifier instead: docs/security.md says why): it reads the
  * same settings as `latchkey serve` (database, config file, LATCHKEY_* variables) and runs the very
  * checks the service's own routes run. Give every process the same Redis when there are several,
  * or a nonce seen by one process is not seen by another.
@@ -66,6 +69,7 @@ export async function createVerifier(
       }, null)
       return {
         context: caller.context,
+        tokenKind: caller.kind,
         appId: caller.app.id,
         consumerKey: caller.app.consumerKey,
         appName: caller.app.name,

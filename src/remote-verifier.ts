@@ -1,0 +1,154 @@
+// The verifier for API processes: no database, no keyring, no secret of the service — a URL and
+// the resource server's own credentials. Each check is POST /latchkey/check-request
+// (docs/resource-servers.md); the service spends nonces and charges limits for every instance.
+import { createHash } from 'node:crypto'
+import { ServiceError, type RateLimitState } from './errors/service-error.ts'
+import type { CredentialKind } from './domain/identify-caller.ts'
+import type { ApiRequest, LatchkeyVerifier, VerifiedCaller } from './resource-server.ts'
+
+export interface RemoteVerifierOptions {
+  /** Latchkey's public URL, e.g. https://auth.example.org (the check's path is added). */
+  url: string
+  /** The consumer key and secret of an app registered as a resource server (`--resource-server`). */
+  clientId: string
+  clientSecret: string
+  /** Count each call against the caller's /latchkey/resource-api limit (its x-rate-limit-* values come back). */
+  charge?: boolean
+  /**
+   * Seconds an answer about a bearer or OAuth 2.0 user token is reused without asking (default 0:
+   * always ask). A signed OAuth 1.0a request is never reused: its nonce is spent by each check.
+   * Cached answers are dropped at once by `forget`, fed by revocation events.
+   */
+  cacheSeconds?: number
+  /** Milliseconds one check may take before it fails (default 5000). */
+  timeoutMs?: number
+  fetch?: typeof fetch
+}
+
+/** A revocation event as the service pushes it (docs/revocation-push.md): what a cache needs of it. */
+export interface EndedCredential {
+  app_id: string
+  user_id?: string | null
+  credential?: { sha256?: string } | null
+}
+
+export interface RemoteVerifier extends LatchkeyVerifier {
+  /** Who is calling; with `charge`, the caller's limit after this call. */
+  verifyWithLimit(request: ApiRequest): Promise<{ caller: VerifiedCaller; rateLimit: RateLimitState | undefined }>
+  /** Drops what was cached of an ended credential: every answer of its app and person, and the token itself. */
+  forget(ended: EndedCredential): void
+}
+
+/** The service could not answer the check (down, unreachable, or the resource server's own credentials refused): not the caller's fault. */
+export class RemoteCheckError extends Error {
+  override readonly name = 'RemoteCheckError'
+}
+
+interface CheckAnswer {
+  valid: boolean
+  caller?: { token_kind: CredentialKind; app_id: string; consumer_key: string; app_name: string; access_level: VerifiedCaller['accessLevel']; user_id?: string; screen_name?: string; scopes?: string[] }
+  rate_limit_headers?: Record<string, string>
+  refusal?: { status: number; headers: Record<string, string>; body: { errors: Array<{ code: number; message: string }> } }
+}
+
+interface Cached {
+  caller: VerifiedCaller
+  expiresAtMs: number
+}
+
+const header = (headers: ApiRequest['headers'], name: string) => {
+  const value = headers[name] ?? headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** The bearer token of an Authorization header, the only kind of credential an answer may be reused for. */
+const bearerOf = (authorization: string | undefined) => /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1]
+
+export function createRemoteVerifier(options: RemoteVerifierOptions): RemoteVerifier {
+  const endpoint = new URL('/latchkey/check-request', options.url).toString()
+  const credentials = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`
+  const cacheMs = Math.max(0, options.cacheSeconds ?? 0) * 1000
+  const doFetch = options.fetch ?? fetch
+  const cache = new Map<string, Cached>()
+
+  async function ask(request: ApiRequest): Promise<CheckAnswer> {
+    const body = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : request.body.toString('utf8')
+    const toCheck = {
+      method: request.method,
+      url: request.url,
+      ...optional('authorization', header(request.headers, 'authorization')),
+      ...optional('content_type', header(request.headers, 'content-type')),
+      ...optional('body', body),
+      ...(options.charge ? { charge: true } : {}),
+    }
+    let answer: Response
+    try {
+      answer = await doFetch(endpoint, {
+        method: 'POST',
+        headers: { authorization: credentials, 'content-type': 'application/json' },
+        body: JSON.stringify(toCheck),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+      })
+    } catch (error) {
+      throw new RemoteCheckError(`the check could not reach ${endpoint}`, { cause: error })
+    }
+    if (answer.status !== 200) throw new RemoteCheckError(`the check answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`)
+    return (await answer.json()) as CheckAnswer
+  }
+
+  async function verifyWithLimit(request: ApiRequest) {
+    const bearer = bearerOf(header(request.headers, 'authorization'))
+    const key = bearer === undefined || options.charge ? undefined : sha256(bearer)
+    const cached = key === undefined ? undefined : cache.get(key)
+    if (cached && cached.expiresAtMs > Date.now()) return { caller: cached.caller, rateLimit: undefined }
+    const answer = await ask(request)
+    if (!answer.valid || !answer.caller) throw refusalOf(answer)
+    const caller = verifiedCaller(answer.caller)
+    if (key !== undefined && cacheMs > 0) cache.set(key, { caller, expiresAtMs: Date.now() + cacheMs })
+    return { caller, rateLimit: limitOf(answer.rate_limit_headers) }
+  }
+
+  return {
+    verifyWithLimit,
+    verify: async (request) => (await verifyWithLimit(request)).caller,
+    forget(ended) {
+      for (const [key, { caller }] of cache) {
+        const isTheToken = ended.credential?.sha256 === key
+        const isTheirs = caller.appId === ended.app_id && (ended.user_id == null || caller.userId === ended.user_id)
+        if (isTheToken || isTheirs) cache.delete(key)
+      }
+    },
+    close: async () => cache.clear(),
+  }
+}
+
+const optional = <K extends string>(name: K, value: string | undefined) => (value === undefined ? {} : ({ [name]: value } as Record<K, string>))
+
+function verifiedCaller(caller: NonNullable<CheckAnswer['caller']>): VerifiedCaller {
+  return {
+    context: caller.user_id === undefined ? 'app' : 'user',
+    tokenKind: caller.token_kind,
+    appId: caller.app_id,
+    consumerKey: caller.consumer_key,
+    appName: caller.app_name,
+    accessLevel: caller.access_level,
+    ...(caller.user_id === undefined ? {} : { userId: caller.user_id, screenName: caller.screen_name }),
+    ...(caller.scopes ? { scopes: caller.scopes } : {}),
+  }
+}
+
+function limitOf(headers: Record<string, string> | undefined): RateLimitState | undefined {
+  if (!headers) return undefined
+  return { limit: Number(headers['x-rate-limit-limit']), remaining: Number(headers['x-rate-limit-remaining']), resetAtMs: Number(headers['x-rate-limit-reset']) * 1000 }
+}
+
+/** The refusal as a ServiceError with X's status, code and message, as the local verifier throws it. */
+function refusalOf(answer: CheckAnswer): ServiceError | RemoteCheckError {
+  const refusal = answer.refusal
+  const first = refusal?.body.errors[0]
+  if (!refusal || !first) return new RemoteCheckError('the check answered neither a caller nor a refusal')
+  const rateLimit = limitOf(refusal.headers['x-rate-limit-limit'] === undefined ? undefined : refusal.headers)
+  return new ServiceError({ status: refusal.status, code: first.code, message: first.message }, rateLimit ? { rateLimit } : {})
+}
