@@ -31,12 +31,13 @@ export const requestToCheckSchema = z
     method: z.string().regex(/^[A-Za-z]{1,16}$/, 'an HTTP method'),
     /** The full URL as the client addressed it: the signature covers scheme, host, path and query. */
     url: z.string().max(8192).url(),
-    authorization: z.string().max(8192).optional(),
+    // null as absent: what a client that passes on a missing header as-is sends (Python's None, Go's nil).
+    authorization: z.string().max(8192).nullish(),
     /** The raw body, when it is a form body (application/x-www-form-urlencoded): its parameters are signed. */
-    body: z.string().max(65536).optional(),
-    content_type: z.string().max(256).optional(),
+    body: z.string().max(65536).nullish(),
+    content_type: z.string().max(256).nullish(),
     /** Count the call against the caller's limit of the APIs behind Latchkey (RESOURCE_API_LIMIT). */
-    charge: z.boolean().optional(),
+    charge: z.boolean().nullish(),
   })
   .strict()
 
@@ -105,9 +106,9 @@ function inputOf(request: RequestToCheck): RequestInput {
     host: url.host,
     path: url.pathname,
     query: url.search.slice(1),
-    authorization: request.authorization,
-    contentType: request.content_type ?? (request.body === undefined ? undefined : 'application/x-www-form-urlencoded'),
-    body: request.body,
+    authorization: request.authorization ?? undefined,
+    contentType: request.content_type ?? (request.body == null ? undefined : 'application/x-www-form-urlencoded'),
+    body: request.body ?? undefined,
     isSecure: url.protocol === 'https:',
   }
 }

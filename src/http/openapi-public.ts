@@ -301,6 +301,36 @@ export function publicOpenApi(serverUrl?: string): object {
           },
         },
       },
+      '/latchkey/check-request': {
+        post: {
+          operationId: 'checkRequest',
+          tags: ['oauth2'],
+          summary: 'A resource server asks who sent a request it received (docs/resource-servers.md)',
+          security: [{ basic: [] }],
+          description:
+            'The body is the request as received: `method`, the full `url` as the client addressed it, `authorization`, a form `body` (and its `content_type`), `charge: true` to count the caller against `/latchkey/resource-api`. A refused caller is still a 200: `valid: false` and `refusal` (status, headers, body) as X would answer it.',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['method', 'url'],
+                  additionalProperties: false,
+                  properties: { method: text, url: text, authorization: text, body: text, content_type: text, charge: { type: 'boolean' } },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: '`valid` and the caller (`token_kind`, `app_id`, `consumer_key`, `app_name`, `access_level`, `user_id`, `screen_name`, `scopes`), or the `refusal`.',
+              content: { 'application/json': { schema: { type: 'object', required: ['valid'], properties: { valid: { type: 'boolean' }, caller: { type: 'object' }, refusal: { type: 'object' }, rate_limit_headers: { type: 'object' } } } } },
+            },
+            ...errors(E.invalidParameter, E.unableToVerifyCredentials, E.sslRequired),
+          },
+        },
+      },
       '/1.1/account/verify_credentials.json': {
         get: {
           operationId: 'verifyCredentials',

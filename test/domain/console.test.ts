@@ -189,6 +189,8 @@ describe('appUsage', () => {
     '/2/oauth2/revoke',
     '/2/users/me',
     '/application/rate_limit_status',
+    '/latchkey/check-request',
+    '/latchkey/resource-api',
   ]
 
   test('the list above is the rate-limit table without the pages counted per address', () => {
@@ -223,6 +225,8 @@ describe('appUsage', () => {
       '/2/oauth2/revoke': [300, 300, 0],
       '/2/users/me': [75, 75, 0],
       '/application/rate_limit_status': [180, 180, 0],
+      '/latchkey/check-request': [45000, 45000, 0],
+      '/latchkey/resource-api': [900, 900, 0],
     })
     for (const row of usage) {
       assert.ok(Number.isInteger(row.reset) && row.reset >= nowSeconds, `${row.resource}: the window's end in epoch seconds`)

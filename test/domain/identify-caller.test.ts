@@ -36,7 +36,7 @@ describe('identifyCaller (domain tier)', () => {
 
   test('a bearer token: the app alone, at the app level, by its token; charged to the app, or not at all', async () => {
     const charged = await identifyCaller(tier.domain, bearerInput(bearer), '/account/verify_credentials')
-    assert.deepEqual(charged.caller, { context: 'app', app, accessLevel: 'read-write-directmessages', credential: bearer })
+    assert.deepEqual(charged.caller, { context: 'app', kind: 'bearer', app, accessLevel: 'read-write-directmessages', credential: bearer })
     assert.deepEqual([charged.limit?.limit, charged.limit?.remaining], [3, 2])
     // Each app its own budget.
     const other = await makeApp(tier.domain)
@@ -67,7 +67,7 @@ describe('identifyCaller (domain tier)', () => {
 
   test('signed by the consumer alone: the app, at its level, by its consumer key', async () => {
     const { caller, limit } = await identifyCaller(tier.domain, signedInput(tier, { consumer: consumer(), method: 'GET', path: VERIFY }), null)
-    assert.deepEqual(caller, { context: 'app', app, accessLevel: 'read-write-directmessages', credential: app.consumerKey })
+    assert.deepEqual(caller, { context: 'app', kind: 'oauth1_app', app, accessLevel: 'read-write-directmessages', credential: app.consumerKey })
     assert.equal(limit, undefined)
   })
 
