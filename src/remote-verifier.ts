@@ -74,13 +74,14 @@ export function createRemoteVerifier(options: RemoteVerifierOptions): RemoteVeri
   const cache = new Map<string, Cached>()
 
   async function ask(request: ApiRequest): Promise<CheckAnswer> {
-    const body = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : request.body.toString('utf8')
+    const contentType = header(request.headers, 'content-type')
+    // Only a form body takes part in a signature; any other body stays with the API.
+    const isForm = /^\s*application\/x-www-form-urlencoded/i.test(contentType ?? '') && request.body !== undefined
     const toCheck = {
       method: request.method,
       url: request.url,
       ...optional('authorization', header(request.headers, 'authorization')),
-      ...optional('content_type', header(request.headers, 'content-type')),
-      ...optional('body', body),
+      ...(isForm ? { content_type: contentType, body: typeof request.body === 'string' ? request.body : request.body!.toString('utf8') } : {}),
       ...(options.charge ? { charge: true } : {}),
     }
     let answer: Response
@@ -144,11 +145,24 @@ function limitOf(headers: Record<string, string> | undefined): RateLimitState | 
   return { limit: Number(headers['x-rate-limit-limit']), remaining: Number(headers['x-rate-limit-remaining']), resetAtMs: Number(headers['x-rate-limit-reset']) * 1000 }
 }
 
-/** The refusal as a ServiceError with X's status, code and message, as the local verifier throws it. */
-function refusalOf(answer: CheckAnswer): ServiceError | RemoteCheckError {
+/**
+ * A refused caller: a ServiceError with X's status, code and message, as the local verifier throws,
+ * and X's whole answer — `headers` (WWW-Authenticate, x-rate-limit-*) and `body` — to pass on as it is.
+ */
+export class RemoteRefusal extends ServiceError {
+  constructor(
+    readonly headers: Record<string, string>,
+    readonly body: { errors: Array<{ code: number; message: string }> },
+    status: number,
+  ) {
+    const first = body.errors[0]!
+    const limit = limitOf(headers['x-rate-limit-limit'] === undefined ? undefined : headers)
+    super({ status, code: first.code, message: first.message }, limit ? { rateLimit: limit } : {})
+  }
+}
+
+function refusalOf(answer: CheckAnswer): RemoteRefusal | RemoteCheckError {
   const refusal = answer.refusal
-  const first = refusal?.body.errors[0]
-  if (!refusal || !first) return new RemoteCheckError('the check answered neither a caller nor a refusal')
-  const rateLimit = limitOf(refusal.headers['x-rate-limit-limit'] === undefined ? undefined : refusal.headers)
-  return new ServiceError({ status: refusal.status, code: first.code, message: first.message }, rateLimit ? { rateLimit } : {})
+  if (!refusal?.body.errors[0]) return new RemoteCheckError('the check answered neither a caller nor a refusal')
+  return new RemoteRefusal(refusal.headers, refusal.body, refusal.status)
 }
