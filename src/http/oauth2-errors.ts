@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { oauth2ErrorCode } from '../errors/catalogue.ts'
 import type { ServiceError } from '../errors/service-error.ts'
-import { serviceErrorOf, type ErrorOptions } from '../web/json-errors.ts'
+import { installContextErrors, type ErrorOptions } from '../web/json-errors.ts'
 
 // The error renderer of OAuth 2.0 user context's token endpoints (/2/oauth2/*), which is not the
 // v1.1 `{"errors"}` shape (twitter-behaviour §9): RFC 6749 §5.2 bodies. The error is a ServiceError,
@@ -19,5 +19,5 @@ export function sendOAuth2Error(reply: FastifyReply, error: ServiceError): Fasti
 
 /** The one error handler of the context that holds the /2/oauth2/* routes. */
 export function installOAuth2Errors(app: FastifyInstance, options: ErrorOptions): void {
-  app.setErrorHandler((error, request, reply) => sendOAuth2Error(reply, serviceErrorOf(error, request, reply, options)))
+  installContextErrors(app, 'oauth2', sendOAuth2Error, options)
 }
