@@ -100,8 +100,11 @@ export const DOCS_MARKERS = ['<!-- bench:begin (npm run bench -- --write-docs wr
 
 /** The run's circumstances, as the docs table's caption gives them. */
 export interface RunContext {
+  /** The sources measured (the BENCH lines carry it; the docs caption, describing the product as it is, does not). */
   commit: string
   at: string
+  /** The machine's cores (os.availableParallelism). */
+  cores: number
   loadAverage: number
   /** The share of CPU time a hypervisor stole during the run, in percent (Linux only). */
   stealPercent?: number | undefined
@@ -115,11 +118,11 @@ export interface RunContext {
   pinned: boolean
 }
 
-/** The results as a Markdown table with a caption naming when, where and how they were measured. */
+/** The results as a Markdown table with a caption naming where and how they were measured (no date: docs describe the current state). */
 export function markdownTable(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined, context: RunContext): string {
   const caption =
-    `Measured ${context.at.slice(0, 16).replace('T', ' ')} UTC at commit ${context.commit}, load average ${context.loadAverage.toFixed(2)} at the start` +
-    `${context.stealPercent === undefined ? '' : `, ${context.stealPercent.toFixed(1)} % of CPU time stolen during the run`}, ` +
+    `Measured on a ${context.cores}-core machine (load average ${context.loadAverage.toFixed(2)} at the start` +
+    `${context.stealPercent === undefined ? '' : `, ${context.stealPercent.toFixed(1)} % of CPU time stolen during the run`}), ` +
     `\`--server ${context.server}\`, ${context.repeat} pairs of ${context.warmup} + ${context.duration} s per shape, ${context.connections} connections, ` +
     `${context.pinned ? 'server and load generator each pinned to a core' : 'not pinned to cores'}.`
   const cells = tableCells(results, timing)

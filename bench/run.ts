@@ -3,7 +3,7 @@
 // `--write-docs` puts the table of a successful run into docs/performance.md.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
@@ -240,6 +240,7 @@ const context: RunContext = {
   connections,
   pinned: pin,
   at: new Date().toISOString(),
+  cores: availableParallelism(),
 }
 process.stdout.write(`\n${table(results, timing, skipped)}\n\n`)
 if (startUp) process.stdout.write(`${startUpLine(startUp)}\n\n`)

@@ -2,6 +2,7 @@
 // keyring: a URL and the credentials of an app registered as a resource server). Run it with:
 //   LATCHKEY_URL=https://auth.example.org LATCHKEY_CLIENT_ID=... LATCHKEY_CLIENT_SECRET=... \
 //   PUBLIC_URL=https://api.example.org PORT=8000 node api.mjs
+import { Buffer } from 'node:buffer'
 import { createServer } from 'node:http'
 import { createRemoteVerifier, RemoteCheckError } from 'latchkey/remote'
 

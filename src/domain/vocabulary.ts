@@ -5,7 +5,7 @@ import type { AppRecord, OAuth2ClientRecord, UserRecord } from '../storage/recor
  * the console's form fields and the audit trail's details all name a field the same way. The
  * domain's names (camelCase) as those surfaces write them; a name not here is the same on both sides.
  */
-const WIRE_NAMES: Readonly<Record<string, string>> = {
+const WIRE_NAMES = {
   screenName: 'screen_name',
   ownerId: 'owner',
   callbackUrls: 'callbacks',
@@ -15,10 +15,24 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   isResourceServer: 'resource_server',
   isSuspended: 'suspended',
   graceSeconds: 'grace_seconds',
-}
+} as const satisfies Readonly<Record<string, string>>
+
+type WireNames = typeof WIRE_NAMES
+/** A domain field's name in the vocabulary, as a type. */
+type WireName<F extends string> = F extends keyof WireNames ? WireNames[F] : F
+/** The domain's object T as the surfaces write it: each field under its name in the vocabulary. */
+export type OnTheWire<T> = { [K in keyof T & string as WireName<K>]: T[K] }
 
 /** A domain field's name in the vocabulary. */
-export const wireName = (field: string): string => WIRE_NAMES[field] ?? field
+export const wireName = (field: string): string => (WIRE_NAMES as Readonly<Record<string, string>>)[field] ?? field
+
+/** The given fields of T read out of an object in the vocabulary (a request body); a field it lacks stays out. */
+export function fromWire<T extends object>(wire: Partial<OnTheWire<T>>, fields: ReadonlyArray<keyof T & string>): Partial<T> {
+  const values = wire as Readonly<Record<string, unknown>>
+  const found: Record<string, unknown> = {}
+  for (const field of fields) if (values[wireName(field)] !== undefined) found[field] = values[wireName(field)]
+  return found as Partial<T>
+}
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -41,7 +55,7 @@ export function oauth2ClientJson(client: OAuth2ClientRecord | undefined, newSecr
  * An app as every surface shows it, with its OAuth 2.0 client; the consumer secret only where it is
  * asked for (an app just made, `app show`, rotated keys), the client secret only where it is made.
  */
-export function appJson(app: AppRecord, options: { withSecret: boolean; client: OAuth2ClientRecord | undefined; newClientSecret?: string | undefined }) {
+export function appJson(app: AppRecord, options: { withSecret: boolean; client: OAuth2ClientRecord | undefined; newSecret?: string | undefined }) {
   return {
     app_id: app.id,
     name: app.name,
@@ -59,6 +73,6 @@ export function appJson(app: AppRecord, options: { withSecret: boolean; client: 
     suspended: app.isSuspended,
     created_at: iso(app.createdAtMs),
     updated_at: iso(app.updatedAtMs),
-    ...oauth2ClientJson(options.client, options.newClientSecret),
+    ...oauth2ClientJson(options.client, options.newSecret),
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ServiceError } from '../errors/service-error.ts'
-import { serviceErrorOf, type ErrorOptions } from '../web/json-errors.ts'
+import { installContextErrors, type ErrorOptions } from '../web/json-errors.ts'
 
 // The error renderer of X's API v2 routes (/2/users/*), which is not the v1.1 `{"errors"}` shape
 // (twitter-behaviour §9): X's v2 problem documents. The error is a ServiceError, whose catalogue
@@ -21,5 +21,5 @@ export function sendV2Problem(reply: FastifyReply, error: ServiceError): Fastify
 
 /** The one error handler of the context that holds the API v2 routes. */
 export function installV2Problems(app: FastifyInstance, options: ErrorOptions): void {
-  app.setErrorHandler((error, request, reply) => sendV2Problem(reply, serviceErrorOf(error, request, reply, options)))
+  installContextErrors(app, 'v2', sendV2Problem, options)
 }

@@ -77,6 +77,28 @@ export function refusalAnswer(error: ServiceError): { status: number; headers: R
   return { status: error.status, headers, body: errorBody(error) }
 }
 
+/** Which renderer answers a route's refusals: v1.1's JSON (a route that says nothing), RFC 6749 bodies, or X's v2 problems. */
+export type RefusalFamily = 'v1' | 'oauth2' | 'v2'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set by the context's error renderer (installContextErrors): what refuses before the route runs reads it. */
+    refusals?: RefusalFamily
+  }
+}
+
+/**
+ * A context's one error renderer, other than v1.1's JSON: every error of its routes goes to `send`,
+ * and each route says so in its config, for what refuses in its family before the route runs (the
+ * test kit's faults, src/web/test-kit/faults.ts).
+ */
+export function installContextErrors(app: FastifyInstance, family: RefusalFamily, send: (reply: FastifyReply, error: ServiceError) => FastifyReply, options: ErrorOptions): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, refusals: family }
+  })
+  app.setErrorHandler((error, request, reply) => send(reply, serviceErrorOf(error, request, reply, options)))
+}
+
 /** Sends the error as JSON, with the headers every error answer carries. */
 export function sendJsonError(reply: FastifyReply, error: ServiceError): FastifyReply {
   reply.header('cache-control', 'no-store')

@@ -12,19 +12,19 @@ const load = (rps: number, cpuUs: number, p99Ms: number): LoadResult => ({
   requests: rps * 5, seconds: 5, rps, p50Ms: p99Ms / 2, p99Ms, errors: 0, serverCpuUsPerRequest: cpuUs, serverSystemUsPerRequest: cpuUs / 4, serverCpuPercent: 99, clientCpuPercent: 60,
 })
 
-const context: RunContext = { commit: 'abc1234', at: '2026-11-27T19:20:31.000Z', loadAverage: 0.21, server: 'tsx', duration: 5, warmup: 1, repeat: 1, connections: 32, pinned: true }
+const context: RunContext = { commit: 'abc1234', at: '2026-11-27T19:20:31.000Z', cores: 2, loadAverage: 0.21, server: 'tsx', duration: 5, warmup: 1, repeat: 1, connections: 32, pinned: true }
 
 describe('the docs table of npm run bench -- --write-docs', () => {
-  test('gives each measured shape its ratios, the ceiling first, under a caption that says when, where and how', () => {
+  test('gives each measured shape its ratios, the ceiling first, under a caption that says where and how, with no date', () => {
     const results = new Map<ShapeId, ReturnType<typeof summarize>>([['1', summarize([{ ceiling: load(40_000, 20, 2), latchkey: load(6_000, 150, 8) }])]])
     const lines = markdownTable(results, undefined, context).split('\n')
-    assert.equal(lines[0], 'Measured 2026-11-27 19:20 UTC at commit abc1234, load average 0.21 at the start, `--server tsx`, 1 pairs of 1 + 5 s per shape, 32 connections, server and load generator each pinned to a core.')
+    assert.equal(lines[0], 'Measured on a 2-core machine (load average 0.21 at the start), `--server tsx`, 1 pairs of 1 + 5 s per shape, 32 connections, server and load generator each pinned to a core.')
     assert.match(lines[2]!, /^\| shape \| what \| req\/s \| ×ceiling \|/)
     assert.match(lines[4]!, /^\| ceil \| bare node:http .* \| 40000 \| 1\.000 \|/)
     assert.match(lines[5]!, /^\| 1 \| verify_credentials, OAuth 1\.0a, SQLite \| 6000 \| 0\.150 \| 0\.133 \| .* \| 150 \| ≥0\.40, p99≤4× \| NO \|$/)
     assert.equal(lines.length, 6)
     const withSteal = markdownTable(results, undefined, { ...context, stealPercent: 1.25 }).split('\n')[0]
-    assert.match(withSteal!, /^Measured 2026-11-27 19:20 UTC at commit abc1234, load average 0\.21 at the start, 1\.3 % of CPU time stolen during the run, `--server tsx`/)
+    assert.match(withSteal!, /^Measured on a 2-core machine \(load average 0\.21 at the start, 1\.3 % of CPU time stolen during the run\), `--server tsx`/)
   })
 
   test('replaces only what lies between the markers', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
+import { after, before } from 'node:test'
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authorization-request.ts'
 import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
@@ -10,8 +11,8 @@ import type { RequestInput } from '../../src/domain/request.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
 import type { ChallengeMethod } from '../../src/protocol/oauth2/pkce.ts'
 import type { AccessLevel, AppRecord, ClientType, UserRecord } from '../../src/storage/records.ts'
-import { inputOf, TIER_URL } from './domain-tier.ts'
-import { makeApp } from './fixtures.ts'
+import { inputOf, openDomainTier, TIER_URL, type DomainTier } from './domain-tier.ts'
+import { makeApp, makeUser } from './fixtures.ts'
 
 // OAuth 2.0 user context in the domain tier: an app's client, a code the person allowed through the
 // use cases of the consent page, and token requests as the use cases take them.
@@ -65,9 +66,15 @@ export function tokenInput(client: OAuth2Client, fields: Record<string, string>,
   return inputOf('POST', `${TIER_URL}${path}`, { 'content-type': 'application/x-www-form-urlencoded', ...authorization }, body)
 }
 
+/** A code and its verifier, as allowedCode gives them. */
+export type IssuedCode = { code: string; verifier: string }
+
+/** The code presented at POST /2/oauth2/token by `client`, with its verifier (and other fields, when given). */
+export const redeemCode = (domain: DomainDeps, client: OAuth2Client, issued: IssuedCode, fields: Record<string, string> = {}) =>
+  issueUserToken(domain, tokenInput(client, { grant_type: 'authorization_code', code: issued.code, redirect_uri: REDIRECT, code_verifier: issued.verifier, ...fields }))
+
 /** The code exchanged for tokens by `client`. */
-export const exchange = async (domain: DomainDeps, client: OAuth2Client, issued: { code: string; verifier: string }): Promise<UserTokenAnswer> =>
-  (await issueUserToken(domain, tokenInput(client, { grant_type: 'authorization_code', code: issued.code, redirect_uri: REDIRECT, code_verifier: issued.verifier }))).answer
+export const exchange = async (domain: DomainDeps, client: OAuth2Client, issued: IssuedCode): Promise<UserTokenAnswer> => (await redeemCode(domain, client, issued)).answer
 
 /** A refresh by `client`. */
 export const refresh = async (domain: DomainDeps, client: OAuth2Client, refreshToken: string | undefined): Promise<UserTokenAnswer> =>
@@ -84,3 +91,42 @@ export async function assertOAuth2Error(work: Promise<unknown>, expected: { erro
 
 /** Whether an OAuth 2.0 user access token still finds its holder (/2/users/me would answer it). */
 export const isLiveUserToken = async (domain: DomainDeps, accessToken: string): Promise<boolean> => (await findUserTokenHolder(domain, accessToken)) !== undefined
+
+/** The suite of an OAuth 2.0 user-context use case: a domain tier with one person, and its checks bound to it. */
+export interface OAuth2UserTier {
+  readonly domain: DomainDeps
+  readonly clock: DomainTier['clock']
+  readonly person: UserRecord
+  isLive(accessToken: string): Promise<boolean>
+  redeem(client: OAuth2Client, issued: IssuedCode, fields?: Record<string, string>): ReturnType<typeof redeemCode>
+}
+
+/**
+ * Opens the domain tier and makes its person before the suite's tests, and closes it after: call it
+ * at the top of a `describe`; its fields are there from the first test on.
+ */
+export function oauth2UserTier(): OAuth2UserTier {
+  let opened: { tier: DomainTier; person: UserRecord } | undefined
+  before(async () => {
+    const tier = await openDomainTier()
+    opened = { tier, person: (await makeUser(tier.domain)).user }
+  })
+  after(() => opened?.tier.close())
+  const current = () => {
+    if (!opened) throw new Error('oauth2UserTier: read inside a test, after `before` opened it')
+    return opened
+  }
+  return {
+    get domain() {
+      return current().tier.domain
+    },
+    get clock() {
+      return current().tier.clock
+    },
+    get person() {
+      return current().person
+    },
+    isLive: (accessToken) => isLiveUserToken(current().tier.domain, accessToken),
+    redeem: (client, issued, fields) => redeemCode(current().tier.domain, client, issued, fields),
+  }
+}

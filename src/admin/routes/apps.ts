@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { revokeBearerToken } from '../../domain/admin/people.ts'
-import { createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
+import { APP_SETTING_FIELDS, createApp, deleteApp, findApp, rotateAppKeys, updateApp, type AppSettings } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
-import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { applyOAuth2Setting, regenerateClientSecret, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
 import { findUserByIdOrScreenName } from '../../domain/registry/users.ts'
 import type { AppRecord } from '../../storage/records.ts'
@@ -10,19 +10,10 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { decodeCursor, page, ID_KEY } from '../pagination.ts'
 import { APP, APP_PATCH, APP_WITH_SECRET, CLIENT_SECRET_ROTATED, CLIENT_SECRET_ROTATION, NEW_APP, OWNER, OWNER_TOKEN, ROTATED, ROTATION, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
-import { appJson } from '../../domain/vocabulary.ts'
+import { appJson, fromWire, type OnTheWire } from '../../domain/vocabulary.ts'
 
-interface AppBody {
-  name?: string
-  callbacks?: string[]
-  type?: string
-  sign_in?: boolean
-  access_level?: string
-  description?: string
-  website?: string
-  resource_server?: boolean
-  signature_methods?: string[]
-  suspended?: boolean
+/** An app's settings as the admin API's bodies name them (the vocabulary), with its OAuth 2.0 client. */
+type AppBody = Partial<OnTheWire<AppSettings>> & {
   oauth2_enabled?: boolean
   client_type?: 'confidential' | 'public'
 }
@@ -31,18 +22,7 @@ interface AppBody {
 const accessLevel = (level: string | undefined) => (level === 'write' ? 'read-write' : level)
 
 function settingsOf(body: AppBody): AppSettings {
-  return {
-    name: body.name,
-    callbackUrls: body.callbacks,
-    type: body.type,
-    isSignInEnabled: body.sign_in,
-    accessLevel: accessLevel(body.access_level),
-    description: body.description,
-    website: body.website,
-    isResourceServer: body.resource_server,
-    signatureMethods: body.signature_methods,
-    isSuspended: body.suspended,
-  }
+  return { ...fromWire<AppSettings>(body, APP_SETTING_FIELDS), accessLevel: accessLevel(body.access_level) }
 }
 
 /** What oauth2_enabled and client_type ask for, given the client the app has (undefined: leave it). */
@@ -53,17 +33,9 @@ function oauth2SettingOf(body: AppBody, current: OAuth2Setting): OAuth2Setting |
   return undefined
 }
 
-/** Applies the body's OAuth 2.0 fields to the app; its client as it is after (and its secret, when made now). */
-async function withOAuth2(deps: DomainDeps, appId: string, body: AppBody): Promise<ClientChange> {
-  const current = await deps.stores.oauth2Clients.findByAppId(appId)
-  const setting = oauth2SettingOf(body, current?.type ?? 'off')
-  return setting === undefined ? { client: current } : setOAuth2Client(deps, { appId, setting })
-}
-
 /** The app as the answers show it, with its client as the body left it. */
 async function answerOf(deps: DomainDeps, app: AppRecord, body: AppBody, options: { withSecret: boolean }) {
-  const change = await withOAuth2(deps, app.id, body)
-  return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
+  return appJson(app, { ...options, ...(await applyOAuth2Setting(deps, app.id, (current) => oauth2SettingOf(body, current))) })
 }
 
 const appParams = params('app_id')

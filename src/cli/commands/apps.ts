@@ -9,7 +9,7 @@ import {
   type AppSettings,
 } from '../../domain/registry/apps.ts'
 import { issueOwnerToken } from '../../domain/registry/owner-token.ts'
-import { regenerateClientSecret, setOAuth2Client, type ClientChange, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
+import { applyOAuth2Setting, regenerateClientSecret, type OAuth2Setting } from '../../domain/oauth2-user/clients.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { DomainDeps } from '../../domain/deps.ts'
@@ -45,8 +45,7 @@ function parseOAuth2(text: string): OAuth2Setting {
 
 /** The app as every surface shows it, with its OAuth 2.0 client as --oauth2 (when given) leaves it. */
 async function viewOf(deps: DomainDeps, app: AppRecord, setting: OAuth2Setting | undefined, options: { withSecret: boolean }) {
-  const change: ClientChange = setting === undefined ? { client: await deps.stores.oauth2Clients.findByAppId(app.id) } : await setOAuth2Client(deps, { appId: app.id, setting })
-  return appJson(app, { withSecret: options.withSecret, client: change.client, newClientSecret: change.newSecret })
+  return appJson(app, { ...options, ...(await applyOAuth2Setting(deps, app.id, () => setting)) })
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]

@@ -67,6 +67,20 @@ export async function setOAuth2Client(
 }
 
 /**
+ * The app's client after a surface's OAuth 2.0 fields: `settingOf` gets the app's current setting
+ * and answers the one asked for, or undefined to leave the client as it is.
+ */
+export async function applyOAuth2Setting(
+  deps: Pick<DomainDeps, 'stores' | 'clock'>,
+  appId: string,
+  settingOf: (current: OAuth2Setting) => OAuth2Setting | undefined,
+): Promise<ClientChange> {
+  const current = await deps.stores.oauth2Clients.findByAppId(appId)
+  const setting = settingOf(current?.type ?? 'off')
+  return setting === undefined ? { client: current } : setOAuth2Client(deps, { appId, setting })
+}
+
+/**
  * A new secret for a confidential client, with the consumer secret's grace rules (rotateAppKeys):
  * without a grace period the old secret stops working at once and every grant of the app ends; with
  * one (1 s to 7 days) the old secret keeps authenticating the client until it ends, and the grants

@@ -38,6 +38,21 @@ export interface AppSettings {
   isResourceServer?: boolean
 }
 
+/** Every field of AppSettings (the compiler rejects a missing one), for a surface that reads them by name: the admin API's bodies. */
+const EVERY_APP_SETTING: Readonly<Record<keyof AppSettings, true>> = {
+  name: true,
+  description: true,
+  website: true,
+  callbackUrls: true,
+  accessLevel: true,
+  type: true,
+  isSignInEnabled: true,
+  signatureMethods: true,
+  isSuspended: true,
+  isResourceServer: true,
+}
+export const APP_SETTING_FIELDS = Object.keys(EVERY_APP_SETTING) as ReadonlyArray<keyof AppSettings>
+
 export interface ConsumerKeys {
   consumerKey: string
   consumerSecret: string

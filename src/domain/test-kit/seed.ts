@@ -60,7 +60,7 @@ export async function applySeed(deps: SeedDeps, input: unknown): Promise<SeedRes
   for (const [key, planned] of plan.apps) {
     const made = await seedApp(deps, planned, people.get(nameKey(planned.seed.owner))!)
     apps.set(key, made)
-    result.apps.push(appJson(made.app, { withSecret: true, client: made.client, newClientSecret: made.client?.clientSecret ?? undefined }))
+    result.apps.push(appJson(made.app, { withSecret: true, client: made.client, newSecret: made.client?.clientSecret ?? undefined }))
   }
   await seedCredentials(deps, seed, { people, apps }, result.credentials)
   return result

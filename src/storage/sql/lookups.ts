@@ -121,6 +121,18 @@ const bearerTokenWithAppByHash = preparedLookup((db: Kysely<Database>, tokenHash
     .where('bearer_tokens.token_hash', '=', tokenHash),
 )
 
+/**
+ * A record found by the keyed hash of a secret value (a token, a consumer key): the value itself is
+ * never a column to search (src/storage/sealing/sealer.ts).
+ */
+function byKeyedHash<Row, R>(lookup: (db: Kysely<Database>, hash: string) => Promise<Row | undefined>, toRecord: (row: Row, sealer: Sealer) => R) {
+  return async (db: Kysely<Database>, sealer: Sealer, value: string): Promise<R | undefined> => {
+    const row = await lookup(db, sealer.index(value))
+    return row && toRecord(row, sealer)
+  }
+}
+const findAppByCurrentKey = byKeyedHash(appByKeyHash, toApp)
+
 export async function findUserById(db: Kysely<Database>, id: string): Promise<UserRecord | undefined> {
   const row = await userById(db, id)
   return row && toUser(row)
@@ -133,8 +145,7 @@ export async function findAppById(db: Kysely<Database>, sealer: Sealer, id: stri
 
 /** By the current consumer key, or else (a second lookup, only for a key no app has now) by a rotated-out one. */
 export async function findAppByConsumerKey(db: Kysely<Database>, sealer: Sealer, consumerKey: string): Promise<AppByConsumerKey | undefined> {
-  const row = await appByKeyHash(db, sealer.index(consumerKey))
-  return row ? toApp(row, sealer) : findAppByPreviousKey(db, sealer, consumerKey)
+  return (await findAppByCurrentKey(db, sealer, consumerKey)) ?? findAppByPreviousKey(db, sealer, consumerKey)
 }
 
 /** The app with its rotated-out pair of this key, expired or not (AppByConsumerKey). */
@@ -146,10 +157,7 @@ async function findAppByPreviousKey(db: Kysely<Database>, sealer: Sealer, consum
   return app
 }
 
-export async function findAccessToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<AccessTokenRecord | undefined> {
-  const row = await accessTokenByHash(db, sealer.index(token))
-  return row && toAccessToken(row, sealer)
-}
+export const findAccessToken = byKeyedHash(accessTokenByHash, toAccessToken)
 
 /** See consumerWithAccessTokenByHashes; each part undefined when not found (the owner also when there is no token). */
 export async function findConsumerWithAccessToken(
@@ -171,10 +179,7 @@ export async function findConsumerWithAccessToken(
   }
 }
 
-export async function findBearerToken(db: Kysely<Database>, sealer: Sealer, token: string): Promise<BearerTokenRecord | undefined> {
-  const row = await bearerTokenByHash(db, sealer.index(token))
-  return row && toBearerToken(row, sealer)
-}
+export const findBearerToken = byKeyedHash(bearerTokenByHash, toBearerToken)
 
 /** The bearer token and its app in one query; the app is undefined when it is gone. */
 export async function findBearerTokenWithApp(

@@ -187,4 +187,4 @@ function keepReplaced(path: string): string {
 
 /** PostgreSQL's backups are PostgreSQL's own. */
 export const POSTGRES_BACKUP_ADVICE =
-  'on PostgreSQL, back up with pg_dump (pg_dump --format=custom --file=latchkey.dump "$LATCHKEY_DATABASE_URL") and restore with pg_restore: docs/deployment.md'
+  'on PostgreSQL, back up with pg_dump (pg_dump --format=custom --file=latchkey.dump "$LATCHKEY_DATABASE_URL") and restore with pg_restore: docs/storage.md'

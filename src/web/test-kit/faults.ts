@@ -2,6 +2,7 @@ import type { FastifyContextConfig, FastifyInstance, onRequestHookHandler } from
 import type { DomainDeps } from '../../domain/deps.ts'
 import { E, type ErrorDef } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
+import type { RefusalFamily } from '../json-errors.ts'
 import type { RequestJournal } from './journal.ts'
 
 // X's failures on demand (issue 47, item 5): "the next N calls to ENDPOINT answer as X does when …".
@@ -76,18 +77,14 @@ export function createFaultQueue(): FaultQueue {
   }
 }
 
-/** Which error renderer answers a path: v1.1 JSON, the OAuth 2.0 user-context token endpoints, or API v2. */
-type Family = 'v1' | 'oauth2' | 'v2'
-const familyOf = (path: string): Family => (path.startsWith('/2/oauth2/') ? 'oauth2' : path.startsWith('/2/') ? 'v2' : 'v1')
-
 /** X's refusal for each kind, in each family (twitter-behaviour §1.1, §2.8, §9). */
-const INVALID_TOKEN: Record<Family, ErrorDef> = { v1: E.invalidOrExpiredToken, oauth2: E.oauth2InvalidToken, v2: E.v2Unauthorized }
+const INVALID_TOKEN: Record<RefusalFamily, ErrorDef> = { v1: E.invalidOrExpiredToken, oauth2: E.oauth2InvalidToken, v2: E.v2Unauthorized }
 
 /** A failure asked for: the log records it as a refusal (info, its detail), never as a fault of the service (error, a stack). */
 export class InjectedFailure extends ServiceError {}
 
 /** The error an injected fault throws. */
-export function injectedError(fault: Fault, path: string, limit: { limit: number; resetAtMs: number }): ServiceError {
+export function injectedError(fault: Fault, family: RefusalFamily, limit: { limit: number; resetAtMs: number }): ServiceError {
   const detail = `injected by the test kit (fault ${fault.id})`
   switch (fault.kind) {
     case 'rate_limited':
@@ -95,7 +92,7 @@ export function injectedError(fault: Fault, path: string, limit: { limit: number
     case 'over_capacity':
       return new InjectedFailure(E.overCapacity, { detail })
     case 'invalid_token':
-      return new InjectedFailure(INVALID_TOKEN[familyOf(path)], { detail })
+      return new InjectedFailure(INVALID_TOKEN[family], { detail })
     case 'too_often':
       return new InjectedFailure(E.unableToVerifyCredentials, { detail })
     case 'custom': {
@@ -116,11 +113,12 @@ export function installFaults(app: FastifyInstance, queue: FaultQueue, journal: 
     const fault = route === undefined ? undefined : queue.take(`${request.method} ${route}`)
     if (!fault) return done()
     journal.injected(request, fault)
-    const resource = (request.routeOptions.config as FastifyContextConfig | undefined)?.rateLimit
+    const config = request.routeOptions.config as FastifyContextConfig | undefined
+    const resource = config?.rateLimit
     const limit = (resource && domain.settings.rateLimits.get(resource)) || DEFAULT_LIMIT
     // A window that began now: the reset is always in the future.
     const resetAtMs = domain.clock.nowMs() + domain.settings.rateLimitWindowSeconds * 1000
-    done(injectedError(fault, route!, { limit, resetAtMs }))
+    done(injectedError(fault, config?.refusals ?? 'v1', { limit, resetAtMs }))
   }
   app.addHook('onRequest', testKitFault)
   app.addHook('onRoute', (route) => {

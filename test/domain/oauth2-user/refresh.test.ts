@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { updateUser } from '../../../src/domain/admin/people.ts'
 import { issueUserToken } from '../../../src/domain/oauth2-user/token.ts'
 import { revokeUserToken } from '../../../src/domain/oauth2-user/revoke.ts'
-import type { UserRecord } from '../../../src/storage/records.ts'
-import { openDomainTier, type DomainTier } from '../../helpers/domain-tier.ts'
 import { makeUser } from '../../helpers/fixtures.ts'
-import { allowedCode, assertOAuth2Error, exchange, isLiveUserToken, oauth2Client, refresh, tokenInput, type OAuth2Client } from '../../helpers/oauth2-user.ts'
+import { allowedCode, assertOAuth2Error, exchange, type OAuth2Client, oauth2Client, oauth2UserTier, refresh, tokenInput } from '../../helpers/oauth2-user.ts'
 
 // The refresh_token grant of POST /2/oauth2/token (RFC 6749 §6, rotated: RFC 9700 §4.14) as a use
 // case (src/domain/oauth2-user/token.ts) on real storage: each refresh hands out a new pair and
@@ -16,16 +14,9 @@ import { allowedCode, assertOAuth2Error, exchange, isLiveUserToken, oauth2Client
 const REFUSED_TOKEN = { error: 'invalid_request', status: 400 }
 
 describe('refresh rotation (domain tier)', () => {
-  let tier: DomainTier
-  let person: UserRecord
-  before(async () => {
-    tier = await openDomainTier()
-    person = (await makeUser(tier.domain)).user
-  })
-  after(() => tier.close())
+  const tier = oauth2UserTier()
 
-  const isLive = (accessToken: string) => isLiveUserToken(tier.domain, accessToken)
-  const tokensOf = async (client: OAuth2Client, scope?: string) => exchange(tier.domain, client, await allowedCode(tier.domain, client, person, scope))
+  const tokensOf = async (client: OAuth2Client, scope?: string) => exchange(tier.domain, client, await allowedCode(tier.domain, client, tier.person, scope))
   const refreshWith = async (client: OAuth2Client, fields: Record<string, string>) => (await issueUserToken(tier.domain, tokenInput(client, { grant_type: 'refresh_token', ...fields }))).answer
 
   test('a refresh gives a new access token and a new refresh token with the same scopes; the old access token ends', async () => {
@@ -38,8 +29,8 @@ describe('refresh rotation (domain tier)', () => {
     assert.ok(next.refresh_token)
     assert.notEqual(next.access_token, first.access_token)
     assert.notEqual(next.refresh_token, first.refresh_token)
-    assert.equal(await isLive(next.access_token), true)
-    assert.equal(await isLive(first.access_token), false, 'replaced by the refresh')
+    assert.equal(await tier.isLive(next.access_token), true)
+    assert.equal(await tier.isLive(first.access_token), false, 'replaced by the refresh')
   })
 
   test('after rotation the old refresh token is refused; presenting it ends the grant: the new pair dies too', async () => {
@@ -47,7 +38,7 @@ describe('refresh rotation (domain tier)', () => {
     const first = await tokensOf(client)
     const next = await refresh(tier.domain, client, first.refresh_token)
     await assertOAuth2Error(refresh(tier.domain, client, first.refresh_token), REFUSED_TOKEN, 'the spent refresh token')
-    assert.equal(await isLive(next.access_token), false, 'the reuse ended the grant')
+    assert.equal(await tier.isLive(next.access_token), false, 'the reuse ended the grant')
     await assertOAuth2Error(refresh(tier.domain, client, next.refresh_token), REFUSED_TOKEN, 'the newest refresh token')
     const revoked = (await tier.domain.stores.audit.list({ limit: 10_000 })).filter((row) => row.event === 'oauth2_grant.revoked' && row.appId === client.app.id)
     assert.deepEqual(revoked.map((row) => row.detail), [{ reason: 'refresh_token_reused' }])
@@ -58,11 +49,11 @@ describe('refresh rotation (domain tier)', () => {
     const other = await tokensOf(client)
     let current = await tokensOf(client)
     for (let i = 0; i < 3; i++) current = await refresh(tier.domain, client, current.refresh_token)
-    assert.equal(await isLive(current.access_token), true)
+    assert.equal(await tier.isLive(current.access_token), true)
     const spent = current.refresh_token
     await refresh(tier.domain, client, spent)
     await assertOAuth2Error(refresh(tier.domain, client, spent), REFUSED_TOKEN)
-    assert.equal(await isLive(other.access_token), true, "another of the client's grants")
+    assert.equal(await tier.isLive(other.access_token), true, "another of the client's grants")
     assert.ok((await refresh(tier.domain, client, other.refresh_token)).access_token)
   })
 
@@ -72,7 +63,7 @@ describe('refresh rotation (domain tier)', () => {
     await assertOAuth2Error(refresh(tier.domain, client, tokens.access_token), REFUSED_TOKEN, 'an access token')
     await assertOAuth2Error(refresh(tier.domain, client, 'x'.repeat(40)), REFUSED_TOKEN, 'unknown')
     await assertOAuth2Error(refreshWith(client, {}), { error: 'invalid_request', status: 400 }, 'missing')
-    assert.equal(await isLive(tokens.access_token), true, 'the refusals ended nothing')
+    assert.equal(await tier.isLive(tokens.access_token), true, 'the refusals ended nothing')
     assert.ok((await refresh(tier.domain, client, tokens.refresh_token)).access_token)
   })
 

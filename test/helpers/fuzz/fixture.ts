@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { after, before } from 'node:test'
 import fc from 'fast-check'
 import { createAdminToken, revokeAdminToken } from '../../../src/domain/admin/admin-tokens.ts'
 import { startAdminTestServer, type AdminTestServer } from '../admin.ts'
@@ -81,7 +82,20 @@ async function signIn(port: number, screenName: string, password: string): Promi
   return { cookie, csrf: sessionCsrf }
 }
 
-export async function setUp(): Promise<Fixture> {
+/** Sets the fixture up before the suite's tests and closes its server after; the answer gives it to a test. */
+export function fixtureOfSuite(): () => Fixture {
+  let f: Fixture | undefined
+  before(async () => {
+    f = await setUp()
+  })
+  after(() => f?.server.close())
+  return () => {
+    if (!f) throw new Error('fixtureOfSuite: read inside a test, after `before` set it up')
+    return f
+  }
+}
+
+async function setUp(): Promise<Fixture> {
   const clock = testClock()
   const server: AdminTestServer = await startAdminTestServer({
     clock,

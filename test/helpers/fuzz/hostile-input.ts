@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import type { Attempt } from './raw-exchange.ts'
 
 // Building blocks of hostile input, shared by the fuzzes of the admin API and the pages.
 
@@ -64,3 +65,20 @@ export const oddId = fc.oneof(
 /** Form encoding of the fields as given (URLSearchParams would turn a lone surrogate into U+FFFD). */
 export const formEncodeLoose = (fields: Array<[string, string]>): string => fields.map(([k, v]) => `${encodeLoose(k)}=${encodeLoose(v)}`).join('&')
 
+
+/**
+ * Bytes that are not HTTP: random bytes that end as a request head does, or one of `known` (broken
+ * requests a listener must answer or drop). Not blank lines alone: those are no request, and Node
+ * closes the connection silently once it times out, ten seconds later.
+ */
+export const rawBytes = (...known: Buffer[]): fc.Arbitrary<Attempt> =>
+  fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 80 }).map((b) => Buffer.concat([Buffer.from(b), Buffer.from('\r\n\r\n')])), fc.constantFrom(...known)).map((raw): Attempt => ({
+    aim: 'raw',
+    how: `raw bytes ${JSON.stringify(raw.toString('latin1').slice(0, 30))}`,
+    method: 'RAW',
+    target: '',
+    headers: [],
+    raw,
+    authenticated: false,
+    mustRefuse: false,
+  }))

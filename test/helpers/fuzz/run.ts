@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import Sqlite from 'better-sqlite3'
 import { isPostgresUrl } from '../../../src/storage/urls.ts'
@@ -71,7 +72,18 @@ export interface Tally {
   writes: string[]
 }
 
-export async function run(f: Fixture, label: string, port: number, attempts: fc.Arbitrary<Attempt>, count: number, check: (a: Attempt, answer: Answer) => string[]): Promise<Tally> {
+/**
+ * `count` hostile requests to the listener at `port`, and what every fuzz asserts of them: each
+ * answer as `check` wants it, no row written, every request sent. The tally, for what a fuzz asserts besides.
+ */
+export async function runHostile(f: Fixture, label: string, port: number, attempts: fc.Arbitrary<Attempt>, count: number, check: (a: Attempt, answer: Answer) => string[]): Promise<Tally> {
+  const tally = await run(f, label, port, attempts, count, check)
+  assert.deepEqual({ failures: tally.failures, writes: tally.writes }, { failures: [], writes: [] }, 'answers that are not as they must be; batches after which a row had been written')
+  assert.equal(tally.sent, count)
+  return tally
+}
+
+async function run(f: Fixture, label: string, port: number, attempts: fc.Arbitrary<Attempt>, count: number, check: (a: Attempt, answer: Answer) => string[]): Promise<Tally> {
   const tally: Tally = { sent: 0, authenticated: 0, byStatus: new Map(), byAim: new Map(), failures: [], writes: [] }
   let baseline = await snapshot(f.server.dbPath)
   let batch: string[] = []
