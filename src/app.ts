@@ -13,6 +13,7 @@ import { installJsonErrors, jsonFrameworkErrors } from './web/json-errors.ts'
 import { installAddressLimits } from './web/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
 import { applicationRoutes } from './http/routes/application.ts'
+import { FORWARD_AUTH_PATH, forwardAuthRoutes } from './http/routes/forward-auth.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
@@ -68,8 +69,11 @@ export interface TestKit {
   journal: RequestJournal
 }
 
-/** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
-const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
+/**
+ * Answered over plain HTTP in production too: load balancers, scrapers and reverse proxies call
+ * from inside the network (forward auth judges the client's own request's scheme itself).
+ */
+const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics', FORWARD_AUTH_PATH])
 
 /** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -152,5 +156,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
+  await app.register(forwardAuthRoutes(deps.domain, deps.http))
   return app
 }

@@ -64,6 +64,11 @@ export const E = {
     message: 'This credential cannot be read by the service: its stored secret is damaged or sealed under a master key the service does not hold. Ask the operator.',
     oauth2: 'invalid_client',
   },
+  forwardAuthUntrusted: {
+    status: 403,
+    code: 1010,
+    message: 'Only a reverse proxy named in --trust-proxy may call this endpoint.',
+  },
   // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
   requestTokenMissing: {
     status: 400,
