@@ -17,19 +17,22 @@ export const FORWARD_AUTH_PATH = '/latchkey/forward-auth'
 const ERROR_HEADER = 'x-latchkey-error'
 const PRINTABLE = /^[\x20-\x7e]*$/
 
-/** The headers a 2xx answer carries, for the proxy to pass to the API (a header with no value is absent). */
+/**
+ * The headers a 2xx answer carries, for the proxy to pass to the API. All six are always sent, empty
+ * when the credential has no such thing (an app-only token has no person): a proxy that copies a
+ * header its answer lacks may otherwise write something else in its place (Caddy 2.6 writes its
+ * placeholder's name), and an empty one overwrites whatever the client sent under that name.
+ */
 export function identityHeaders(caller: Caller, tokenKind: TokenKind): Record<string, string> {
-  const headers: Record<string, string> = {
+  const person = caller.context === 'user' ? caller : undefined
+  return {
+    'x-latchkey-user-id': person?.user.id ?? '',
+    'x-latchkey-screen-name': person?.user.screenName ?? '',
     'x-latchkey-app-id': caller.app.id,
+    'x-latchkey-scopes': person?.scopes?.join(' ') ?? '',
     'x-latchkey-token-kind': tokenKind,
     'x-latchkey-access-level': caller.accessLevel,
   }
-  if (caller.context === 'user') {
-    headers['x-latchkey-user-id'] = caller.user.id
-    headers['x-latchkey-screen-name'] = caller.user.screenName
-    if (caller.scopes) headers['x-latchkey-scopes'] = caller.scopes.join(' ')
-  }
-  return headers
 }
 
 /** Every refusal's JSON body in X-Latchkey-Error too, whoever made it (this route, the address brake, the HTTPS rule). */
