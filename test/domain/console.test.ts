@@ -189,6 +189,7 @@ describe('appUsage', () => {
     '/2/oauth2/revoke',
     '/2/users/me',
     '/application/rate_limit_status',
+    '/latchkey/forward-auth',
   ]
 
   test('the list above is the rate-limit table without the pages counted per address', () => {
@@ -223,6 +224,8 @@ describe('appUsage', () => {
       '/2/oauth2/revoke': [300, 300, 0],
       '/2/users/me': [75, 75, 0],
       '/application/rate_limit_status': [180, 180, 0],
+      // Forward auth charges no app: its row limits failures per client address only.
+      '/latchkey/forward-auth': [1800, 1800, 0],
     })
     for (const row of usage) {
       assert.ok(Number.isInteger(row.reset) && row.reset >= nowSeconds, `${row.resource}: the window's end in epoch seconds`)
