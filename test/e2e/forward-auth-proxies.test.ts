@@ -191,10 +191,14 @@ describe('an API protected by a reverse proxy and /latchkey/forward-auth', () =>
     await latchkey?.close()
   })
 
-  test('nginx and Caddy are installed (a failure only under CI)', { skip: nginx.skip && caddy.skip }, () => {
-    assert.equal(nginx.unavailable, undefined, nginx.unavailable)
-    assert.equal(caddy.unavailable, undefined, caddy.unavailable)
-  })
+  for (const [name, binary] of [
+    ['nginx', nginx],
+    ['Caddy', caddy],
+  ] as const) {
+    test(`${name} is installed (a failure only under CI)`, { skip: binary.skip }, () => {
+      assert.equal(binary.unavailable, undefined, binary.unavailable)
+    })
+  }
 
   test('a call from an address not in --trust-proxy is refused: 403 code 1010, nothing checked', async () => {
     const signed = signRequest({ consumer: issued.consumer, token: issued.token, method: 'GET', url: 'http://api.example/v1/notes' })
@@ -212,6 +216,17 @@ describe('an API protected by a reverse proxy and /latchkey/forward-auth', () =>
     })
     assert.equal(answer.status, 403)
     assert.deepEqual(JSON.parse(answer.body), { errors: [{ code: 1010, message: 'Only a reverse proxy named in --trust-proxy may call this endpoint.' }] })
+  })
+
+  test("nginx, when Latchkey does not answer: 503 code 130, never the API", { skip: nginx.skip }, async () => {
+    const proxy = await startNginx(await freePort(), api.port)
+    try {
+      const before = api.seen.length
+      assertXRefusal(await send({ method: 'GET', url: `${proxy.url}/v1/notes`, headers: { authorization: `Bearer ${issued.bearer}` } }), 503, { errors: [{ code: 130, message: 'Over capacity' }] })
+      assert.equal(api.seen.length, before)
+    } finally {
+      await proxy.stop()
+    }
   })
 
   for (const [name, binary, start] of [
