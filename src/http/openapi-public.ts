@@ -206,23 +206,23 @@ const IDENTITY_HEADERS = {
   'X-Latchkey-Access-Level': '`read`, `read-write` or `read-write-directmessages`.',
 }
 
-/** Every method a proxy may check with: the original method travels in X-Original-Method or X-Forwarded-Method. */
+/** Written once, as GET (Caddy's call); the route answers every method the same (nginx calls with the client's). */
 function forwardAuthPath(): Record<string, object> {
   const headers = (names: string[]) => names.map((name) => ({ name, in: 'header', schema: text }))
-  const operation = (method: string) => ({
-    operationId: `forwardAuth${method[0]!.toUpperCase()}${method.slice(1)}`,
+  const operation = {
+    operationId: 'forwardAuth',
     tags: ['resource-servers'],
-    summary: 'Forward auth: is the request a trusted reverse proxy describes allowed? (any method)',
+    summary: 'Forward auth: is the request a trusted reverse proxy describes allowed?',
     description:
-      'Only a proxy named in `--trust-proxy` may call it (else 403 code 1010). The body never travels: an OAuth 1.0a request with a form body is refused (401 code 32, reason in `X-Latchkey-Reason`). Every refusal also carries its JSON body in `X-Latchkey-Error`, for nginx. docs/resource-servers.md.',
+      'Any method answers the same: a proxy may call with the client\'s own method. Only a proxy named in `--trust-proxy` may call it (else 403 code 1010). The body never travels: an OAuth 1.0a request with a form body is refused (401 code 32, reason in `X-Latchkey-Reason`). Every refusal also carries its JSON body in `X-Latchkey-Error`, for nginx. docs/resource-servers.md.',
     security: [...oauth1, { bearer: [] }],
     parameters: headers(['X-Original-URI', 'X-Forwarded-Uri', 'X-Original-Method', 'X-Forwarded-Method', 'X-Forwarded-Host', 'X-Original-Host', 'X-Forwarded-Proto']),
     responses: {
       '204': { description: 'Allowed: who is calling, in headers.', headers: Object.fromEntries(Object.entries(IDENTITY_HEADERS).map(([name, description]) => [name, { description, schema: text }])) },
       ...errors(...SIGNED_ERRORS, E.badRequest, E.forwardAuthUntrusted),
     },
-  })
-  return { '/latchkey/forward-auth': Object.fromEntries(['get', 'head', 'post', 'put', 'patch', 'delete', 'options'].map((method) => [method, operation(method)])) }
+  }
+  return { '/latchkey/forward-auth': { get: operation } }
 }
 
 /**
