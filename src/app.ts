@@ -14,6 +14,7 @@ import { installAddressLimits } from './web/plugins/rate-limit.ts'
 import { accountRoutes } from './http/routes/account.ts'
 import { checkRequestRoutes } from './http/routes/check-request.ts'
 import { applicationRoutes } from './http/routes/application.ts'
+import { FORWARD_AUTH_PATH, forwardAuthRoutes } from './http/routes/forward-auth.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { oauth1Routes } from './http/routes/oauth1.ts'
 import { oauth2Routes } from './http/routes/oauth2.ts'
@@ -69,8 +70,11 @@ export interface TestKit {
   journal: RequestJournal
 }
 
-/** Answered over plain HTTP in production too: load balancers and scrapers probe inside the network. */
-const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
+/**
+ * Answered over plain HTTP in production too: load balancers, scrapers and reverse proxies call
+ * from inside the network (forward auth judges the client's own request's scheme itself).
+ */
+const PLAIN_HTTP_PATHS = new Set(['/healthz', '/readyz', '/metrics', FORWARD_AUTH_PATH])
 
 /** Builds the whole service as a Fastify instance (routes, pages, errors); it never listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -154,5 +158,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(checkRequestRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
+  await app.register(forwardAuthRoutes(deps.domain, deps.http))
   return app
 }

@@ -42,8 +42,11 @@ export const RATE_LIMITED_ENDPOINTS = [
   { family: 'users', resource: '/2/users/me', limit: 75, countedBy: 'caller' },
   { family: 'application', resource: '/application/rate_limit_status', limit: 180, countedBy: 'caller' },
   // Resource servers (docs/resource-servers.md): their checks, and their APIs' calls when a check charges them.
-  { family: 'latchkey', resource: '/latchkey/check-request', limit: 45000, countedBy: 'app' },
-  { family: 'latchkey', resource: '/latchkey/resource-api', limit: 900, countedBy: 'caller' },
+  { family: 'resource_servers', resource: '/latchkey/check-request', limit: 45000, countedBy: 'app' },
+  { family: 'resource_servers', resource: '/latchkey/resource-api', limit: 900, countedBy: 'caller' },
+  // Forward auth (a reverse proxy's check of each request): failures per client address only; a
+  // verified call charges no app (src/domain/forward-auth.ts).
+  { family: 'resource_servers', resource: '/latchkey/forward-auth', limit: 1800, countedBy: 'caller' },
 ] as const satisfies readonly RateLimitedEndpoint[]
 
 /** The name of a rate-limited endpoint: a typo is a compile error, not a limit that never applies. */

@@ -46,6 +46,7 @@ export const E = {
   requestTimeout: entry(408, 1007, 'Request took too long to arrive.'),
   alreadyExists: entry(409, 1008, 'A record with this name already exists.'),
   credentialUnreadable: entry(403, 1009, 'This credential cannot be read by the service: its stored secret is damaged or sealed under a master key the service does not hold. Ask the operator.', { oauth2: 'invalid_client' }),
+  forwardAuthUntrusted: entry(403, 1010, 'Only a reverse proxy named in --trust-proxy may call this endpoint.'),
   // The browser step's own codes (1100 and up): shown to people on HTML pages, so written for them.
   requestTokenMissing: entry(400, 1100, 'This link has no request token. Go back to the app and start again.'),
   requestTokenUnknown: entry(404, 1101, 'This link is not valid. Go back to the app and start again.'),

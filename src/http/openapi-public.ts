@@ -197,6 +197,34 @@ function userContextPaths(): Record<string, object> {
   }
 }
 
+const IDENTITY_HEADERS = {
+  'X-Latchkey-User-Id': 'The person, for user context (OAuth 1.0a access token, OAuth 2.0 user token); empty otherwise.',
+  'X-Latchkey-Screen-Name': "The person's screen name; empty for an app-only credential.",
+  'X-Latchkey-App-Id': 'The app whose credential it is.',
+  'X-Latchkey-Scopes': "An OAuth 2.0 user token's scopes within the app's level, space-separated; empty otherwise.",
+  'X-Latchkey-Token-Kind': '`oauth1-user`, `oauth1-app`, `bearer` (app-only OAuth 2.0) or `oauth2-user`.',
+  'X-Latchkey-Access-Level': '`read`, `read-write` or `read-write-directmessages`.',
+}
+
+/** Written once, as GET (Caddy's call); the route answers every method the same (nginx calls with the client's). */
+function forwardAuthPath(): Record<string, object> {
+  const headers = (names: string[]) => names.map((name) => ({ name, in: 'header', schema: text }))
+  const operation = {
+    operationId: 'forwardAuth',
+    tags: ['resource-servers'],
+    summary: 'Forward auth: is the request a trusted reverse proxy describes allowed?',
+    description:
+      'Any method answers the same: a proxy may call with the client\'s own method. Only a proxy named in `--trust-proxy` may call it (else 403 code 1010). The body never travels: an OAuth 1.0a request with a form body is refused (401 code 32, reason in `X-Latchkey-Reason`). Every refusal also carries its JSON body in `X-Latchkey-Error`, for nginx. docs/resource-servers.md.',
+    security: [...oauth1, { bearer: [] }],
+    parameters: headers(['X-Original-URI', 'X-Forwarded-Uri', 'X-Original-Method', 'X-Forwarded-Method', 'X-Forwarded-Host', 'X-Original-Host', 'X-Forwarded-Proto']),
+    responses: {
+      '204': { description: 'Allowed: who is calling, in headers.', headers: Object.fromEntries(Object.entries(IDENTITY_HEADERS).map(([name, description]) => [name, { description, schema: text }])) },
+      ...errors(...SIGNED_ERRORS, E.badRequest, E.forwardAuthUntrusted),
+    },
+  }
+  return { '/latchkey/forward-auth': { get: operation } }
+}
+
 /**
  * The public endpoints' document. `serverUrl`: where this service answers as the reader reaches it
  * (GET /openapi.json names its own public origin); without it (docs/openapi-public.json) there is no
@@ -225,6 +253,7 @@ export function publicOpenApi(serverUrl?: string): object {
       { name: 'oauth2', description: 'App-only bearer tokens' },
       { name: 'oauth2-user', description: 'OAuth 2.0 user context: authorization code with PKCE, refresh, revoke' },
       { name: 'account', description: 'Signed calls an app makes' },
+      { name: 'resource-servers', description: 'For the APIs that accept what Latchkey issues' },
       { name: 'health', description: 'For load balancers' },
       { name: 'console', description: 'The developer console and Connected apps: pages a person sees' },
     ],
@@ -360,6 +389,7 @@ export function publicOpenApi(serverUrl?: string): object {
       '/readyz': { get: { operationId: 'readiness', tags: ['health'], summary: 'The database answers', responses: { '200': healthAnswer('ready'), ...errors() } } },
       '/openapi.json': { get: { operationId: 'openapi', tags: ['health'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       ...userContextPaths(),
+      ...forwardAuthPath(),
       ...consolePaths(),
     },
   }

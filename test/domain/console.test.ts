@@ -191,6 +191,7 @@ describe('appUsage', () => {
     '/application/rate_limit_status',
     '/latchkey/check-request',
     '/latchkey/resource-api',
+    '/latchkey/forward-auth',
   ]
 
   test('the list above is the rate-limit table without the pages counted per address', () => {
@@ -227,6 +228,8 @@ describe('appUsage', () => {
       '/application/rate_limit_status': [180, 180, 0],
       '/latchkey/check-request': [45000, 45000, 0],
       '/latchkey/resource-api': [900, 900, 0],
+      // Forward auth charges no app: its row limits failures per client address only.
+      '/latchkey/forward-auth': [1800, 1800, 0],
     })
     for (const row of usage) {
       assert.ok(Number.isInteger(row.reset) && row.reset >= nowSeconds, `${row.resource}: the window's end in epoch seconds`)

@@ -29,7 +29,7 @@ describe('rateLimitStatus (domain tier)', () => {
   test('a fresh caller sees every limited endpoint, grouped by family, at its full limit, with a reset in epoch seconds within the window', async () => {
     const fresh = await makeApp(tier.domain)
     const status = await rateLimitStatus(tier.domain, { context: 'app', kind: 'oauth1_app', app: fresh, accessLevel: fresh.accessLevel, credential: fresh.consumerKey }, '198.51.100.1', undefined)
-    assert.deepEqual(Object.keys(status).sort(), ['account', 'application', 'latchkey', 'oauth', 'oauth2', 'oauth2_user', 'users'])
+    assert.deepEqual(Object.keys(status).sort(), ['account', 'application', 'oauth', 'oauth2', 'oauth2_user', 'resource_servers', 'users'])
     const nowSeconds = Date.now() / 1000
     for (const endpoint of RATE_LIMITED_ENDPOINTS) {
       const shown = status[endpoint.family]?.[endpoint.resource]

@@ -224,7 +224,7 @@ describe('rate-limit settings', () => {
 describe('every API route has an address limit of its own', () => {
   let server: TestServer
   // Each resource's limit at 2 (the token endpoint's is its pace setting).
-  const resources = ['/oauth/request_token', '/oauth/access_token', '/oauth/invalidate_token', '/oauth2/invalidate_token', '/oauth2/introspect', '/2/oauth2/token', '/2/oauth2/revoke', '/2/users/me', '/account/verify_credentials', '/application/rate_limit_status']
+  const resources = ['/oauth/request_token', '/oauth/access_token', '/oauth/invalidate_token', '/oauth2/invalidate_token', '/oauth2/introspect', '/2/oauth2/token', '/2/oauth2/revoke', '/2/users/me', '/account/verify_credentials', '/application/rate_limit_status', '/latchkey/forward-auth']
   before(async () => {
     server = await startTestServer({
       settings: { rateLimits: Object.fromEntries(resources.map((resource) => [resource, 2])), bearerTokenCallsPerWindow: 2 },
@@ -249,6 +249,7 @@ describe('every API route has an address limit of its own', () => {
     { resource: '/2/users/me', method: 'GET', path: '/2/users/me', headers: wrongBearer },
     { resource: '/account/verify_credentials', method: 'GET', path: '/1.1/account/verify_credentials.json' },
     { resource: '/application/rate_limit_status', method: 'GET', path: '/1.1/application/rate_limit_status.json', headers: wrongBearer },
+    { resource: '/latchkey/forward-auth', method: 'GET', path: '/latchkey/forward-auth', headers: { ...wrongBearer, 'x-original-uri': '/api/things' } },
   ]
 
   for (const [i, route] of ROUTES.entries()) {
