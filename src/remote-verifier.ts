@@ -1,6 +1,6 @@
 // The verifier for API processes: no database, no keyring, no secret of the service — a URL and
 // the resource server's own credentials. Each check is POST /latchkey/check-request
-// (docs/resource-servers.md); the service spends nonces and charges limits for every instance.
+// (docs/check-request.md); the service spends nonces and charges limits for every instance.
 import { createHash } from 'node:crypto'
 import { ServiceError, type RateLimitState } from './errors/service-error.ts'
 import type { CredentialKind } from './domain/identify-caller.ts'

@@ -198,7 +198,7 @@ export const SETTINGS = {
     env: 'LATCHKEY_TRUST_PROXY',
     schema: z.string().min(1).optional(),
     default: undefined,
-    description: 'Comma-separated addresses or CIDR ranges of trusted reverse proxies; their X-Forwarded-Proto/Host are believed, and only they may call /latchkey/forward-auth (docs/resource-servers.md).',
+    description: 'Comma-separated addresses or CIDR ranges of trusted reverse proxies; their X-Forwarded-Proto/Host are believed, and only they may call /latchkey/forward-auth (docs/forward-auth.md).',
   }),
   masterKey: setting({
     flag: '--master-key <json>',

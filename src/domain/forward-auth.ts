@@ -1,4 +1,4 @@
-// Forward auth: who is calling an API that a reverse proxy protects (docs/resource-servers.md).
+// Forward auth: who is calling an API that a reverse proxy protects (docs/forward-auth.md).
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { parseBearerHeader } from '../protocol/oauth2/bearer-token.ts'

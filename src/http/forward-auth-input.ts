@@ -1,4 +1,4 @@
-// Forward auth (docs/resource-servers.md): the client's request as a reverse proxy describes it in the
+// Forward auth (docs/forward-auth.md): the client's request as a reverse proxy describes it in the
 // headers of its check call (nginx's auth_request, Caddy's forward_auth, Traefik's ForwardAuth).
 import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'

@@ -214,7 +214,7 @@ function forwardAuthPath(): Record<string, object> {
     tags: ['resource-servers'],
     summary: 'Forward auth: is the request a trusted reverse proxy describes allowed?',
     description:
-      'Any method answers the same: a proxy may call with the client\'s own method. Only a proxy named in `--trust-proxy` may call it (else 403 code 1010). The body never travels: an OAuth 1.0a request with a form body is refused (401 code 32, reason in `X-Latchkey-Reason`). Every refusal also carries its JSON body in `X-Latchkey-Error`, for nginx. docs/resource-servers.md.',
+      'Any method answers the same: a proxy may call with the client\'s own method. Only a proxy named in `--trust-proxy` may call it (else 403 code 1010). The body never travels: an OAuth 1.0a request with a form body is refused (401 code 32, reason in `X-Latchkey-Reason`). Every refusal also carries its JSON body in `X-Latchkey-Error`, for nginx. docs/forward-auth.md.',
     security: [...oauth1, { bearer: [] }],
     parameters: headers(['X-Original-URI', 'X-Forwarded-Uri', 'X-Original-Method', 'X-Forwarded-Method', 'X-Forwarded-Host', 'X-Original-Host', 'X-Forwarded-Proto']),
     responses: {
@@ -334,7 +334,7 @@ export function publicOpenApi(serverUrl?: string): object {
         post: {
           operationId: 'checkRequest',
           tags: ['oauth2'],
-          summary: 'A resource server asks who sent a request it received (docs/resource-servers.md)',
+          summary: 'A resource server asks who sent a request it received (docs/check-request.md)',
           security: [{ basic: [] }],
           description:
             'The body is the request as received: `method`, the full `url` as the client addressed it, `authorization`, a form `body` (and its `content_type`), `charge: true` to count the caller against `/latchkey/resource-api`. A refused caller is still a 200: `valid: false` and `refusal` (status, headers, body) as X would answer it.',

@@ -31,6 +31,8 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/test-kit-controls.md',
   'docs/clients.md',
   'docs/resource-servers.md',
+  'docs/check-request.md',
+  'docs/forward-auth.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */

@@ -1,4 +1,4 @@
-// Protecting an API with no code (docs/resource-servers.md): real nginx and real Caddy, each started
+// Protecting an API with no code (docs/forward-auth.md): real nginx and real Caddy, each started
 // on the configuration files of docs/resource-servers/ as they are, in front of a small API, call
 // /latchkey/forward-auth for every request. Real client libraries sign through them: Python's
 // requests-oauthlib and the npm oauth-1.0a package. nginx and Caddy are Debian's packages (.ci/run

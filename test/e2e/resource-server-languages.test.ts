@@ -1,4 +1,4 @@
-// The example APIs of docs/resource-servers.md — Python, Go and Node.js, each checking every request
+// The example APIs of docs/check-request.md — Python, Go and Node.js, each checking every request
 // with POST /latchkey/check-request — run as their own processes, as a team would run them, with
 // requests signed by an independent OAuth 1.0a library for their public URL.
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
 // POST /latchkey/check-request: a resource server in any language asks about a whole request it
-// received (docs/resource-servers.md). Runs on both backends (npm test's PostgreSQL + Redis pass).
+// received (docs/check-request.md). Runs on both backends (npm test's PostgreSQL + Redis pass).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AppRecord } from '../../src/storage/records.ts'

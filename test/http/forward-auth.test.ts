@@ -1,6 +1,6 @@
 // /latchkey/forward-auth (src/http/routes/forward-auth.ts) through the whole service: a trusted proxy
 // describes a request in headers and hears who is calling, or X's refusal in the status, the body
-// and the X-Latchkey-Error header (docs/resource-servers.md). The real nginx and Caddy in front of
+// and the X-Latchkey-Error header (docs/forward-auth.md). The real nginx and Caddy in front of
 // it are test/e2e/forward-auth-proxies.test.ts.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

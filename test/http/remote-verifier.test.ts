@@ -1,5 +1,5 @@
 // createRemoteVerifier: the verifier an API process uses with only a URL and its resource server's
-// credentials (docs/resource-servers.md), against the service over a real socket.
+// credentials (docs/check-request.md), against the service over a real socket.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'

@@ -1,4 +1,4 @@
-// docs/resource-servers.md: a resource server asks about a whole request it received.
+// docs/check-request.md: a resource server asks about a whole request it received.
 import type { FastifyInstance } from 'fastify'
 import { checkRequest, CHECK_REQUEST_LIMIT, type Verdict } from '../../domain/check-request.ts'
 import type { Caller } from '../../domain/identify-caller.ts'

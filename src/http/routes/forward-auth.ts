@@ -1,5 +1,5 @@
 // Forward auth: the endpoint nginx's auth_request, Caddy's forward_auth and Traefik's ForwardAuth
-// call before they pass a request to the API they protect (docs/resource-servers.md).
+// call before they pass a request to the API they protect (docs/forward-auth.md).
 import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
