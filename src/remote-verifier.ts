@@ -3,7 +3,7 @@
 // (docs/check-request.md); the service spends nonces and charges limits for every instance.
 import { createHash } from 'node:crypto'
 import { ServiceError, type RateLimitState } from './errors/service-error.ts'
-import type { CredentialKind } from './domain/identify-caller.ts'
+import type { TokenKind } from './domain/identify-caller.ts'
 import type { ApiRequest, LatchkeyVerifier, VerifiedCaller } from './resource-server.ts'
 
 export interface RemoteVerifierOptions {
@@ -46,7 +46,7 @@ export class RemoteCheckError extends Error {
 
 interface CheckAnswer {
   valid: boolean
-  caller?: { token_kind: CredentialKind; app_id: string; consumer_key: string; app_name: string; access_level: VerifiedCaller['accessLevel']; user_id?: string; screen_name?: string; scopes?: string[] }
+  caller?: { token_kind: TokenKind; app_id: string; consumer_key: string; app_name: string; access_level: VerifiedCaller['accessLevel']; user_id?: string; screen_name?: string; scopes?: string[] }
   rate_limit_headers?: Record<string, string>
   refusal?: { status: number; headers: Record<string, string>; body: { errors: Array<{ code: number; message: string }> } }
 }

@@ -2,7 +2,7 @@ import { composeDomain } from './composition/root.ts'
 import { loadConfig } from './config/load.ts'
 import type { SettingName } from './config/settings.ts'
 import type { DomainDeps } from './domain/deps.ts'
-import { identifyCaller, type CredentialKind } from './domain/identify-caller.ts'
+import { identifyCaller, type TokenKind } from './domain/identify-caller.ts'
 import type { AccessLevel } from './storage/records.ts'
 
 export interface ApiRequest {
@@ -17,7 +17,7 @@ export interface ApiRequest {
 export interface VerifiedCaller {
   context: 'app' | 'user'
   /** The credential presented: OAuth 1.0a with an access token or the consumer alone, an app-only bearer token, an OAuth 2.0 user token. */
-  tokenKind: CredentialKind
+  tokenKind: TokenKind
   appId: string
   consumerKey: string
   appName: string

@@ -9,9 +9,6 @@ import { isFormEncoded, type RequestInput } from './request.ts'
 /** The endpoint's row of the rate-limit table: it limits failures per client address; a verified call spends nothing. */
 export const FORWARD_AUTH_LIMIT = '/latchkey/forward-auth' satisfies RateLimitedResource
 
-/** Which credential the request carried. */
-export type TokenKind = 'oauth1-user' | 'oauth1-app' | 'bearer' | 'oauth2-user'
-
 /** Why a request with a form body is refused: the words of the reason header, for the client and the operator. */
 export const FORM_BODY_REASON =
   'forward auth cannot check an OAuth 1.0a request with a form body: the proxy does not forward the body, which the signature covers; send the parameters in the query, or use a bearer token'
@@ -29,10 +26,9 @@ export class UncheckableRequest extends ServiceError {
  * (401 code 32), never accepted unchecked; a bearer token has no signature and may come with any body.
  * Nothing is charged: the API behind the proxy is not Latchkey's, its limits are its own.
  */
-export async function identifyForwardedCaller(deps: IdentifyCallerDeps, input: RequestInput): Promise<{ caller: Caller; tokenKind: TokenKind }> {
+export async function identifyForwardedCaller(deps: IdentifyCallerDeps, input: RequestInput): Promise<{ caller: Caller }> {
   const isBearer = parseBearerHeader(input.authorization) !== undefined
   if (!isBearer && isFormEncoded(input.contentType)) throw new UncheckableRequest()
   const { caller } = await identifyCaller(deps, input, null)
-  const tokenKind: TokenKind = isBearer ? (caller.context === 'user' ? 'oauth2-user' : 'bearer') : caller.context === 'user' ? 'oauth1-user' : 'oauth1-app'
-  return { caller, tokenKind }
+  return { caller }
 }

@@ -18,7 +18,7 @@ import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 export type IdentifyCallerDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>
 
 /** Which kind of credential a caller presented. */
-export type CredentialKind = 'oauth1_user' | 'oauth1_app' | 'bearer' | 'oauth2_user'
+export type TokenKind = 'oauth1_user' | 'oauth1_app' | 'bearer' | 'oauth2_user'
 
 export type Caller =
   | { context: 'app'; kind: 'oauth1_app' | 'bearer'; app: AppRecord; accessLevel: AccessLevel; credential: string }

@@ -202,7 +202,7 @@ const IDENTITY_HEADERS = {
   'X-Latchkey-Screen-Name': "The person's screen name; empty for an app-only credential.",
   'X-Latchkey-App-Id': 'The app whose credential it is.',
   'X-Latchkey-Scopes': "An OAuth 2.0 user token's scopes within the app's level, space-separated; empty otherwise.",
-  'X-Latchkey-Token-Kind': '`oauth1-user`, `oauth1-app`, `bearer` (app-only OAuth 2.0) or `oauth2-user`.',
+  'X-Latchkey-Token-Kind': '`oauth1_user`, `oauth1_app`, `bearer` (app-only OAuth 2.0) or `oauth2_user`.',
   'X-Latchkey-Access-Level': '`read`, `read-write` or `read-write-directmessages`.',
 }
 

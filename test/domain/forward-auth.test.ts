@@ -20,16 +20,16 @@ describe('identifyForwardedCaller (domain tier)', () => {
   after(() => tier.close())
 
   const kindOf = async (input: Parameters<typeof identifyForwardedCaller>[1]) => {
-    const { caller, tokenKind } = await identifyForwardedCaller(tier.domain, input)
-    return [caller.context, caller.app.id, tokenKind]
+    const { caller } = await identifyForwardedCaller(tier.domain, input)
+    return [caller.context, caller.app.id, caller.kind]
   }
 
   test('each credential its kind, twice over a limit of one: nothing is charged', async () => {
     for (let i = 0; i < 2; i++) {
-      assert.deepEqual(await kindOf(signedInput(tier, { consumer: issued.consumer, token: issued.token, method: 'GET', path: `/v1/a?i=${i}` })), ['user', issued.app.id, 'oauth1-user'])
-      assert.deepEqual(await kindOf(signedInput(tier, { consumer: issued.consumer, method: 'GET', path: `/v1/b?i=${i}` })), ['app', issued.app.id, 'oauth1-app'])
+      assert.deepEqual(await kindOf(signedInput(tier, { consumer: issued.consumer, token: issued.token, method: 'GET', path: `/v1/a?i=${i}` })), ['user', issued.app.id, 'oauth1_user'])
+      assert.deepEqual(await kindOf(signedInput(tier, { consumer: issued.consumer, method: 'GET', path: `/v1/b?i=${i}` })), ['app', issued.app.id, 'oauth1_app'])
       assert.deepEqual(await kindOf(inputOf('GET', `${TIER_URL}/v1/c`, { authorization: `Bearer ${issued.bearer}` })), ['app', issued.app.id, 'bearer'])
-      assert.deepEqual(await kindOf(inputOf('GET', `${TIER_URL}/v1/d`, { authorization: `Bearer ${issued.userAccessToken}` })), ['user', issued.app.id, 'oauth2-user'])
+      assert.deepEqual(await kindOf(inputOf('GET', `${TIER_URL}/v1/d`, { authorization: `Bearer ${issued.userAccessToken}` })), ['user', issued.app.id, 'oauth2_user'])
     }
   })
 
@@ -47,6 +47,6 @@ describe('identifyForwardedCaller (domain tier)', () => {
 
   test('a bearer token with a form body passes: there is no signature to cover it', async () => {
     const input = inputOf('POST', `${TIER_URL}/v1/notes`, { authorization: `Bearer ${issued.userAccessToken}`, 'content-type': FORM }, 'text=hi')
-    assert.deepEqual(await kindOf(input), ['user', issued.app.id, 'oauth2-user'])
+    assert.deepEqual(await kindOf(input), ['user', issued.app.id, 'oauth2_user'])
   })
 })

@@ -253,7 +253,7 @@ describe('an API protected by a reverse proxy and /latchkey/forward-auth', () =>
           'x-latchkey-user-id': issued.user.id,
           'x-latchkey-screen-name': issued.user.screenName,
           'x-latchkey-app-id': issued.app.id,
-          'x-latchkey-token-kind': 'oauth1-user',
+          'x-latchkey-token-kind': 'oauth1_user',
           'x-latchkey-access-level': 'read-write',
         })
       })
@@ -302,7 +302,7 @@ describe('an API protected by a reverse proxy and /latchkey/forward-auth', () =>
         const answer = await send({ method: 'DELETE', url: through('/v1/me'), headers: { authorization: `Bearer ${issued.userAccessToken}` } })
         assert.equal(answer.status, 200, answer.text)
         const identity = identityOf(api.seen.at(-1)!.headers)
-        assert.deepEqual([identity['x-latchkey-user-id'], identity['x-latchkey-scopes'], identity['x-latchkey-token-kind']], [issued.user.id, 'users.read', 'oauth2-user'])
+        assert.deepEqual([identity['x-latchkey-user-id'], identity['x-latchkey-scopes'], identity['x-latchkey-token-kind']], [issued.user.id, 'users.read', 'oauth2_user'])
       })
 
       if (name === 'nginx') {

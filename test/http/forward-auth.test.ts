@@ -56,7 +56,7 @@ describe('/latchkey/forward-auth', () => {
     assert.equal(answer.body, '')
     assert.deepEqual(identity(answer), {
       'x-latchkey-app-id': issued.app.id,
-      'x-latchkey-token-kind': 'oauth1-user',
+      'x-latchkey-token-kind': 'oauth1_user',
       'x-latchkey-access-level': 'read-write',
       'x-latchkey-user-id': issued.user.id,
       'x-latchkey-screen-name': issued.user.screenName,
@@ -70,14 +70,14 @@ describe('/latchkey/forward-auth', () => {
     assert.equal(appOnly.statusCode, 204, appOnly.body)
     // Every header is sent, empty when the credential has none: a proxy then overwrites what the client sent.
     const nobody = { 'x-latchkey-user-id': '', 'x-latchkey-screen-name': '', 'x-latchkey-scopes': '' }
-    assert.deepEqual(identity(appOnly), { ...nobody, 'x-latchkey-app-id': issued.app.id, 'x-latchkey-token-kind': 'oauth1-app', 'x-latchkey-access-level': 'read-write' })
+    assert.deepEqual(identity(appOnly), { ...nobody, 'x-latchkey-app-id': issued.app.id, 'x-latchkey-token-kind': 'oauth1_app', 'x-latchkey-access-level': 'read-write' })
     const bearer = await check({ uri: '/v1/public', authorization: `Bearer ${issued.bearer}` })
     assert.deepEqual(identity(bearer), { ...nobody, 'x-latchkey-app-id': issued.app.id, 'x-latchkey-token-kind': 'bearer', 'x-latchkey-access-level': 'read-write' })
     const user = await check({ uri: '/v1/me', authorization: `Bearer ${issued.userAccessToken}` })
     assert.equal(user.statusCode, 204, user.body)
     assert.deepEqual(identity(user), {
       'x-latchkey-app-id': issued.app.id,
-      'x-latchkey-token-kind': 'oauth2-user',
+      'x-latchkey-token-kind': 'oauth2_user',
       'x-latchkey-access-level': 'read',
       'x-latchkey-user-id': issued.user.id,
       'x-latchkey-screen-name': issued.user.screenName,

@@ -3,7 +3,7 @@
 import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
-import { FORWARD_AUTH_LIMIT, identifyForwardedCaller, UncheckableRequest, type TokenKind } from '../../domain/forward-auth.ts'
+import { FORWARD_AUTH_LIMIT, identifyForwardedCaller, UncheckableRequest } from '../../domain/forward-auth.ts'
 import type { Caller } from '../../domain/identify-caller.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
@@ -23,14 +23,14 @@ const PRINTABLE = /^[\x20-\x7e]*$/
  * header its answer lacks may otherwise write something else in its place (Caddy 2.6 writes its
  * placeholder's name), and an empty one overwrites whatever the client sent under that name.
  */
-export function identityHeaders(caller: Caller, tokenKind: TokenKind): Record<string, string> {
+export function identityHeaders(caller: Caller): Record<string, string> {
   const person = caller.context === 'user' ? caller : undefined
   return {
     'x-latchkey-user-id': person?.user.id ?? '',
     'x-latchkey-screen-name': person?.user.screenName ?? '',
     'x-latchkey-app-id': caller.app.id,
     'x-latchkey-scopes': person?.scopes?.join(' ') ?? '',
-    'x-latchkey-token-kind': tokenKind,
+    'x-latchkey-token-kind': caller.kind,
     'x-latchkey-access-level': caller.accessLevel,
   }
 }
@@ -63,8 +63,8 @@ export function forwardAuthRoutes(deps: DomainDeps, http: { trustProxy: readonly
       }
       if (!http.dev && !input.isSecure) throw new ServiceError(E.sslRequired, { detail: 'forward auth: the client used plain HTTP' })
       try {
-        const { caller, tokenKind } = await identifyForwardedCaller(deps, input)
-        return await reply.code(204).headers(identityHeaders(caller, tokenKind)).send()
+        const { caller } = await identifyForwardedCaller(deps, input)
+        return await reply.code(204).headers(identityHeaders(caller)).send()
       } catch (error) {
         if (error instanceof UncheckableRequest) reply.header('x-latchkey-reason', error.detail)
         throw error
