@@ -1,47 +1,31 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { makeApp } from '../helpers/fixtures.ts'
 import { send, signRequest, signedFetch } from '../helpers/oauth1-client.ts'
 import { cliEnv } from '../helpers/cli.ts'
+import { startExample, type ExampleProcess } from '../helpers/example-process.ts'
 import { assertRefusedOnlyWhenBroken } from '../helpers/refusal.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 /** Starts examples/resource-server.ts on the test server's database and waits for its URL. */
-async function startExample(databaseUrl: string, redis: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/resource-server.ts'], {
-    env: cliEnv({ LATCHKEY_DATABASE_URL: databaseUrl, PORT: '0', ...redis }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let output = ''
-  for await (const chunk of child.stdout!) {
-    output += String(chunk)
-    const match = /listening on (http:\/\/\S+)/.exec(output)
-    if (match) return { child, url: match[1]! }
-  }
-  throw new Error(`the example exited before listening: ${output}`)
-}
+const startOnDatabase = (databaseUrl: string, redis: Record<string, string>) =>
+  startExample(process.execPath, ['--import', 'tsx', 'examples/resource-server.ts'], cliEnv({ LATCHKEY_DATABASE_URL: databaseUrl, PORT: '0', ...redis }))
 
 describe('the exported verifier, in the example resource server of examples/', () => {
   let latchkey: TestServer
-  let example: { child: ChildProcess; url: string }
+  let example: ExampleProcess
   let app: AppRecord
 
   before(async () => {
     latchkey = await startTestServer()
     app = await makeApp(latchkey.domain)
     const redis: Record<string, string> = latchkey.redis ? { LATCHKEY_REDIS_URL: latchkey.redis.url, LATCHKEY_REDIS_KEY_PREFIX: latchkey.redis.keyPrefix } : {}
-    example = await startExample(latchkey.dbPath, redis)
+    example = await startOnDatabase(latchkey.dbPath, redis)
   })
   after(async () => {
-    if (example && example.child.exitCode === null && example.child.signalCode === null) {
-      const exited = once(example.child, 'exit')
-      example.child.kill('SIGTERM')
-      await exited
-    }
+    await example?.stop()
     await latchkey?.close()
   })
 
@@ -54,7 +38,7 @@ describe('the exported verifier, in the example resource server of examples/', (
     })
     const answer = await send({ method: 'GET', url: `${example.url}/hello`, headers: { authorization: `Bearer ${issued.json.access_token}` } })
     assert.equal(answer.status, 200)
-    assert.deepEqual(answer.json.caller, { context: 'app', appId: app.id, consumerKey: app.consumerKey, appName: app.name, accessLevel: app.accessLevel })
+    assert.deepEqual(answer.json.caller, { context: 'app', tokenKind: 'bearer', appId: app.id, consumerKey: app.consumerKey, appName: app.name, accessLevel: app.accessLevel })
   })
 
   test('an OAuth 1.0a user-context request signed for the resource server URL is accepted', async () => {

@@ -2,9 +2,7 @@
 // with POST /latchkey/check-request — run as their own processes, as a team would run them, with
 // requests signed by an independent OAuth 1.0a library for their public URL.
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
-import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -12,6 +10,7 @@ import type { AppRecord } from '../../src/storage/records.ts'
 import { issueEveryCredential, makeApp, type EveryCredential } from '../helpers/fixtures.ts'
 import { send, signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { startExample, type ExampleProcess } from '../helpers/example-process.ts'
 
 const PUBLIC_URL = 'https://api.example.org'
 const DIR = 'examples/resource-servers'
@@ -29,19 +28,10 @@ const kindOf = (json: { caller: { token_kind?: string; tokenKind?: string } }) =
 /** Missing tools fail the run in CI, where .ci/run installs them; elsewhere the language is skipped. */
 const skipWithout = (path: string): string | false => (existsSync(path) || process.env.CI === 'true' ? false : `${path} is not installed`)
 
-async function startExample(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** The example's environment: Go builds into a cache of its own. */
+function exampleEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const goHome = mkdtempSync(join(tmpdir(), 'latchkey-go-'))
-  const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: goHome, GOCACHE: join(goHome, 'cache'), GOFLAGS: '-mod=mod', GO111MODULE: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let output = ''
-  for await (const chunk of child.stdout!) {
-    output += String(chunk)
-    const match = /listening on (http:\/\/\S+)/.exec(output)
-    if (match) return { child, url: match[1]! }
-  }
-  throw new Error(`${command} exited before listening: ${output}`)
+  return { PATH: process.env.PATH ?? '', HOME: goHome, GOCACHE: join(goHome, 'cache'), GO111MODULE: 'off', ...env }
 }
 
 for (const language of LANGUAGES) {
@@ -49,26 +39,22 @@ for (const language of LANGUAGES) {
     let latchkey: TestServer
     let resourceServer: AppRecord
     let alice: EveryCredential
-    let example: { child: ChildProcess; url: string }
+    let example: ExampleProcess
 
     before(async () => {
       latchkey = await startTestServer()
       resourceServer = await makeApp(latchkey.domain, { isResourceServer: true })
       alice = await issueEveryCredential(latchkey.domain)
-      example = await startExample(language.command, language.args, {
+      example = await startExample(language.command, language.args, exampleEnv({
         LATCHKEY_URL: latchkey.url,
         LATCHKEY_CLIENT_ID: resourceServer.consumerKey,
         LATCHKEY_CLIENT_SECRET: resourceServer.consumerSecret,
         PUBLIC_URL,
         PORT: '0',
-      })
+      }))
     })
     after(async () => {
-      if (example && example.child.exitCode === null) {
-        const exited = once(example.child, 'exit')
-        example.child.kill('SIGTERM')
-        await exited
-      }
+      await example?.stop()
       await latchkey?.close()
     })
 
