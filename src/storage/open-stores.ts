@@ -32,6 +32,7 @@ import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
 import { createRedisGeneration } from './redis/generation.ts'
 import { UNIT_STORE_NAMES } from './store-methods.ts'
+import { revocationChannel } from './revocation-types.ts'
 import { claimGenerationHome } from './postgres/generation-home.ts'
 
 export interface StorageOptions {
@@ -220,6 +221,7 @@ export function createSqlStorage(
     limiters,
     generation: generation?.read,
     moveGeneration: generation?.move,
+    publishRevocation: shared && ((message) => shared.redis.publish(revocationChannel(shared.keyPrefix), message)),
     ...(kept && clocked && memoryNonces
       ? {
           testState: {

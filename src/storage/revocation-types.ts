@@ -5,6 +5,12 @@
  * single ended token is named by its SHA-256, an endpoint's signing secret is sealed.
  */
 
+/** The Redis channel of revocation events, under the deployment's key prefix (`--redis-key-prefix`). */
+export const revocationChannel = (keyPrefix = 'latchkey:'): string => `${keyPrefix}revocations`
+
+/** The channel under the default key prefix. */
+export const REVOCATIONS_CHANNEL = revocationChannel()
+
 /** What kind of credential ended: one token, or everything of an app, a person or both. */
 export type CredentialKind =
   | 'oauth1_access_token'
@@ -48,6 +54,8 @@ export interface WebhookEndpointRecord {
   /** Only this app's events; null: every event. */
   appId: string | null
   createdAtMs: number
+  /** When the receiver answered the CRC challenge; null: registered, nothing sent yet (events wait). */
+  verifiedAtMs: number | null
   lastSuccessAtMs: number | null
   lastError: string | null
   lastErrorAtMs: number | null
@@ -75,8 +83,12 @@ export interface FailedAttempt {
 }
 
 export interface WebhookStore {
-  /** Registers an endpoint; `secret` is sealed at rest. Events appended from now on reach it. */
+  /** Registers an endpoint, unverified; `secret` is sealed at rest. Events handed out from now on wait for it. */
   add(endpoint: { id: string; url: string; appId: string | null; secret: string; createdAtMs: number }): Promise<void>
+  /** One endpoint with its signing secret (opened). */
+  find(id: string): Promise<(WebhookEndpointRecord & { secret: string }) | undefined>
+  /** The receiver answered the CRC challenge: deliveries to it may start. */
+  markVerified(id: string, nowMs: number): Promise<boolean>
   list(): Promise<WebhookStatus[]>
   /** The endpoint and its deliveries; false when there was none. */
   remove(id: string): Promise<boolean>

@@ -71,6 +71,8 @@ export const STORE_METHODS = {
   revocations: { append: IN_UNIT },
   webhooks: {
     add: OUTSIDE_UNITS,
+    find: OUTSIDE_UNITS,
+    markVerified: OUTSIDE_UNITS,
     list: OUTSIDE_UNITS,
     remove: OUTSIDE_UNITS,
     claimLease: OUTSIDE_UNITS,

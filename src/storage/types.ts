@@ -341,6 +341,11 @@ export interface StorageRuntime {
    * the composition root's layers do (generation-moves.ts).
    */
   moveGeneration?: (() => Promise<void>) | undefined
+  /**
+   * Publishes a revocation event (its JSON) on the deployment's Redis channel (revocationChannel),
+   * when there is a Redis; undefined otherwise.
+   */
+  publishRevocation?: ((message: string) => Promise<unknown>) | undefined
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
   /**

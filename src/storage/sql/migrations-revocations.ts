@@ -34,6 +34,8 @@ export const REVOCATION_MIGRATIONS: Record<string, Migration> = {
         // Sealed: the HMAC key of every delivery's signature.
         .addColumn('secret', 'text', (c) => c.notNull())
         .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        // Set once the receiver answered the CRC challenge: nothing is sent before.
+        .addColumn('verified_at_ms', 'bigint')
         .addColumn('last_success_at_ms', 'bigint')
         .addColumn('last_error', 'text')
         .addColumn('last_error_at_ms', 'bigint')

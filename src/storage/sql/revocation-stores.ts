@@ -36,6 +36,7 @@ function toEndpoint(row: Selectable<WebhookEndpointsTable>) {
     url: row.url,
     appId: row.app_id,
     createdAtMs: Number(row.created_at_ms),
+    verifiedAtMs: nullableMs(row.verified_at_ms),
     lastSuccessAtMs: nullableMs(row.last_success_at_ms),
     lastError: row.last_error,
     lastErrorAtMs: nullableMs(row.last_error_at_ms),
@@ -84,11 +85,20 @@ export function createWebhookStore(db: Kysely<Database>, sealer: Sealer): Webhoo
           app_id: endpoint.appId,
           secret: sealer.seal(endpoint.secret),
           created_at_ms: endpoint.createdAtMs,
+          verified_at_ms: null,
           last_success_at_ms: null,
           last_error: null,
           last_error_at_ms: null,
         })
         .execute()
+    },
+    async find(id) {
+      const row = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && { ...toEndpoint(row), secret: sealer.open(row.secret) }
+    },
+    async markVerified(id, nowMs) {
+      const result = await db.updateTable('webhook_endpoints').set({ verified_at_ms: nowMs }).where('id', '=', id).executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
     },
     async list() {
       const endpoints = await db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at_ms').orderBy('id').execute()
@@ -175,7 +185,7 @@ export function createWebhookStore(db: Kysely<Database>, sealer: Sealer): Webhoo
         from webhook_deliveries d
         join webhook_endpoints w on w.id = d.endpoint_id
         join revocation_events e on e.id = d.event_seq
-        where d.state = 'pending' and d.next_attempt_at_ms <= ${nowMs}
+        where d.state = 'pending' and d.next_attempt_at_ms <= ${nowMs} and w.verified_at_ms is not null
           and d.event_seq = (select min(d2.event_seq) from webhook_deliveries d2 where d2.endpoint_id = d.endpoint_id and d2.state = 'pending')`.execute(db)
       return rows.map(
         (row): DueDelivery => ({

@@ -254,6 +254,8 @@ export interface WebhookEndpointsTable {
   /** Sealed. */
   secret: string
   created_at_ms: number
+  /** When the receiver answered the CRC challenge; null: nothing is sent to it yet. */
+  verified_at_ms: number | null
   last_success_at_ms: number | null
   last_error: string | null
   last_error_at_ms: number | null
