@@ -20,6 +20,7 @@ export interface WebhookReceiver {
   secret: string | undefined
   /** What a CRC challenge gets: the right token, a wrong one, or `status` with a page. */
   crc: 'right' | 'wrong' | 'page'
+  /** What a POST gets; 0: no answer at all (the request is held until the connection dies). */
   status: number
   /** Every POST, in the order it arrived (failed attempts included). */
   posts: Delivery[]
@@ -60,6 +61,7 @@ export async function startWebhookReceiver(path = '/hooks/latchkey'): Promise<We
       const delivery = { body, headers: request.headers, event: JSON.parse(body) as RevocationEvent }
       receiver.posts.push(delivery)
       const status = receiver.status
+      if (status === 0) return
       if (status >= 200 && status <= 299) accepted.add(delivery)
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'down for now')
     })
