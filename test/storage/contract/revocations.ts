@@ -49,7 +49,9 @@ export function revocationsContract({ withStores }: ContractKit): void {
         await endpoint(s, '2', '200')
         const first = event({ credentialKind: 'oauth1_access_token', type: 'access_token.invalidated', userId: '7', credentialSha256: 'ab'.repeat(32) })
         const second = event({ appId: '200' })
-        await append(s, first, second)
+        // Outside a unit too (the generation-moves check sees it alone there).
+        await s.revocations.append(first)
+        await append(s, second)
         const fanned = await s.webhooks.fanOut(10)
         assert.deepEqual(fanned.map(({ seq: _seq, ...e }) => e), [first, second])
         assert.ok(fanned[0]!.seq < fanned[1]!.seq)
