@@ -30,6 +30,7 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/test-kit.md',
   'docs/test-kit-controls.md',
   'docs/clients.md',
+  'docs/revocation-push.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */
