@@ -277,11 +277,14 @@ export const NEW_WEBHOOK = {
   additionalProperties: false,
 } as const
 
+/** One of the two: every event since a time, or the failed ones. */
 export const REPLAY = {
   type: 'object',
   properties: {
-    failed: { type: 'boolean', const: true, description: "Queue the endpoint's failed events again." },
     since: { type: 'string', format: 'date-time', description: 'Queue every event at or after this time again.' },
+    failed: { type: 'boolean', const: true, description: "Queue the endpoint's failed events again." },
   },
+  minProperties: 1,
+  maxProperties: 1,
   additionalProperties: false,
 } as const

@@ -4,6 +4,7 @@ import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
 import { webhookSignature } from '../../protocol/webhook-signature.ts'
 import type { WebhookEndpointRecord, WebhookStatus } from '../../storage/revocation-types.ts'
 import type { DomainDeps } from '../deps.ts'
+import { assertOneLine } from '../plain-text.ts'
 import { findApp } from '../registry/apps.ts'
 import type { WebhookAnswer, WebhookClient } from './webhook-client.ts'
 
@@ -16,6 +17,8 @@ const SHOWN_CHARACTERS = 200
 
 /** An endpoint's URL: http or https, no user or password in it, bounded. */
 function checkedUrl(value: string): string {
+  // WHATWG URL would percent-encode a control character and take the URL: it is the field's mistake.
+  assertOneLine(value, 'url', 'url')
   let url: URL | undefined
   try {
     url = value.length <= MAX_URL_LENGTH ? new URL(value) : undefined
