@@ -160,7 +160,7 @@ function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false
     oauth2Codes: createOAuth2CodeStore(conn, sealer),
     oauth2Grants: createOAuth2GrantStore(conn, sealer, { isInUnit }),
     revocations: createRevocationOutboxStore(conn),
-    webhooks: createWebhookStore(conn, sealer),
+    webhooks: createWebhookStore(conn, sealer, { isInUnit }),
   }
 }
 

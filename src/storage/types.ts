@@ -269,6 +269,7 @@ export type TransactionStores = Pick<
   | 'oauth2Codes'
   | 'oauth2Grants'
   | 'revocations'
+  | 'webhooks'
 >
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */

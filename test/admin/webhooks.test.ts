@@ -63,6 +63,14 @@ describe('webhook endpoints over the admin API', { timeout: 60_000 }, () => {
     await eventually(async () => assert.equal(receiver.taken().length, 2))
     assert.equal(receiver.taken()[1]!.event.id, taken!.event.id, 'replayed with the same id')
 
+    const audited = (await server.admin('GET', `/admin/v1/audit?app_id=${appId}&limit=20`)).json.data as Array<{ event: string; detail: Record<string, unknown> }>
+    const origin = new URL(receiver.url).origin
+    assert.deepEqual(
+      audited.filter((row) => row.event.startsWith('webhook.')).map((row) => [row.event, row.detail.webhook_id, row.detail.url, typeof row.detail.actor]),
+      [['webhook.replayed', id, origin, 'string'], ['webhook.verified', id, origin, 'string'], ['webhook.added', id, origin, 'string']],
+      'every change is audited with its admin token as actor, the URL by its origin only',
+    )
+    assert.ok(!JSON.stringify(audited).includes(secret))
     const both = await server.admin('POST', `/admin/v1/webhooks/${id}/replay`, { failed: true, since: new Date().toISOString() })
     assert.equal(both.status, 400)
     assert.equal((await server.admin('DELETE', `/admin/v1/webhooks/${id}`)).status, 204)

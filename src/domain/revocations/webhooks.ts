@@ -4,6 +4,7 @@ import { randomAlphanumeric, randomBase64Url } from '../../protocol/secrets.ts'
 import { webhookSignature } from '../../protocol/webhook-signature.ts'
 import type { WebhookEndpointRecord, WebhookStatus } from '../../storage/revocation-types.ts'
 import type { DomainDeps } from '../deps.ts'
+import { callbackOrigin, changeWithAudit } from '../audit.ts'
 import { assertOneLine } from '../plain-text.ts'
 import { findApp } from '../registry/apps.ts'
 import type { WebhookAnswer, WebhookClient } from './webhook-client.ts'
@@ -43,7 +44,10 @@ export async function addWebhook(deps: WebhookDeps, input: { url: string; appId?
   const secret = `whsec_${randomAlphanumeric(40)}`
   const id = deps.newId()
   const createdAtMs = deps.clock.nowMs()
-  await deps.stores.webhooks.add({ id, url, appId, secret, createdAtMs })
+  await changeWithAudit(deps, async (tx, audit) => {
+    await tx.webhooks.add({ id, url, appId, secret, createdAtMs })
+    await audit({ event: 'webhook.added', appId, detail: auditDetail(id, url) })
+  })
   return { endpoint: { id, url, appId, createdAtMs, verifiedAtMs: null, lastSuccessAtMs: null, lastError: null, lastErrorAtMs: null }, secret }
 }
 
@@ -79,7 +83,9 @@ export async function verifyWebhook(deps: WebhookDeps, id: string): Promise<Webh
     throw new ServiceError(E.invalidParameter, { message: `the webhook at ${endpoint.url} failed the CRC challenge: ${refusal}`, field: 'url' })
   }
   const verifiedAtMs = deps.clock.nowMs()
-  await deps.stores.webhooks.markVerified(endpoint.id, verifiedAtMs)
+  await changeWithAudit(deps, async (tx, audit) => {
+    if (await tx.webhooks.markVerified(endpoint.id, verifiedAtMs)) await audit({ event: 'webhook.verified', appId: endpoint.appId, detail: auditDetail(endpoint.id, endpoint.url) })
+  })
   const { secret: _secret, ...record } = endpoint
   return { ...record, verifiedAtMs }
 }
@@ -90,8 +96,14 @@ export async function findWebhook(deps: Pick<DomainDeps, 'stores'>, id: string) 
   return endpoint
 }
 
-export async function removeWebhook(deps: Pick<DomainDeps, 'stores'>, id: string): Promise<void> {
-  if (!/^\d{1,20}$/.test(id) || !(await deps.stores.webhooks.remove(id))) throw new ServiceError(E.notFound, { message: `no webhook with id ${id}` })
+export async function removeWebhook(deps: Pick<DomainDeps, 'stores' | 'clock'>, id: string): Promise<void> {
+  const endpoint = await findWebhook(deps, id)
+  const removed = await changeWithAudit(deps, async (tx, audit) => {
+    if (!(await tx.webhooks.remove(endpoint.id))) return false
+    await audit({ event: 'webhook.removed', appId: endpoint.appId, detail: auditDetail(endpoint.id, endpoint.url) })
+    return true
+  })
+  if (!removed) throw new ServiceError(E.notFound, { message: `no webhook with id ${id}` })
 }
 
 /** Every endpoint with what waits for it (pending), what it never took (failed), its last error and last success. */
@@ -105,8 +117,16 @@ export function webhookStatus(deps: Pick<DomainDeps, 'stores'>): Promise<Webhook
  */
 export async function replayWebhook(deps: Pick<DomainDeps, 'stores' | 'clock'>, id: string, what: { failed: true } | { sinceMs: number }): Promise<number> {
   const endpoint = await findWebhook(deps, id)
-  return deps.stores.webhooks.replay(endpoint.id, what, deps.clock.nowMs())
+  const which: Record<string, string | boolean> = 'failed' in what ? { failed: true } : { since: new Date(what.sinceMs).toISOString() }
+  return changeWithAudit(deps, async (tx, audit) => {
+    const queued = await tx.webhooks.replay(endpoint.id, what, deps.clock.nowMs())
+    await audit({ event: 'webhook.replayed', appId: endpoint.appId, detail: { ...auditDetail(endpoint.id, endpoint.url), ...which, queued } })
+    return queued
+  })
 }
+
+/** What the audit trail keeps of an endpoint: its id and its URL's origin (a path or query may hold the receiver's own token). */
+const auditDetail = (id: string, url: string) => ({ webhook_id: id, url: callbackOrigin(url) })
 
 function webhookClientOf(deps: Pick<DomainDeps, 'webhookClient'>): WebhookClient {
   if (!deps.webhookClient) throw new Error('no webhook client: the composition root gives one to every domain')

@@ -9,6 +9,7 @@ import type {
 } from '../revocation-types.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import type { Database, RevocationEventsTable, WebhookEndpointsTable } from './schema.ts'
+import { atomicallyOn } from './transactions.ts'
 
 const LEASE = 'delivery'
 
@@ -74,7 +75,8 @@ export function createRevocationOutboxStore(db: Kysely<Database>): RevocationOut
 }
 
 /** Webhook endpoints, their deliveries and the delivery lease, on any Kysely dialect. */
-export function createWebhookStore(db: Kysely<Database>, sealer: Sealer): WebhookStore {
+export function createWebhookStore(db: Kysely<Database>, sealer: Sealer, { isInUnit = false }: { isInUnit?: boolean } = {}): WebhookStore {
+  const atomically = atomicallyOn(db, isInUnit)
   return {
     async add(endpoint) {
       await db
@@ -111,7 +113,7 @@ export function createWebhookStore(db: Kysely<Database>, sealer: Sealer): Webhoo
       return endpoints.map((row): WebhookStatus => ({ ...toEndpoint(row), pending: countOf(row.id, 'pending'), failed: countOf(row.id, 'failed') }))
     },
     async remove(id) {
-      return db.transaction().execute(async (tx) => {
+      return atomically(async (tx) => {
         await tx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()
         const result = await tx.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst()
         return Number(result.numDeletedRows) > 0
