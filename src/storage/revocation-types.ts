@@ -62,6 +62,7 @@ export interface WebhookEndpointRecord {
 }
 
 export interface WebhookStatus extends WebhookEndpointRecord {
+  /** Events waiting for it: its pending deliveries and the outbox events not yet handed out that concern it. */
   pending: number
   failed: number
 }

@@ -51,9 +51,9 @@ describe('latchkey webhook', { timeout: 60_000 }, () => {
       assert.equal(verified.verified, true)
 
       await json(['app', 'update', String(app.app_id), '--suspended'], env)
-      // No server runs here: the event waits in the outbox until a serve process hands it out.
+      // No server runs here: the event waits in the outbox until a serve process sends it.
       const status = await json(['webhook', 'status', id], env)
-      assert.deepEqual([status.id, status.pending, status.failed, status.last_error], [id, 0, 0, null])
+      assert.deepEqual([status.id, status.pending, status.failed, status.last_error], [id, 1, 0, null])
       refusal(await runCli(['webhook', 'replay', id], env), /give --failed, or --since/)
       assert.deepEqual(await json(['webhook', 'replay', id, '--failed'], env), { id, queued: 0 })
       refusal(await runCli(['webhook', 'remove', '12345'], env), /no webhook with id 12345/)

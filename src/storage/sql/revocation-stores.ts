@@ -109,8 +109,16 @@ export function createWebhookStore(db: Kysely<Database>, sealer: Sealer, { isInU
         .select(['endpoint_id', 'state', (eb) => eb.fn.countAll<number | string>().as('n')])
         .groupBy(['endpoint_id', 'state'])
         .execute()
+      // Events not yet handed out wait for their endpoints too (the delivery loop has not run since).
+      const unfanned = await db
+        .selectFrom('revocation_events')
+        .select(['app_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('fanned', '=', 0)
+        .groupBy('app_id')
+        .execute()
+      const waiting = (appId: string | null) => unfanned.filter((u) => appId === null || u.app_id === appId).reduce((sum, u) => sum + Number(u.n), 0)
       const countOf = (id: string, state: string) => Number(counts.find((c) => c.endpoint_id === id && c.state === state)?.n ?? 0)
-      return endpoints.map((row): WebhookStatus => ({ ...toEndpoint(row), pending: countOf(row.id, 'pending'), failed: countOf(row.id, 'failed') }))
+      return endpoints.map((row): WebhookStatus => ({ ...toEndpoint(row), pending: countOf(row.id, 'pending') + waiting(row.app_id), failed: countOf(row.id, 'failed') }))
     },
     async remove(id) {
       return atomically(async (tx) => {

@@ -103,6 +103,7 @@ export function revocationsContract({ withStores }: ContractKit): void {
       await withStores(async (s) => {
         await s.webhooks.add({ id: '5', url: 'https://rs.example/5', appId: null, secret: 'whsec_5', createdAtMs: NOW })
         await append(s, event())
+        assert.deepEqual((await s.webhooks.list()).map((e) => e.pending), [1], 'waiting before it is handed out too')
         await assert.rejects(
           s.transaction(async (tx) => {
             await tx.revocations.append(event())
