@@ -15,7 +15,7 @@ import { revokeUserToken } from '../../../src/domain/oauth2-user/revoke.ts'
 import { deleteApp, rotateAppKeys, updateApp } from '../../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { startRevocationDelivery, type RevocationDelivery } from '../../../src/domain/revocations/delivery.ts'
-import { addWebhook, verifyWebhook, webhookStatus } from '../../../src/domain/revocations/webhooks.ts'
+import { addWebhook, replayWebhook, verifyWebhook, webhookStatus } from '../../../src/domain/revocations/webhooks.ts'
 import { revocationChannel } from '../../../src/storage/revocation-types.ts'
 import { inputOf, openDomainTier, signedInput, TIER_URL, type DomainTier } from '../../helpers/domain-tier.ts'
 import { eventually } from '../../helpers/eventually.ts'
@@ -200,6 +200,31 @@ describe('revocation push', { timeout: 60_000 }, () => {
     assert.equal(taken[0]!.body, receiver.posts[0]!.body, 'and its body, byte for byte')
     const [up] = await webhookStatus(tier.domain)
     assert.deepEqual([up?.pending, up?.failed], [0, 0])
+  })
+
+  test('an event not taken within the retention is marked failed and the next one goes; replay sends it again, same id', async () => {
+    await registered()
+    receiver.status = 500
+    // The loop on the tier's clock, which moves only when told: past the retention in one step.
+    delivery = startRevocationDelivery(tier.domain, { holder: 'test', onError: (_m, error) => errors.push(error) })
+    const [old, recent] = [await makeApp(tier.domain), await makeApp(tier.domain)]
+    await rotateAppKeys(tier.domain, old.id)
+    await eventually(async () => assert.equal(receiver.posts.length, 1))
+    tier.clock.advance(tier.domain.settings.revocationRetentionHours * 3_600_000 + 1_000)
+    await eventually(async () => assert.equal(receiver.posts.length, 2, 'tried once more, past the retention'))
+    const status = await eventually(async () => {
+      const [found] = await webhookStatus(tier.domain)
+      assert.deepEqual([found?.pending, found?.failed], [0, 1], 'the old event failed: past the retention when its attempt failed')
+      return found
+    })
+    receiver.status = 200
+    await rotateAppKeys(tier.domain, recent.id)
+    await eventually(async () => assert.deepEqual(receiver.taken().map((d) => d.event.app_id), [recent.id], 'the next one goes'))
+    const firstId = receiver.posts[0]!.event.id
+    assert.equal(await replayWebhook(tier.domain, status!.id, { failed: true }), 1)
+    await eventually(async () => assert.deepEqual(receiver.taken().map((d) => d.event.id).slice(1), [firstId]))
+    const [after] = await webhookStatus(tier.domain)
+    assert.deepEqual([after?.pending, after?.failed], [0, 0])
   })
 
   test('an endpoint for one app gets only that app\'s events', async () => {
