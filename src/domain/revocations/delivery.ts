@@ -2,7 +2,7 @@ import { SIGNATURE_HEADER, webhookSignature } from '../../protocol/webhook-signa
 import type { DueDelivery } from '../../storage/revocation-types.ts'
 import type { DomainDeps } from '../deps.ts'
 import { revocationEventJson } from './events.ts'
-import type { WebhookAnswer } from './webhook-client.ts'
+import type { WebhookAnswer, WebhookClient } from './webhook-client.ts'
 
 /** The first retry waits this long; each next one twice as long, up to BACKOFF_CAP_MS. */
 export const FIRST_RETRY_MS = 1_000
@@ -32,7 +32,7 @@ export interface DeliveryOptions {
   onError(message: string, error: unknown): void
 }
 
-type DeliveryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'webhookClient'>
+type DeliveryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings'> & { webhookClient: WebhookClient }
 
 /**
  * The revocation push's delivery loop, off every request's path: one process at a time holds the
@@ -42,7 +42,10 @@ type DeliveryDeps = Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'webhookC
  * event past the retention is marked failed. At least once: an event leaves its endpoint's queue
  * only after a 2xx, so a process killed mid-delivery leaves it for the next holder.
  */
-export function startRevocationDelivery(deps: DeliveryDeps, options: DeliveryOptions): RevocationDelivery {
+export function startRevocationDelivery(domain: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'webhookClient'>, options: DeliveryOptions): RevocationDelivery {
+  const { webhookClient } = domain
+  if (!webhookClient) throw new Error('no webhook client: the composition root gives one to every domain')
+  const deps: DeliveryDeps = { ...domain, webhookClient }
   const timeoutMs = deps.settings.webhookTimeoutSeconds * 1000
   // The lease outlives a turn's slowest delivery: no second holder starts while one still sends.
   const leaseMs = Math.max(10_000, 2 * timeoutMs + 5_000)
@@ -94,7 +97,7 @@ async function turn(deps: DeliveryDeps, options: DeliveryOptions, { leaseMs, tim
 async function deliver(deps: DeliveryDeps, { endpoint, event, attempts }: DueDelivery, timeoutMs: number, retentionMs: number): Promise<boolean> {
   const body = JSON.stringify(revocationEventJson(event))
   const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: webhookSignature(endpoint.secret, body), 'x-latchkey-event-id': event.id }
-  const answer = await deps.webhookClient!.post(endpoint.url, body, headers, timeoutMs)
+  const answer = await deps.webhookClient.post(endpoint.url, body, headers, timeoutMs)
   const nowMs = deps.clock.nowMs()
   if (!('error' in answer) && answer.status >= 200 && answer.status <= 299) {
     await deps.stores.webhooks.delivered(endpoint.id, event.seq, nowMs)
