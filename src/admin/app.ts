@@ -13,6 +13,7 @@ import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } f
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { userRoutes } from './routes/users.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { registerTestKit, type TestKitControls } from './routes/test-kit.ts'
 
 export interface AdminAppDeps {
@@ -118,6 +119,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
         { name: 'apps', description: 'Registered applications and their credentials' },
         { name: 'authorizations', description: 'Which apps a person has authorized' },
         { name: 'audit', description: 'The audit trail' },
+        { name: 'webhooks', description: 'The revocation push: endpoints told when a credential ends' },
         ...(testKit ? [{ name: 'test', description: "The test mode's control calls (serve --test only)" }] : []),
       ],
     },
@@ -126,6 +128,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
   await app.register(userRoutes)
   await app.register(appRoutes)
   await app.register(auditRoutes)
+  await app.register(webhookRoutes)
   if (testKit) await registerTestKit(app, testKit)
   // Served with the admin listener's own address as the reader reached it (no proxy stands before it).
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }))

@@ -240,3 +240,51 @@ export const ROTATED = {
   properties: { consumer_key: { type: 'string' }, consumer_secret: { type: 'string' }, previous_key_expires_at: { type: ['string', 'null'], format: 'date-time' } },
   additionalProperties: false,
 } as const
+
+const NULLABLE_TIME = { type: ['string', 'null'], format: 'date-time' } as const
+
+/** A webhook endpoint of the revocation push (never its secret, but once, at registration). */
+export const WEBHOOK = {
+  type: 'object',
+  required: ['id', 'url', 'app_id', 'created_at', 'verified', 'last_success_at', 'last_error', 'last_error_at'],
+  properties: {
+    id: ID,
+    url: { type: 'string' },
+    app_id: { type: ['string', 'null'], description: "Only this app's events; null: every event." },
+    created_at: TIME,
+    verified: { type: 'boolean', description: 'Whether the receiver answered the CRC challenge: nothing is sent before.' },
+    last_success_at: NULLABLE_TIME,
+    last_error: { type: ['string', 'null'] },
+    last_error_at: NULLABLE_TIME,
+  },
+  additionalProperties: false,
+} as const
+
+export const WEBHOOK_STATUS = {
+  ...WEBHOOK,
+  required: [...WEBHOOK.required, 'pending', 'failed'],
+  properties: {
+    ...WEBHOOK.properties,
+    pending: { type: 'integer', description: 'Events waiting to be delivered.' },
+    failed: { type: 'integer', description: 'Events not delivered within the revocation retention (replay sends them again).' },
+  },
+} as const
+
+export const NEW_WEBHOOK = {
+  type: 'object',
+  required: ['url'],
+  properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, app_id: ID },
+  additionalProperties: false,
+} as const
+
+/** One of the two: every event since a time, or the failed ones. */
+export const REPLAY = {
+  type: 'object',
+  properties: {
+    since: { type: 'string', format: 'date-time', description: 'Queue every event at or after this time again.' },
+    failed: { type: 'boolean', const: true, description: "Queue the endpoint's failed events again." },
+  },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+} as const

@@ -5,6 +5,7 @@ import { ConfigError } from '../config/load.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { DatabaseRefusedError, SealError, StorageUnavailableError } from '../storage/index.ts'
 import { adminTokenCommand } from './commands/admin-tokens.ts'
+import { webhookCommand } from './commands/webhooks.ts'
 import { appCommand } from './commands/apps.ts'
 import { auditCommand } from './commands/audit.ts'
 import { backupCommand, copyCommand, restoreCommand } from './commands/data.ts'
@@ -24,7 +25,7 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`latchkey: ${oneLine(text.replace(/^error: /, ''))}\n`) })
-  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), backupCommand(), restoreCommand(), copyCommand(), demoCommand(), seedCommand()]) {
+  for (const command of [serveCommand(), migrateCommand(), userCommand(), appCommand(), keysCommand(), auditCommand(), adminTokenCommand(), webhookCommand(), backupCommand(), restoreCommand(), copyCommand(), demoCommand(), seedCommand()]) {
     program.addCommand(command)
   }
   for (const command of allCommands(program)) command.exitOverride().configureOutput(program.configureOutput())

@@ -11,6 +11,7 @@ import { ConfigError } from '../config/load.ts'
 import type { Observed } from '../observability/setup.ts'
 import { KeyringError, newKeyring, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from '../storage/index.ts'
 import { layeredStorage } from './store-layers.ts'
+import { createWebhookClient } from './webhook-client.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -27,6 +28,8 @@ export function domainSettings(config: Config): DomainSettings {
     signInWindowSeconds: config.signInWindowSeconds,
     sessionIdleTimeoutSeconds: config.sessionIdleTimeoutSeconds,
     sessionLifetimeSeconds: config.sessionLifetimeSeconds,
+    revocationRetentionHours: config.revocationRetentionHours,
+    webhookTimeoutSeconds: config.webhookTimeoutSeconds,
   }
 }
 
@@ -61,6 +64,7 @@ export function createDomainDeps(
       ) as DomainLimiters['service'],
     },
     signatureFailures,
+    webhookClient: createWebhookClient(),
   }
 }
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildAdminApp } from '../admin/app.ts'
@@ -7,6 +9,7 @@ import type { Config } from '../config/settings.ts'
 import { createTestClock, systemClock, type TestClock } from '../domain/clock.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import { startHousekeeping, type Housekeeping } from '../domain/housekeeping.ts'
+import { startRevocationDelivery, type RevocationDelivery } from '../domain/revocations/delivery.ts'
 import { aggregateWorkerMetrics } from '../observability/cluster-metrics.ts'
 import { createObservability, type Observability } from '../observability/setup.ts'
 import { createFaultQueue } from '../web/test-kit/faults.ts'
@@ -27,7 +30,7 @@ export interface Service {
   admin: FastifyInstance | undefined
   /** The test mode's controls (`--test`): its clock and its reset; undefined otherwise. */
   testKit: TestKitControls | undefined
-  /** Once listening: the housekeeping (audit retention, expired rows), which close() stops. */
+  /** Once listening: the housekeeping (audit retention, expired rows) and the revocation push's delivery, which close() stops. */
   startHousekeeping(): void
   /** Stops the apps (in-flight requests drain) and the housekeeping, then writes in flight, tracing and the stores. */
   close(): Promise<void>
@@ -76,6 +79,7 @@ export async function composeService(config: Config, options: ServiceOptions): P
       ? undefined
       : await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
     let housekeeping: Housekeeping | undefined
+    let delivery: RevocationDelivery | undefined
     return {
       domain,
       observability,
@@ -87,9 +91,14 @@ export async function composeService(config: Config, options: ServiceOptions): P
           auditRetentionDays: config.auditRetentionDays,
           onError: (message, error) => logger.warn({ err: error }, message),
         })
+        delivery = startRevocationDelivery(domain, {
+          holder: `${hostname()}:${process.pid}:${randomUUID()}`,
+          publish: domain.runtime.publishRevocation,
+          onError: (message, error) => logger.warn({ err: error }, message),
+        })
       },
       async close() {
-        await Promise.all([app.close(), admin?.close(), housekeeping?.stop()])
+        await Promise.all([app.close(), admin?.close(), housekeeping?.stop(), delivery?.stop()])
         await closeDomain()
       },
     }

@@ -329,6 +329,21 @@ export const SETTINGS = {
     default: 900,
     description: 'The window in which failed sign-ins are counted.',
   }),
+  revocationRetentionHours: setting({
+    flag: '--revocation-retention <hours>',
+    env: 'LATCHKEY_REVOCATION_RETENTION',
+    schema: positiveInt,
+    default: 72,
+    description:
+      'A revocation event a webhook endpoint has not taken this long after the credential ended is marked failed for it (`latchkey webhook replay` sends it again); delivered events are deleted after this long (docs/revocation-push.md).',
+  }),
+  webhookTimeoutSeconds: setting({
+    flag: '--webhook-timeout <seconds>',
+    env: 'LATCHKEY_WEBHOOK_TIMEOUT',
+    schema: positiveInt,
+    default: 5,
+    description: 'How long a webhook delivery or CRC challenge may take before it counts as failed (the delivery is tried again later).',
+  }),
   sessionIdleTimeoutSeconds: setting({
     flag: '--session-idle-timeout <seconds>',
     env: 'LATCHKEY_SESSION_IDLE_TIMEOUT',

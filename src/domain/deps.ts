@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts'
 import type { RateLimitedResource, ServiceLimit } from './rate-limit-table.ts'
 import type { DomainObserver } from './observe.ts'
 import type { SignatureFailureLog } from './console/signature-failures.ts'
+import type { WebhookClient } from './revocations/webhook-client.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -17,6 +18,10 @@ export interface DomainSettings {
   sessionIdleTimeoutSeconds: number
   /** A browser session ends this long after sign-in. */
   sessionLifetimeSeconds: number
+  /** A revocation event not delivered this long after it happened is marked failed; delivered ones are deleted after it. */
+  revocationRetentionHours: number
+  /** One webhook delivery or CRC challenge may take this long. */
+  webhookTimeoutSeconds: number
 }
 
 /** Every limiter, made once by the composition root from the limits of rate-limit-table.ts. */
@@ -40,6 +45,8 @@ export interface DomainDeps {
   limiters: DomainLimiters
   /** Told of outcomes (verifications, tokens, limits, sign-ins) for the metrics; none in the CLI. */
   observe?: DomainObserver
+  /** Outbound HTTP to webhook endpoints (the revocation push): made by the composition root. */
+  webhookClient?: WebhookClient
   /** Each app's recent refused signed requests, for its developer (the console's diagnostics). */
   signatureFailures?: SignatureFailureLog
 }

@@ -33,6 +33,7 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/resource-servers.md',
   'docs/check-request.md',
   'docs/forward-auth.md',
+  'docs/revocation-push.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */

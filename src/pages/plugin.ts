@@ -4,6 +4,7 @@ import type { DomainDeps } from '../domain/deps.ts'
 import type { SignInThrottle } from '../domain/sign-in.ts'
 import { consoleAccountRoutes } from './console/account-routes.ts'
 import { consoleAppRoutes } from './console/app-routes.ts'
+import { consoleWebhookRoutes } from './console/webhook-routes.ts'
 import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
 import { homeRoutes, type HomeSettings } from './home-routes.ts'
@@ -56,6 +57,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
       pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
       await pages.register(consoleAccountRoutes(context))
       await pages.register(consoleAppRoutes(context))
+      await pages.register(consoleWebhookRoutes(context))
       await pages.register(connectedAppsRoutes(context))
       await pages.register(accountSettingsRoutes(context))
       await pages.register(sudoRoutes(context))

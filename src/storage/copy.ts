@@ -25,10 +25,14 @@ export const COPIED_TABLES = [
   { table: 'oauth2_codes', key: 'code_hash' },
   { table: 'oauth2_tokens', key: 'token_hash' },
   { table: 'sign_in_unlocks', key: 'throttle_key' },
+  { table: 'revocation_events', key: 'id' },
+  { table: 'webhook_endpoints', key: 'id' },
+  { table: 'webhook_deliveries', key: 'id' },
+  { table: 'revocation_lease', key: 'name' },
 ] as const
 
 /** The tables whose key PostgreSQL numbers itself (bigserial): its sequence goes on after the copied rows. */
-const NUMBERED = ['audit_events', 'signature_failures']
+const NUMBERED = ['audit_events', 'signature_failures', 'revocation_events']
 
 /** Rows read and written at a time: few enough for every driver's limit on values in one statement. */
 const BATCH = 500

@@ -11,6 +11,7 @@ import { createBrowserSessionStore } from './sql/session-store.ts'
 import { createSignatureFailureStore } from './sql/signature-failure-store.ts'
 import { createOAuth2ClientStore, createOAuth2CodeStore, createOAuth2GrantStore } from './sql/oauth2-stores.ts'
 import { createAppStore, createUserStore } from './sql/registry-stores.ts'
+import { createRevocationOutboxStore, createWebhookStore } from './sql/revocation-stores.ts'
 import { createAccessTokenStore, createBearerTokenStore, createRequestTokenStore } from './sql/token-stores.ts'
 import { createMemoryLimiterFactory } from './memory/limiter.ts'
 import { createMemoryNonceStore } from './memory/nonce-store.ts'
@@ -31,6 +32,7 @@ import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
 import { createRedisGeneration } from './redis/generation.ts'
 import { UNIT_STORE_NAMES } from './store-methods.ts'
+import { revocationChannel } from './revocation-types.ts'
 import { claimGenerationHome } from './postgres/generation-home.ts'
 
 export interface StorageOptions {
@@ -157,6 +159,8 @@ function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false
     oauth2Clients: createOAuth2ClientStore(conn, sealer),
     oauth2Codes: createOAuth2CodeStore(conn, sealer),
     oauth2Grants: createOAuth2GrantStore(conn, sealer, { isInUnit }),
+    revocations: createRevocationOutboxStore(conn),
+    webhooks: createWebhookStore(conn, sealer, { isInUnit }),
   }
 }
 
@@ -217,6 +221,7 @@ export function createSqlStorage(
     limiters,
     generation: generation?.read,
     moveGeneration: generation?.move,
+    publishRevocation: shared && ((message) => shared.redis.publish(revocationChannel(shared.keyPrefix), message)),
     ...(kept && clocked && memoryNonces
       ? {
           testState: {

@@ -182,6 +182,10 @@ export const AUDIT_EVENTS = [
   'oauth2_token.issued',
   'oauth2_token.refreshed',
   'oauth2_grant.revoked',
+  'webhook.added',
+  'webhook.verified',
+  'webhook.replayed',
+  'webhook.removed',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

@@ -67,6 +67,24 @@ export const STORE_METHODS = {
   oauth2Clients: { findByAppId: IN_UNIT, findByClientId: IN_UNIT, findByAppIds: IN_UNIT, save: IN_UNIT, delete: IN_UNIT },
   oauth2Codes: { create: IN_UNIT, redeem: IN_UNIT, deleteExpired: IN_UNIT },
   oauth2Grants: { create: WRITE_IN_UNIT, rotate: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, revokeAll: WRITE_IN_UNIT, findToken: LOOKUP_IN_UNIT, listLive: IN_UNIT },
+  // The outbox is written in the unit of the change that ended a credential (src/domain/audit.ts).
+  revocations: { append: IN_UNIT },
+  // An operator's changes go in a unit with their audit row; the delivery loop's calls do not.
+  webhooks: {
+    add: IN_UNIT,
+    find: OUTSIDE_UNITS,
+    markVerified: IN_UNIT,
+    list: OUTSIDE_UNITS,
+    remove: IN_UNIT,
+    claimLease: OUTSIDE_UNITS,
+    releaseLease: OUTSIDE_UNITS,
+    fanOut: OUTSIDE_UNITS,
+    due: OUTSIDE_UNITS,
+    delivered: OUTSIDE_UNITS,
+    attemptFailed: OUTSIDE_UNITS,
+    replay: IN_UNIT,
+    prune: OUTSIDE_UNITS,
+  },
 } as const satisfies { readonly [S in StoreName]: { readonly [M in keyof Stores[S]]-?: MethodTraits } }
 
 type Table = typeof STORE_METHODS

@@ -1,3 +1,4 @@
+import type { RevocationOutboxStore, WebhookStore } from './revocation-types.ts'
 import type { AccessLevel, AccessTokenRecord, AppRecord, AuditEventRecord, BearerTokenRecord, BrowserSessionRecord, RequestTokenRecord, SignatureFailure, UserRecord } from './records.ts'
 import type { AdminTokenStore, ListingStore, SignInUnlockStore } from './admin-types.ts'
 import type { OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
@@ -256,7 +257,19 @@ export type { CodeRedemption, NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore
  */
 export type TransactionStores = Pick<
   Stores,
-  'users' | 'apps' | 'requestTokens' | 'accessTokens' | 'bearerTokens' | 'audit' | 'adminTokens' | 'signInUnlocks' | 'oauth2Clients' | 'oauth2Codes' | 'oauth2Grants'
+    | 'users'
+  | 'apps'
+  | 'requestTokens'
+  | 'accessTokens'
+  | 'bearerTokens'
+  | 'audit'
+  | 'adminTokens'
+  | 'signInUnlocks'
+  | 'oauth2Clients'
+  | 'oauth2Codes'
+  | 'oauth2Grants'
+  | 'revocations'
+  | 'webhooks'
 >
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
@@ -290,6 +303,10 @@ export interface Stores {
   oauth2Clients: OAuth2ClientStore
   oauth2Codes: OAuth2CodeStore
   oauth2Grants: OAuth2GrantStore
+  /** The revocation push (revocation-types.ts): the outbox every credential end writes in its unit of work. */
+  revocations: RevocationOutboxStore
+  /** The webhook endpoints, their deliveries and the delivery lease. */
+  webhooks: WebhookStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the
@@ -325,6 +342,11 @@ export interface StorageRuntime {
    * the composition root's layers do (generation-moves.ts).
    */
   moveGeneration?: (() => Promise<void>) | undefined
+  /**
+   * Publishes a revocation event (its JSON) on the deployment's Redis channel (revocationChannel),
+   * when there is a Redis; undefined otherwise.
+   */
+  publishRevocation?: ((message: string) => Promise<unknown>) | undefined
   /** A secret for `purpose` derived from the master keyring by HKDF: the same on every instance that shares it. */
   deriveSecret(purpose: string): string
   /**

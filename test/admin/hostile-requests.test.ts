@@ -140,7 +140,8 @@ function adminAttempts(f: Fixture): fc.Arbitrary<Attempt> {
         .map((value) => ({ how: 'a bad admin token', value, live: false })),
     },
   )
-  const pathFor = (template: string, user: string, app: string) => template.replace('{user_id}', user).replace('{app_id}', app)
+  // No webhook exists in the fixture: a webhook id is any id, no record's (404) or odd (400).
+  const pathFor = (template: string, user: string, app: string) => template.replace('{user_id}', user).replace('{app_id}', app).replace('{webhook_id}', app)
 
   const request = fc
     .record({ op: operation, token, user: idArbs.user, app: idArbs.app, extra: fc.nat({ max: 99 }) })

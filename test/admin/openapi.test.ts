@@ -12,6 +12,7 @@ import type { HttpSettings } from '../../src/app.ts'
 import { publicOpenApi } from '../../src/http/openapi-public.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 type Document = { paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: object }> }> }>> }
 
@@ -157,6 +158,26 @@ describe('every admin operation answers as the admin document says', () => {
     await call('GET', `/admin/v1/audit?app_id=${app.app_id}&limit=2`)
     await call('DELETE', `/admin/v1/apps/${app.app_id}`)
     await call('GET', `/admin/v1/apps/${app.app_id}`)
+  })
+
+  test('webhook endpoints: registered, verified by the CRC challenge, listed, replayed, removed, with their errors', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const created = (await call('POST', '/admin/v1/webhooks', { url: receiver.url })).json
+      await call('POST', '/admin/v1/webhooks', { url: 'ftp://rs.example/hook' })
+      await call('POST', `/admin/v1/webhooks/${created.id}/verify`)
+      receiver.secret = created.secret
+      await call('POST', `/admin/v1/webhooks/${created.id}/verify`)
+      await call('GET', '/admin/v1/webhooks')
+      await call('GET', `/admin/v1/webhooks/${created.id}`)
+      await call('GET', '/admin/v1/webhooks/1')
+      await call('POST', `/admin/v1/webhooks/${created.id}/replay`, { failed: true })
+      await call('POST', `/admin/v1/webhooks/${created.id}/replay`, {})
+      await call('DELETE', `/admin/v1/webhooks/${created.id}`)
+      await call('DELETE', `/admin/v1/webhooks/${created.id}`)
+    } finally {
+      await receiver.close()
+    }
   })
 
   test('every documented operation was answered with success at least once', () => {

@@ -12,6 +12,7 @@ import { handOutBearerToken } from '../../src/domain/oauth2/bearer-token.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
 import { TEST_DATABASE_URL } from '../helpers/backends.ts'
 import { newlyStoredControlCharacters, storedControlCharacters, tableContents } from '../helpers/stored-rows.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 interface Schema {
   type?: string | string[]
@@ -94,6 +95,8 @@ function textFields(document: { paths: Record<string, Record<string, Operation>>
 interface Fixture {
   user: { user_id: string; screen_name: string }
   app: { app_id: string }
+  /** A webhook endpoint whose receiver answers its CRC challenge. */
+  webhook: { id: string }
 }
 
 let made = 0
@@ -106,6 +109,7 @@ const SAMPLES: Record<string, string> = {
   description: 'Sample description',
   website: 'https://ok.example/',
   callbacks: 'https://ok.example/cb',
+  url: 'https://rs.example/hook',
 }
 
 /** A value the field accepts, for this fixture (cursors are asked of the list itself). */
@@ -117,6 +121,7 @@ async function sample(field: Pick<TextField, 'name' | 'schema' | 'operationId' |
   if (schema.pattern === ID.pattern) {
     if (name === 'owner' || name === 'user_id') return fixture.user.user_id
     if (name === 'app_id') return fixture.app.app_id
+    if (name === 'webhook_id') return fixture.webhook.id
     assert.fail(`${name}: an id of what? Add it to sample()`)
   }
   if (name === 'screen_name') return field.operationId === 'createUser' ? freshScreenName() : fixture.user.screen_name
@@ -184,16 +189,21 @@ const namesField = (answer: AdminAnswer, name: string) =>
 describe(`every string field of the admin API refuses control characters (${TEST_DATABASE_URL ? 'PostgreSQL + Redis' : 'SQLite'})`, () => {
   let server: AdminTestServer
   let fields: TextField[]
+  let receiver: WebhookReceiver
 
   before(async () => {
     server = await injectedAdminTestServer()
+    receiver = await startWebhookReceiver()
     const served = await server.admin('GET', '/admin/v1/openapi.json')
     assert.equal(served.status, 200)
     const { servers: _reachedAt, ...document } = served.json as Record<string, unknown>
     assert.deepEqual(document, JSON.parse(JSON.stringify(await renderAdminOpenApi())), 'the served document is the built one, but for its address')
     fields = textFields(served.json)
   })
-  after(() => server.close())
+  after(async () => {
+    await receiver.close()
+    await server.close()
+  })
 
   async function freshFixture(): Promise<Fixture> {
     const made: Fixture[] = []
@@ -215,7 +225,11 @@ describe(`every string field of the admin API refuses control characters (${TEST
       const owner = await server.admin('POST', `/admin/v1/apps/${app.json.app_id}/owner-token`)
       assert.equal(owner.status, 200, owner.text)
       await handOutBearerToken(server.domain, app.json.app_id, null)
-      made.push({ user: person.json, app: app.json })
+      // A webhook the receiver answers for (the fixture's, the first), so that verifying it goes through.
+      const webhook = await server.admin('POST', '/admin/v1/webhooks', { url: receiver.url })
+      assert.equal(webhook.status, 201, webhook.text)
+      if (i === 0) receiver.secret = webhook.json.secret
+      made.push({ user: person.json, app: app.json, webhook: webhook.json })
     }
     return made[0]!
   }

@@ -5,6 +5,7 @@ import { auditContract } from './contract/audit.ts'
 import { limitersContract } from './contract/limiters.ts'
 import { credentialLookupsContract } from './contract/lookups.ts'
 import { requestTokensContract } from './contract/request-tokens.ts'
+import { revocationsContract } from './contract/revocations.ts'
 import { tokensContract } from './contract/tokens.ts'
 import { usersContract } from './contract/users.ts'
 
@@ -30,5 +31,6 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
     tokensContract(kit)
     auditContract(kit)
     limitersContract(kit)
+    revocationsContract(kit)
   })
 }

@@ -59,6 +59,11 @@ async function sourceWithEveryTable(): Promise<string> {
     const code = { appId: app.id, userId: user.id, redirectUri: 'https://app.example/cb', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', challengeMethod: 'S256' as const, scopes: ['users.read'], createdAtMs: nowMs, expiresAtMs: nowMs + 30_000 }
     await stores.oauth2Codes.create(`code-${nowMs}`, code)
     await stores.signInUnlocks.record('address:192.0.2.1', nowMs)
+    // The revocation push: an endpoint, an outbox event (the key rotation's) handed to it, the lease.
+    await stores.webhooks.add({ id: '77', url: 'https://rs.example/hook', appId: null, secret: 'whsec_copied', createdAtMs: nowMs })
+    await stores.transaction((tx) => tx.revocations.append({ id: '5f0c7d0e-0000-4000-8000-000000000001', type: 'app.deleted', atMs: nowMs, appId: app.id, userId: null, credentialKind: 'app', credentialSha256: null }))
+    await stores.webhooks.fanOut(10)
+    await stores.webhooks.claimLease('copy-test', nowMs, 10_000)
   } finally {
     await storage.runtime.close()
   }

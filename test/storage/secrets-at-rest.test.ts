@@ -9,6 +9,7 @@ import { checkAuthorizationRequest } from '../../src/domain/oauth2-user/authoriz
 import { regenerateClientSecret, setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { approveAuthorizationRequest } from '../../src/domain/oauth2-user/consent.ts'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
+import { addWebhook } from '../../src/domain/revocations/webhooks.ts'
 import { isPostgresUrl } from '../../src/storage/urls.ts'
 import { consentInBrowser } from '../helpers/consent-pages.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
@@ -61,6 +62,9 @@ describe('no secret or token is stored in clear', () => {
     })
     issued.set('bearer token', bearer.json.access_token)
     issued.set('bearer token, decoded', decodeURIComponent(bearer.json.access_token))
+
+    // The revocation push: an endpoint's signing secret (the endpoint is never called here).
+    issued.set('webhook signing secret', (await addWebhook(server.domain, { url: 'https://rs.example/hook' })).secret)
 
     // OAuth 2.0 user context: a client secret and, through its grace period, the one before it; a code,
     // exchanged for an access and a refresh token.

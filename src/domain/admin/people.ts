@@ -2,6 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { changeWithAudit } from '../audit.ts'
+import { tokenSha256 } from '../revocations/events.ts'
 import { wireName } from '../vocabulary.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
@@ -70,7 +71,7 @@ export async function revokeBearerToken(deps: Deps, appRef: string): Promise<voi
   const revoked = await changeWithAudit(deps, async (tx, audit) => {
     const live = await tx.bearerTokens.findLive(app.id)
     if (!live || !(await tx.bearerTokens.revoke(live.token, deps.clock.nowMs()))) return false
-    await audit({ event: 'bearer_token.invalidated', appId: app.id, detail: { via: 'admin' } })
+    await audit({ event: 'bearer_token.invalidated', appId: app.id, detail: { via: 'admin' }, endedTokenSha256: tokenSha256(live.token) })
     return true
   })
   if (!revoked) throw new ServiceError(E.notFound, { message: `app ${app.id} has no outstanding bearer token` })

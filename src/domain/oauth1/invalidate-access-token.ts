@@ -1,6 +1,7 @@
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { changeWithAudit } from '../audit.ts'
+import { tokenSha256 } from '../revocations/events.ts'
 import type { AccessTokenRecord, AppRecord } from '../../storage/records.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
@@ -33,6 +34,7 @@ async function revoke(deps: InvalidateAccessTokenDeps, input: RequestInput, app:
       userId: token.userId,
       address: input.clientAddress,
       detail: { access_level: token.accessLevel },
+      endedTokenSha256: tokenSha256(token.token),
     })
     return true
   })

@@ -41,7 +41,8 @@ export async function setOAuth2Client(
   const current = await deps.stores.oauth2Clients.findByAppId(input.appId)
   if (input.setting === (current?.type ?? 'off')) return { client: current }
   return changeWithAudit(deps, async (tx, audit) => {
-    const detail = { oauth2: input.setting }
+    // grants_ended: a revocation event (src/domain/revocations/events.ts) when there were grants to end.
+    const detail = { oauth2: input.setting, ...(current ? { grants_ended: true } : {}) }
     if (current) await tx.oauth2Grants.revokeAll({ appId: input.appId }, nowMs)
     if (input.setting === 'off') {
       await tx.oauth2Clients.delete(input.appId)

@@ -1,6 +1,7 @@
 import { E } from '../../errors/catalogue.ts'
 import { assertThat } from '../../errors/service-error.ts'
-import { recordAudit } from '../audit.ts'
+import { changeWithAudit } from '../audit.ts'
+import { tokenSha256 } from '../revocations/events.ts'
 import type { DomainDeps } from '../deps.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
@@ -28,16 +29,21 @@ export async function revokeUserToken(deps: RevokeUserTokenDeps, input: RequestI
     const token = param(params, 'token')
     assertThat(token, E.oauth2InvalidRequest, { message: 'Missing required parameter [token].' })
     const found = await deps.stores.oauth2Grants.findToken(token)
-    if (found && found.grant.appId === app.id && (await deps.stores.oauth2Grants.revoke(found.grant.id, deps.clock.nowMs()))) {
-      await recordAudit(deps, {
+    if (found?.grant.appId !== app.id) return { revoked: true as const }
+    // The revocation, its audit row and its revocation event in one unit.
+    const revoked = await changeWithAudit(deps, async (tx, audit) => {
+      if (!(await tx.oauth2Grants.revoke(found.grant.id, deps.clock.nowMs()))) return false
+      await audit({
         event: 'oauth2_grant.revoked',
         appId: app.id,
         userId: found.grant.userId,
         address: input.clientAddress ?? null,
         detail: { reason: 'revoke', token_type: found.token.kind },
+        endedTokenSha256: tokenSha256(token),
       })
-      deps.observe?.tokenInvalidated('user_access_token', 'revoke')
-    }
+      return true
+    })
+    if (revoked) deps.observe?.tokenInvalidated('user_access_token', 'revoke')
     return { revoked: true as const }
   })
 }

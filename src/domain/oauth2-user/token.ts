@@ -5,6 +5,7 @@ import { OFFLINE_ACCESS, parseScopes, scopeString } from '../../protocol/oauth2/
 import type { AppRecord, AuthorizationCodeRecord, OAuth2ClientRecord, OAuth2GrantRecord } from '../../storage/records.ts'
 import type { NewOAuth2Token } from '../../storage/types.ts'
 import { changeWithAudit, recordAudit } from '../audit.ts'
+import { tokenSha256 } from '../revocations/events.ts'
 import type { DomainDeps } from '../deps.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
@@ -81,11 +82,21 @@ function answerOf(grant: OAuth2GrantRecord, app: AppRecord, tokens: ReturnType<t
  * Ends a grant whose code or refresh token was presented again: whoever holds the copy gets nothing.
  * The audit row names the grant's own app and person.
  */
-async function endReusedGrant(deps: UserTokenDeps, caller: Caller, grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>, what: 'code' | 'refresh_token'): Promise<void> {
+async function endReusedGrant(
+  deps: UserTokenDeps,
+  caller: Caller,
+  grant: Pick<OAuth2GrantRecord, 'id' | 'appId' | 'userId'>,
+  reused: { what: 'code' | 'refresh_token'; value: string },
+): Promise<void> {
   const nowMs = deps.clock.nowMs()
-  if (!(await deps.stores.oauth2Grants.revoke(grant.id, nowMs))) return
-  await recordAudit(deps, { event: 'oauth2_grant.revoked', appId: grant.appId, userId: grant.userId, address: caller.address, detail: { reason: `${what}_reused` } })
-  deps.observe?.tokenInvalidated('user_access_token', 'refresh_reuse')
+  // The revocation, its audit row and its revocation event in one unit.
+  const ended = await changeWithAudit(deps, async (tx, audit) => {
+    if (!(await tx.oauth2Grants.revoke(grant.id, nowMs))) return false
+    const detail = { reason: `${reused.what}_reused` }
+    await audit({ event: 'oauth2_grant.revoked', appId: grant.appId, userId: grant.userId, address: caller.address, detail, endedTokenSha256: tokenSha256(reused.value) })
+    return true
+  })
+  if (ended) deps.observe?.tokenInvalidated('user_access_token', 'refresh_reuse')
 }
 
 /** Whether a code was issued to this client, for this redirect URI and the challenge of this verifier. */
@@ -105,7 +116,7 @@ async function redeemCode(deps: UserTokenDeps, caller: Caller): Promise<UserToke
   if (redemption.outcome === 'reused') {
     // Only the client the code was issued to, presenting it as issued, ends what the first use made:
     // a leaked code under another client id (or without the verifier) ends nobody's grant.
-    if (isBound && redemption.grantId !== null) await endReusedGrant(deps, caller, { id: redemption.grantId, appId: record.appId, userId: record.userId }, 'code')
+    if (isBound && redemption.grantId !== null) await endReusedGrant(deps, caller, { id: redemption.grantId, appId: record.appId, userId: record.userId }, { what: 'code', value: code })
     throw new ServiceError(E.oauth2InvalidRequest, { detail: 'code reused' })
   }
   assertThat(isBound, E.oauth2InvalidRequest, { detail: 'code not bound to this client, redirect_uri or verifier' })
@@ -132,7 +143,7 @@ async function refresh(deps: UserTokenDeps, caller: Caller): Promise<UserTokenAn
   if (!isOurs) throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token unknown or not this client\'s' })
   const { token, grant } = found
   if (token.spentAtMs !== null) {
-    await endReusedGrant(deps, caller, grant, 'refresh_token')
+    await endReusedGrant(deps, caller, grant, { what: 'refresh_token', value: presented })
     throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
   }
   assertThat(grant.revokedAtMs === null && nowMs < token.expiresAtMs, E.oauth2InvalidToken, { detail: 'grant revoked or refresh token expired' })
@@ -148,7 +159,7 @@ async function refresh(deps: UserTokenDeps, caller: Caller): Promise<UserTokenAn
   const rotated = await deps.stores.oauth2Grants.rotate(presented, [tokens.access, ...(tokens.refresh ? [tokens.refresh] : [])], nowMs)
   if (!rotated) {
     // Another request spent it first: one of the two is a copy.
-    await endReusedGrant(deps, caller, grant, 'refresh_token')
+    await endReusedGrant(deps, caller, grant, { what: 'refresh_token', value: presented })
     throw new ServiceError(E.oauth2InvalidToken, { detail: 'refresh token reused' })
   }
   await recordAudit(deps, { event: 'oauth2_token.refreshed', appId: caller.app.id, userId: grant.userId, address: caller.address, detail: { scopes: grant.scopes } })

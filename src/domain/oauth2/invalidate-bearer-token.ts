@@ -2,6 +2,7 @@ import { E } from '../../errors/catalogue.ts'
 import { ServiceError, assertThat } from '../../errors/service-error.ts'
 import { canonicalBearerToken, parseBearerHeader } from '../../protocol/oauth2/bearer-token.ts'
 import { changeWithAudit } from '../audit.ts'
+import { tokenSha256 } from '../revocations/events.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
 import { formParams, param } from '../request.ts'
@@ -39,7 +40,7 @@ async function revoke(deps: InvalidateBearerTokenDeps, input: RequestInput, { ap
     const token = await tx.bearerTokens.findByToken(canonical)
     const isLive = token !== undefined && token.revokedAtMs === null && token.appId === app.id
     if (!isLive || !(await tx.bearerTokens.revoke(canonical, deps.clock.nowMs()))) return false
-    await audit({ event: 'bearer_token.invalidated', appId: app.id, userId, address: input.clientAddress, detail: { via } })
+    await audit({ event: 'bearer_token.invalidated', appId: app.id, userId, address: input.clientAddress, detail: { via }, endedTokenSha256: tokenSha256(canonical) })
     return true
   })
   if (!revoked) throw new ServiceError(E.unableToVerifyCredentials, { detail: 'no such live bearer token for this app' })

@@ -23,7 +23,7 @@ export const GRACE_CHOICES: ReadonlyArray<readonly [string, string]> = [
   ['604800', '7 days'],
 ]
 
-const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
+export const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
 
 /** One page of a person's apps; `nextAfter` links the next page, a later page links the first. */
 export function appListPage(view: Signed & { apps: AppRecord[]; isFirstPage: boolean; nextAfter?: string | undefined }): string {
@@ -115,7 +115,7 @@ export interface Revealed {
   values: Array<{ id: string; label: string; value: string }>
 }
 
-function revealed(view: Revealed): SafeHtml {
+export function revealed(view: Revealed): SafeHtml {
   return html`<section aria-labelledby="revealed" class="revealed" role="status">
 <h2 id="revealed">${view.heading}</h2>
 ${view.values.map((v) => html`<p><strong>${v.label}</strong><code class="secret" id="${v.id}">${v.value}</code><button type="button" class="copy" data-copy="${v.id}">Copy</button></p>`)}
@@ -254,7 +254,8 @@ ${actionForm(app, csrfToken, 'owner-token/invalidate', 'Invalidate your access t
 
 function failuresPart(app: AppRecord): SafeHtml {
   return html`<section class="part" aria-labelledby="failures"><h2 id="failures">Signature failures</h2>
-<p>Calls of this app refused in the last 24 hours, with the base string Latchkey computed: <a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a>.</p></section>`
+<p>Calls of this app refused in the last 24 hours, with the base string Latchkey computed: <a href="/console/apps/${app.id}/failures" id="signature_failures">Recent signature failures</a>.</p>
+<p>Tell your resource servers at once when a credential of this app ends: <a href="/console/apps/${app.id}/webhooks" id="revocation_webhooks">Revocation webhooks</a>.</p></section>`
 }
 
 export function appPage(view: AppPageView): string {

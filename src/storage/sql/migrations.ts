@@ -1,6 +1,7 @@
 import { Migrator, PostgresAdapter, SqliteAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import { DatabaseRefusedError } from '../errors.ts'
 import { OAUTH2_USER_MIGRATIONS } from './migrations-oauth2-user.ts'
+import { REVOCATION_MIGRATIONS } from './migrations-revocations.ts'
 
 /**
  * Versioned, forward-only migrations, written once with Kysely's schema builder so that SQLite and
@@ -331,6 +332,8 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`alter table redis_generation add column marker text, add column beat_at timestamptz`.execute(db)
     },
   },
+  // The revocation push's outbox, endpoints, deliveries and lease.
+  ...REVOCATION_MIGRATIONS,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -16,6 +16,7 @@ export const SEALED_COLUMNS = [
   // Null for a public client: neither sealed nor counted.
   { table: 'oauth2_clients', key: 'app_id', column: 'client_secret', hash: undefined },
   { table: 'oauth2_clients', key: 'app_id', column: 'previous_client_secret', hash: undefined },
+  { table: 'webhook_endpoints', key: 'id', column: 'secret', hash: undefined },
 ] as const
 
 export interface ResealProgress {

@@ -225,4 +225,56 @@ export interface Database {
   oauth2_grants: OAuth2GrantsTable
   oauth2_tokens: OAuth2TokensTable
   sign_in_unlocks: SignInUnlocksTable
+  revocation_events: RevocationEventsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  revocation_lease: RevocationLeaseTable
+}
+
+/** The outbox of credential ends (migration 020): never a token, only its SHA-256. */
+export interface RevocationEventsTable {
+  /** The outbox's order. */
+  id: Generated<number>
+  /** The event's id (a UUID), the same on every delivery. */
+  event_id: string
+  type: string
+  at_ms: number
+  app_id: string | null
+  user_id: string | null
+  credential_kind: string
+  credential_sha256: string | null
+  /** 1 once handed to every endpoint (webhook_deliveries). */
+  fanned: Generated<number>
+}
+
+export interface WebhookEndpointsTable {
+  id: string
+  url: string
+  app_id: string | null
+  /** Sealed. */
+  secret: string
+  created_at_ms: number
+  /** When the receiver answered the CRC challenge; null: nothing is sent to it yet. */
+  verified_at_ms: number | null
+  last_success_at_ms: number | null
+  last_error: string | null
+  last_error_at_ms: number | null
+}
+
+export interface WebhookDeliveriesTable {
+  /** `<endpoint_id>/<event_seq>`. */
+  id: string
+  endpoint_id: string
+  event_seq: number
+  /** `pending` or `failed`; a delivered event's row is deleted. */
+  state: string
+  attempts: number
+  next_attempt_at_ms: number
+}
+
+/** The one row that says which process delivers (docs/revocation-push.md). */
+export interface RevocationLeaseTable {
+  name: string
+  holder: string
+  expires_at_ms: number
 }

@@ -88,6 +88,27 @@ export const BODY_PLANS: Record<string, BodyPlan> = {
         fc.tuple(fc.constantFrom('grace', 'revoke', 'keys', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
       ),
   },
+  addWebhook: {
+    valid: () => [['url', 'https://rs.example/hook']],
+    breaks: (f) =>
+      fc.oneof(
+        wrongType('string').map((v) => ({ how: 'url of the wrong type', entries: setField('url', v) })),
+        withControl.map((v) => ({ how: 'url with a control character', entries: setField('url', `https://rs.example/${v}`) })),
+        fc.constantFrom('', 'ftp://rs.example/hook', 'javascript:alert(1)', '//rs.example', 'https://u:p@rs.example/', 'https://rs.example/#x', `https://rs.example/${'x'.repeat(2049)}`).map((v) => ({ how: 'url refused', entries: setField('url', v) })),
+        fc.constantFrom('42', '0', f.deletedAppId, 'abc', '', ' 1').map((v) => ({ how: 'app_id unknown or not an id', entries: setField('app_id', v) })),
+        fc.tuple(fc.constantFrom('secret', 'id', 'verified', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
+        fc.constant({ how: 'url missing', entries: dropField('url') }),
+      ),
+  },
+  replayWebhook: {
+    valid: () => [['failed', true]],
+    breaks: () =>
+      fc.oneof(
+        fc.constantFrom(false, 'true', 1, null).map((v) => ({ how: 'failed refused', entries: setField('failed', v) })),
+        fc.constantFrom('yesterday', '', '2026-13-01T00:00:00Z', 5).map((v) => ({ how: 'since refused', entries: setField('since', v) })),
+        fc.tuple(fc.constantFrom('until', 'all', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
+      ),
+  },
   rotateClientSecret: {
     valid: () => [['grace_seconds', 60]],
     breaks: () =>
@@ -116,6 +137,12 @@ export const KNOWN_OPERATIONS = new Set([
   'issueOwnerToken',
   'revokeBearerToken',
   'listAuditEvents',
+  'addWebhook',
+  'listWebhooks',
+  'getWebhook',
+  'verifyWebhook',
+  'replayWebhook',
+  'removeWebhook',
 ])
 
 export const serialize = (entries: Entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`

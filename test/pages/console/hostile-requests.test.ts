@@ -102,6 +102,7 @@ function pageRoutes(): PageRoute[] {
     { method: 'GET', path: '/console/apps/:app' },
     { method: 'GET', path: '/console/apps/:app/delete' },
     { method: 'GET', path: '/console/apps/:app/failures' },
+    { method: 'GET', path: '/console/apps/:app/webhooks' },
     { method: 'GET', path: '/settings/connected_apps' },
     { method: 'GET', path: '/settings/sessions' },
     { method: 'GET', path: '/settings/password' },
@@ -149,6 +150,18 @@ function pageRoutes(): PageRoute[] {
     { method: 'POST', path: '/console/apps/:app/bearer-token', fields: sudo },
     // The people hold no access tokens and no app a bearer token: invalidating finds nothing (404).
     { method: 'POST', path: '/console/apps/:app/owner-token/invalidate' },
+    {
+      method: 'POST',
+      path: '/console/apps/:app/webhooks',
+      // Never a URL that is taken: each is refused by construction (a webhook would be a row).
+      fields: () =>
+        fc
+          .oneof(withControl.map((v) => `https://rs.example/${v}`), fc.constantFrom('', 'ftp://rs.example/hook', 'javascript:alert(1)', 'https://u:p@rs.example/', `https://rs.example/${'x'.repeat(2049)}`))
+          .map((url) => ({ how: `webhook url ${JSON.stringify(url.slice(0, 30))}`, pairs: pairs(['url', url]) })),
+    },
+    // No webhook of this id exists: 404.
+    { method: 'POST', path: '/console/apps/:app/webhooks/1/verify' },
+    { method: 'POST', path: '/console/apps/:app/webhooks/1/remove' },
     { method: 'POST', path: '/console/apps/:app/bearer-token/invalidate' },
     { method: 'POST', path: '/console/sudo', fields: () => fc.tuple(wrongPassword, fc.option(fc.oneof(fc.constant('/console'), formValue), { nil: undefined })).map(([p, next]) => ({ how: 'sudo with a wrong password', pairs: pairs(p, next === undefined ? undefined : ['next', next]) })) },
     {

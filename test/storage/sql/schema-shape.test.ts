@@ -27,9 +27,13 @@ const TABLES = [
   'oauth2_tokens',
   'previous_consumer_keys',
   'request_tokens',
+  'revocation_events',
+  'revocation_lease',
   'sign_in_unlocks',
   'signature_failures',
   'users',
+  'webhook_deliveries',
+  'webhook_endpoints',
 ]
 
 const NAMED_INDEXES = [
@@ -49,7 +53,11 @@ const NAMED_INDEXES = [
   'oauth2_tokens.oauth2_tokens_grant',
   'oauth2_tokens.oauth2_tokens_live_by_grant',
   'request_tokens.request_tokens_expiry_v2',
+  'revocation_events.revocation_events_at',
+  'revocation_events.revocation_events_unfanned',
   'signature_failures.signature_failures_app_at',
+  'webhook_deliveries.webhook_deliveries_event',
+  'webhook_deliveries.webhook_deliveries_order',
 ]
 
 test('the migrated database holds the same tables and named indexes on either backend', async () => {
