@@ -62,6 +62,7 @@ export const TIERS = [
           'test/pages/console/text-fields.test.ts',
           'test/pages/console/sudo.test.ts',
           'test/http/check-request.test.ts',
+          'test/http/remote-verifier.test.ts',
           'test/http/nonce-store-share.test.ts',
           'test/http/oauth2-user.test.ts',
           'test/http/unreadable-secrets.test.ts',

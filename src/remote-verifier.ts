@@ -4,7 +4,9 @@
 import { createHash } from 'node:crypto'
 import { ServiceError, type RateLimitState } from './errors/service-error.ts'
 import type { TokenKind } from './domain/identify-caller.ts'
+import type { RevocationEvent } from './domain/revocations/events.ts'
 import type { ApiRequest, LatchkeyVerifier, VerifiedCaller } from './resource-server.ts'
+import { revocationChannel } from './storage/revocation-types.ts'
 
 export interface RemoteVerifierOptions {
   /** Latchkey's public URL, e.g. https://auth.example.org (the check's path is added). */
@@ -22,15 +24,17 @@ export interface RemoteVerifierOptions {
   cacheSeconds?: number
   /** Milliseconds one check may take before it fails (default 5000). */
   timeoutMs?: number
+  /**
+   * The deployment's Redis (PostgreSQL + Redis backends): the verifier subscribes to its revocation
+   * channel (`<keyPrefix>revocations`) and forgets what it cached of every ended credential. Pub/sub
+   * keeps nothing for a subscriber that was away: on every (re)connection the whole cache is dropped.
+   */
+  redis?: { url: string; keyPrefix?: string }
   fetch?: typeof fetch
 }
 
 /** A revocation event as the service pushes it (docs/revocation-push.md): what a cache needs of it. */
-export interface EndedCredential {
-  app_id: string
-  user_id?: string | null
-  credential?: { sha256?: string } | null
-}
+export type EndedCredential = Pick<RevocationEvent, 'app_id' | 'user_id'> & { credential?: Partial<RevocationEvent['credential']> | null }
 
 export interface RemoteVerifier extends LatchkeyVerifier {
   /** Who is calling; with `charge`, the caller's limit after this call. */
@@ -69,9 +73,11 @@ const bearerOf = (authorization: string | undefined) => /^Bearer +(\S+)$/i.exec(
 export function createRemoteVerifier(options: RemoteVerifierOptions): RemoteVerifier {
   const endpoint = new URL('/latchkey/check-request', options.url).toString()
   const credentials = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`
-  const cacheMs = Math.max(0, options.cacheSeconds ?? 0) * 1000
   const doFetch = options.fetch ?? fetch
   const cache = new Map<string, Cached>()
+  let cacheMs = Math.max(0, options.cacheSeconds ?? 0) * 1000
+  // Without the channel it was asked to listen to, nothing is reused: an ended credential would be.
+  const subscription = options.redis && cacheMs > 0 ? subscribe(options.redis, cache).catch(() => void (cacheMs = 0)) : undefined
 
   async function ask(request: ApiRequest): Promise<CheckAnswer> {
     const contentType = header(request.headers, 'content-type')
@@ -114,15 +120,43 @@ export function createRemoteVerifier(options: RemoteVerifierOptions): RemoteVeri
   return {
     verifyWithLimit,
     verify: async (request) => (await verifyWithLimit(request)).caller,
-    forget(ended) {
-      for (const [key, { caller }] of cache) {
-        const isTheToken = ended.credential?.sha256 === key
-        const isTheirs = caller.appId === ended.app_id && (ended.user_id == null || caller.userId === ended.user_id)
-        if (isTheToken || isTheirs) cache.delete(key)
-      }
+    forget: (ended) => forget(cache, ended),
+    async close() {
+      cache.clear()
+      const subscriber = await subscription
+      if (subscriber) await subscriber.quit()
     },
-    close: async () => cache.clear(),
   }
+}
+
+/** Drops the ended token, and every answer about the app, the person, or the app and person the event names. */
+function forget(cache: Map<string, Cached>, ended: EndedCredential): void {
+  const appId = ended.app_id ?? undefined
+  const userId = ended.user_id ?? undefined
+  for (const [key, { caller }] of cache) {
+    const isTheToken = ended.credential?.sha256 === key
+    const isTheirs = (appId !== undefined || userId !== undefined) && (appId === undefined || caller.appId === appId) && (userId === undefined || caller.userId === userId)
+    if (isTheToken || isTheirs) cache.delete(key)
+  }
+}
+
+/** Subscribes to the deployment's revocation channel; ioredis is loaded only by a verifier that asks for it. */
+async function subscribe(redis: NonNullable<RemoteVerifierOptions['redis']>, cache: Map<string, Cached>) {
+  const { Redis } = await import('ioredis')
+  const subscriber = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: null })
+  // What was published while the subscriber was away is lost: start afresh on every connection.
+  subscriber.on('ready', () => cache.clear())
+  subscriber.on('error', () => {})
+  subscriber.on('message', (_channel: string, message: string) => {
+    try {
+      forget(cache, JSON.parse(message) as EndedCredential)
+    } catch {
+      cache.clear()
+    }
+  })
+  await subscriber.connect()
+  await subscriber.subscribe(revocationChannel(redis.keyPrefix))
+  return subscriber
 }
 
 const optional = <K extends string>(name: K, value: string | undefined) => (value === undefined ? {} : ({ [name]: value } as Record<K, string>))

@@ -11,6 +11,9 @@ import type { AppRecord } from '../../src/storage/records.ts'
 import { issueEveryCredential, makeApp, type EveryCredential } from '../helpers/fixtures.ts'
 import { signRequest } from '../helpers/oauth1-client.ts'
 import { startTestServer, type TestServer } from '../helpers/test-app.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { startRevocationDelivery } from '../../src/domain/revocations/delivery.ts'
+import { updateUser } from '../../src/domain/admin/people.ts'
 
 const API = 'https://api.example.org'
 
@@ -82,6 +85,32 @@ describe('createRemoteVerifier', () => {
     assert.equal((await caching.verify(request)).appId, bob.app.id, "another app's end drops nothing of bob's")
     caching.forget({ app_id: bob.app.id, user_id: null })
     assert.equal((await refusalOf(caching.verify(request))).code, 89, 'asked again once forgotten')
+  })
+
+  test("with the deployment's Redis, a cached answer is dropped as soon as the credential's end is published", async (t) => {
+    if (!server.redis) return t.skip('no Redis in this pass (the PostgreSQL + Redis pass runs it)')
+    const carol = await issueEveryCredential(server.domain)
+    const delivery = startRevocationDelivery(server.domain, { holder: 'test', publish: server.domain.runtime.publishRevocation, onError: () => {} })
+    const listening = createRemoteVerifier({
+      url: server.url,
+      clientId: resourceServer.consumerKey,
+      clientSecret: resourceServer.consumerSecret,
+      cacheSeconds: 300,
+      redis: server.redis,
+    })
+    try {
+      const request = { method: 'GET', url: `${API}/2/tweets`, headers: { authorization: `Bearer ${carol.userAccessToken}` } }
+      // Cached once the subscription is up (it empties the cache when it connects).
+      await eventually(async () => {
+        await listening.verify(request)
+        assert.equal((await listening.verify(request)).userId, carol.user.id)
+      })
+      await updateUser(server.domain, carol.user.id, { disabled: true })
+      await eventually(async () => assert.equal((await refusalOf(listening.verify(request))).status, 401))
+    } finally {
+      await delivery.stop()
+      await listening.close()
+    }
   })
 
   test('charge: the x-rate-limit-* values of the caller come back', async () => {
