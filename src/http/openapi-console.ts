@@ -5,14 +5,19 @@
  */
 const html = { 'text/html': { schema: { type: 'string' } } }
 const appId = [{ name: 'app_id', in: 'path', required: true, schema: { type: 'string', pattern: '^\\d{1,20}$' } }]
+const appAndWebhookId = [...appId, { name: 'webhook_id', in: 'path', required: true, schema: { type: 'string' } }]
 
-function page(operationId: string, summary: string, withAppId = false) {
+/** The path's parameters: none, the app's id, or the app's and one of its webhooks'. */
+type PathIds = false | true | 'webhook'
+const parametersOf = (ids: PathIds) => (ids === 'webhook' ? { parameters: appAndWebhookId } : ids ? { parameters: appId } : {})
+
+function page(operationId: string, summary: string, ids: PathIds = false) {
   return {
     get: {
       operationId,
       tags: ['console'],
       summary,
-      ...(withAppId ? { parameters: appId } : {}),
+      ...parametersOf(ids),
       responses: {
         '200': { description: 'The page (or the sign-in form when nobody is signed in).', content: html },
         '4XX': { description: 'A page that says what went wrong; another developer\'s app is a 404.', content: html },
@@ -22,13 +27,13 @@ function page(operationId: string, summary: string, withAppId = false) {
 }
 
 /** A POST form; the sensitive ones (keys, tokens, delete) may answer "Confirm your password" first (sudo_password). */
-function form(operationId: string, summary: string, withAppId = false) {
+function form(operationId: string, summary: string, ids: PathIds = false) {
   return {
     post: {
       operationId,
       tags: ['console'],
       summary,
-      ...(withAppId ? { parameters: appId } : {}),
+      ...parametersOf(ids),
       requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['csrf_token'], properties: { csrf_token: { type: 'string' } } } } } },
       responses: {
         '200': { description: 'The page again, with the result or the form error.', content: html },
@@ -64,6 +69,12 @@ export function consolePaths(): Record<string, object> {
       ...page('oauthToolPage', 'The OAuth tool: a form to sign a request with the app (and the developer\'s token)', true),
       ...form('oauthTool', 'Sign a request (method, url, parameters, with_token): its base string, Authorization header and curl command', true),
     },
+    '/console/apps/{app_id}/webhooks': {
+      ...page('consoleWebhooks', "The app's revocation webhooks: each endpoint's state, pending and failed events, last error", true),
+      ...form('consoleAddWebhook', 'Register a webhook (url): its signing secret is shown once on the answer', true),
+    },
+    '/console/apps/{app_id}/webhooks/{webhook_id}/verify': form('consoleVerifyWebhook', "Run X's CRC challenge against the endpoint; deliveries start once it answers", 'webhook'),
+    '/console/apps/{app_id}/webhooks/{webhook_id}/remove': form('consoleRemoveWebhook', 'Remove the endpoint and what waits for it', 'webhook'),
     '/settings/connected_apps': page('connectedApps', 'The apps the person has authorized'),
     '/settings/connected_apps/revoke': form('revokeConnectedApp', 'Revoke an app (revoke=<app id>)'),
     '/settings/sessions': page('browserSessions', "The person's browser sessions: browser, address, signed in, last seen"),

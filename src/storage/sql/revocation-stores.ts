@@ -178,20 +178,7 @@ export function createWebhookStore(db: Kysely<Database>, sealer: Sealer, { isInU
     },
     async due(nowMs) {
       // Each endpoint's oldest pending delivery (the primary key's order), if its attempt is due.
-      const { rows } = await sql<{
-        endpoint_id: string
-        url: string
-        secret: string
-        attempts: number
-        id: number
-        event_id: string
-        type: string
-        at_ms: number
-        app_id: string | null
-        user_id: string | null
-        credential_kind: string
-        credential_sha256: string | null
-      }>`select d.endpoint_id, w.url, w.secret, d.attempts, e.id, e.event_id, e.type, e.at_ms, e.app_id, e.user_id, e.credential_kind, e.credential_sha256
+      const { rows } = await sql<EventRow & { endpoint_id: string; url: string; secret: string; attempts: number }>`select d.endpoint_id, w.url, w.secret, d.attempts, e.id, e.event_id, e.type, e.at_ms, e.app_id, e.user_id, e.credential_kind, e.credential_sha256
         from webhook_deliveries d
         join webhook_endpoints w on w.id = d.endpoint_id
         join revocation_events e on e.id = d.event_seq
