@@ -155,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps.domain, deps.http.publicUrl))
   await app.register(applicationRoutes(deps.domain, deps.http.publicUrl))
   await app.register(oauth2Routes(deps.domain, deps.http.publicUrl))
-  await app.register(checkRequestRoutes(deps.domain, deps.http.publicUrl))
+  await app.register(checkRequestRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(oauth2UserRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(usersMeRoutes(deps.domain, deps.http.publicUrl, errors))
   await app.register(forwardAuthRoutes(deps.domain, deps.http))

@@ -58,7 +58,25 @@ describe('POST /latchkey/check-request', () => {
     assert.deepEqual(answer.json, {
       valid: false,
       refusal: { status: 401, headers: { 'www-authenticate': 'OAuth realm="Latchkey"' }, body: { errors: [{ code: 32, message: 'Could not authenticate you.' }] } },
+      reason: 'signed request refused: signature',
     })
+  })
+
+  test('in production a refusal carries no reason, only what X answers', async () => {
+    const production = await injectedTestServer({ http: { dev: false, trustProxy: ['127.0.0.1'] } })
+    try {
+      const checker = await makeApp(production.domain, { isResourceServer: true })
+      const answer = await production.send({
+        method: 'POST',
+        url: `${production.url}/latchkey/check-request`,
+        headers: { authorization: basic(checker), 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+        body: JSON.stringify({ method: 'GET', url: `${API}/x`, authorization: 'OAuth oauth_consumer_key="unknown"' }),
+      })
+      assert.equal(answer.status, 200, answer.text)
+      assert.deepEqual(Object.keys(answer.json).sort(), ['refusal', 'valid'])
+    } finally {
+      await production.close()
+    }
   })
 
   test('the oauth_ parameters in the query, not the header, are checked as well', async () => {

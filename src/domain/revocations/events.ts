@@ -82,6 +82,12 @@ export function revocationOf(entry: EndingEntry): Revocation | undefined {
 /** Hex SHA-256 of a token's value: how an event names the one token that ended. */
 export const tokenSha256 = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')
 
+/**
+ * The kinds that end everything of an app: their audit row names the owner (or the actor), who is no
+ * more concerned than anyone else, so their event names no person — a receiver drops all of the app.
+ */
+const APP_WIDE: ReadonlySet<CredentialKind> = new Set<CredentialKind>(['bearer', 'consumer_key', 'client_secret', 'oauth2_grant', 'app'])
+
 /** The outbox row of an audited change that ends a credential, or undefined. */
 export function revocationEventOf(
   entry: EndingEntry & { appId?: string | null | undefined; userId?: string | null | undefined; endedTokenSha256?: string | undefined },
@@ -94,7 +100,7 @@ export function revocationEventOf(
     type: revocation.type,
     atMs,
     appId: entry.appId ?? null,
-    userId: entry.userId ?? null,
+    userId: APP_WIDE.has(revocation.kind) ? null : (entry.userId ?? null),
     credentialKind: revocation.kind,
     credentialSha256: entry.endedTokenSha256 ?? null,
   }

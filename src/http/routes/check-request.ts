@@ -21,19 +21,23 @@ export function callerAnswer(caller: Caller) {
   }
 }
 
-function verdictAnswer(verdict: Verdict) {
-  if ('refusal' in verdict) return { valid: false, refusal: refusalAnswer(verdict.refusal) }
+/** `showReasons` (development only): a refusal carries the server's reason, as the API's own x-latchkey-reason header does. */
+function verdictAnswer(verdict: Verdict, showReasons: boolean) {
+  if ('refusal' in verdict) {
+    const { detail } = verdict.refusal
+    return { valid: false, refusal: refusalAnswer(verdict.refusal), ...(showReasons && detail ? { reason: detail } : {}) }
+  }
   return { valid: true, caller: callerAnswer(verdict.caller), ...(verdict.callerLimit ? { rate_limit_headers: limitHeaders(verdict.callerLimit) } : {}) }
 }
 
-export function checkRequestRoutes(deps: DomainDeps, publicUrl: URL | undefined) {
+export function checkRequestRoutes(deps: DomainDeps, publicUrl: URL | undefined, errors: { showReasons: boolean }) {
   return async (app: FastifyInstance) => {
     app.post('/latchkey/check-request', { config: { rateLimit: CHECK_REQUEST_LIMIT } }, async (request, reply) => {
       const { verdict, limit } = await checkRequest(deps, requestInput(request, publicUrl))
       setLimitHeaders(reply, limit)
       // Why the checked request was refused is the operator's to read, as for the service's own routes.
       if ('refusal' in verdict) request.log.info({ code: verdict.refusal.code, detail: verdict.refusal.detail }, 'checked request refused')
-      return reply.type('application/json; charset=utf-8').send(verdictAnswer(verdict))
+      return reply.type('application/json; charset=utf-8').send(verdictAnswer(verdict, errors.showReasons))
     })
   }
 }

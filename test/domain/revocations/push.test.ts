@@ -118,11 +118,11 @@ describe('revocation push', { timeout: 60_000 }, () => {
     // The app's keys rotated, the app suspended, the app deleted.
     const rotated = await rotateAppKeys(domain, app.id)
     secrets.push(rotated.consumerKey, rotated.consumerSecret)
-    expected.push({ type: 'app.keys_rotated', kind: 'consumer_key', app: app.id, user: app.ownerId })
+    expected.push({ type: 'app.keys_rotated', kind: 'consumer_key', app: app.id, user: null })
     await updateApp(domain, app.id, { isSuspended: true })
-    expected.push({ type: 'app.suspended', kind: 'app', app: app.id, user: app.ownerId })
+    expected.push({ type: 'app.suspended', kind: 'app', app: app.id, user: null })
     await deleteApp(domain, app.id)
-    expected.push({ type: 'app.deleted', kind: 'app', app: app.id, user: app.ownerId })
+    expected.push({ type: 'app.deleted', kind: 'app', app: app.id, user: null })
 
     const taken = await eventually(async () => {
       assert.equal(receiver.taken().length, expected.length, `${receiver.taken().length} of ${expected.length} events so far`)
