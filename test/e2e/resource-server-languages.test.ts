@@ -2,7 +2,9 @@
 // with POST /latchkey/check-request — run as their own processes, as a team would run them, with
 // requests signed by an independent OAuth 1.0a library for their public URL.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -15,11 +17,18 @@ import { startExample, type ExampleProcess } from '../helpers/example-process.ts
 const PUBLIC_URL = 'https://api.example.org'
 const DIR = 'examples/resource-servers'
 
+/** Builds the Go example first: `go run` would leave its compiled child running when it is stopped. */
+async function goBinary(env: NodeJS.ProcessEnv): Promise<string> {
+  const binary = join(env.HOME!, 'api')
+  await promisify(execFile)('/usr/bin/go', ['build', '-o', binary, `${DIR}/api.go`], { env })
+  return binary
+}
+
 /** Debian's Python (python3-requests, .ci/run) and Go (golang-go). */
-const LANGUAGES = [
-  { name: 'Python', command: '/usr/bin/python3', args: [`${DIR}/api.py`], needs: '/usr/bin/python3' },
-  { name: 'Go', command: '/usr/bin/go', args: ['run', `${DIR}/api.go`], needs: '/usr/bin/go' },
-  { name: 'Node.js', command: process.execPath, args: [`${DIR}/api.mjs`], needs: process.execPath },
+const LANGUAGES: Array<{ name: string; needs: string; command: (env: NodeJS.ProcessEnv) => Promise<[string, string[]]> }> = [
+  { name: 'Python', needs: '/usr/bin/python3', command: async () => ['/usr/bin/python3', [`${DIR}/api.py`]] },
+  { name: 'Go', needs: '/usr/bin/go', command: async (env) => [await goBinary(env), []] },
+  { name: 'Node.js', needs: process.execPath, command: async () => [process.execPath, [`${DIR}/api.mjs`]] },
 ]
 
 /** The caller as each example answers it: the check's own fields (Python, Go) or the Node verifier's. */
@@ -45,13 +54,15 @@ for (const language of LANGUAGES) {
       latchkey = await startTestServer()
       resourceServer = await makeApp(latchkey.domain, { isResourceServer: true })
       alice = await issueEveryCredential(latchkey.domain)
-      example = await startExample(language.command, language.args, exampleEnv({
+      const env = exampleEnv({
         LATCHKEY_URL: latchkey.url,
         LATCHKEY_CLIENT_ID: resourceServer.consumerKey,
         LATCHKEY_CLIENT_SECRET: resourceServer.consumerSecret,
         PUBLIC_URL,
         PORT: '0',
-      }))
+      })
+      const [command, args] = await language.command(env)
+      example = await startExample(command, args, env)
     })
     after(async () => {
       await example?.stop()

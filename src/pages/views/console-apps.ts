@@ -159,9 +159,9 @@ function details(app: AppRecord): SafeHtml {
 </tbody></table>`
 }
 
-/** An endpoint's path that may break before a slash, never inside a name. */
+/** An endpoint's path that may break before a slash, never inside a name (a hyphen is a break for the browser). */
 const endpointName = (resource: string): SafeHtml =>
-  html`<code class="endpoint">${resource.split(/(?=\/)/).map((part, i) => html`${i > 0 && html`<wbr>`}${part}`)}</code>`
+  html`<code class="endpoint">${resource.split(/(?=\/)/).map((part, i) => html`${i > 0 && html`<wbr>`}<span class="nowrap">${part}</span>`)}</code>`
 
 /** "2026-12-06 07:50 UTC" that may break after the date, never inside it (a hyphen is a break for the browser). */
 const unbrokenDate = (text: string): SafeHtml => {

@@ -454,7 +454,7 @@ describe('developer console', () => {
     const status = await t.signedFetch({ consumer, method: 'GET', url: `${t.url}/1.1/application/rate_limit_status.json?resources=oauth` })
     const remaining = status.json.resources.oauth['/oauth/request_token'].remaining as number
     const page = await b.get(location)
-    const row = /<tr><td><code class="endpoint">\/oauth<wbr>\/request_token<\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
+    const row = /<tr><td><code class="endpoint"><span class="nowrap">\/oauth<\/span><wbr><span class="nowrap">\/request_token<\/span><\/code><\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(page.body)
     assert.ok(row, 'a row for /oauth/request_token')
     assert.equal(Number(row[1]), 3)
     assert.equal(Number(row[2]) - Number(row[1]), remaining)
