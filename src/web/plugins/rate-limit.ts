@@ -18,18 +18,22 @@ declare module 'fastify' {
 /** Answers failed authentication with; a request like that is counted against its address. */
 const AUTH_FAILURE_STATUSES = new Set([400, 401, 403])
 
-/** The x-rate-limit-* headers of a limit's state. */
-export function limitHeaders(state: RateLimitState): Record<'x-rate-limit-limit' | 'x-rate-limit-remaining' | 'x-rate-limit-reset', string> {
-  return {
-    'x-rate-limit-limit': String(state.limit),
-    'x-rate-limit-remaining': String(state.remaining),
-    'x-rate-limit-reset': String(Math.ceil(state.resetAtMs / 1000)),
-  }
+const LIMIT = 'x-rate-limit-limit'
+const REMAINING = 'x-rate-limit-remaining'
+const RESET = 'x-rate-limit-reset'
+const resetSeconds = (state: RateLimitState) => Math.ceil(state.resetAtMs / 1000)
+
+/** The x-rate-limit-* headers of a limit's state, as an object (a check-request answer carries them). */
+export function limitHeaders(state: RateLimitState): Record<typeof LIMIT | typeof REMAINING | typeof RESET, string> {
+  return { [LIMIT]: String(state.limit), [REMAINING]: String(state.remaining), [RESET]: String(resetSeconds(state)) }
 }
 
-/** The x-rate-limit-* headers of a limit's state on an answer; nothing when the call was not counted. */
+/** The x-rate-limit-* headers of a limit's state on an answer (no object per call: every charged request sets them); nothing when the call was not counted. */
 export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | undefined): void {
-  if (state) reply.headers(limitHeaders(state))
+  if (!state) return
+  reply.header(LIMIT, state.limit)
+  reply.header(REMAINING, state.remaining)
+  reply.header(RESET, resetSeconds(state))
 }
 
 /**
