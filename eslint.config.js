@@ -66,7 +66,7 @@ export default [
 
   {
     // Kysely documents `Kysely<any>` as the type of a migration's database: it must work on any schema version.
-    files: ['src/storage/sql/migrations.ts', 'src/storage/sql/migrations-oauth2-user.ts', 'src/storage/sql/migrations-revocations.ts'],
+    files: ['src/storage/sql/migrations.ts', 'src/storage/sql/migrations-oauth2-user.ts', 'src/storage/sql/migrations-revocations.ts', 'src/storage/sql/migrations-accounts.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 ]

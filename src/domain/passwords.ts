@@ -21,14 +21,26 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
-/** Constant-time check of a password against a stored hash; false for a malformed hash. */
+/**
+ * Constant-time check of a password against a stored hash; false for NO_PASSWORD or a malformed
+ * hash, after checking it against the dummy hash, so the time taken does not tell them apart.
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$')
-  if (scheme !== 'scrypt' || !salt || !hash) return false
+  if (scheme !== 'scrypt' || !salt || !hash) {
+    await verifyPassword(password, await dummyPasswordHash())
+    return false
+  }
   const expected = Buffer.from(hash, 'base64url')
   const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) })
   return key.length === expected.length && timingSafeEqual(key, expected)
 }
+
+/**
+ * The stored hash of a person who has no password (created by an upstream sign-in or login
+ * delegation): no password matches it, and checking one costs what checking a real hash does.
+ */
+export const NO_PASSWORD = '!'
 
 let dummyHash: Promise<string> | undefined
 

@@ -109,21 +109,30 @@ export function normalizeUsername(username: string): string {
   return username.trim().replace(/^@/, '')
 }
 
-type PasswordDeps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'> & { throttle: SignInThrottle }
+export type SignInDeps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'> & { throttle: SignInThrottle }
+
+/** Where an attempt came from, for the audit trail; `method` names a sign-in other than a password's. */
+export interface AttemptPlace {
+  address: string
+  appId?: string | undefined
+  step?: 'confirm'
+  method?: string
+}
 
 /**
- * One counted password attempt: the throttle is asked first (a blocked account is refused even
- * with the right password), then `check` says who the password proved (or undefined, with the
- * person it was for if known). Failures are audited without what was typed: people type their
- * password into the username field. `step` tells a sign-in from a confirmation in the trail.
+ * One counted sign-in attempt, whatever proves the person (a password, an upstream provider, the
+ * platform's login page): the throttle is asked first (a blocked account is refused even when the
+ * proof is right), then `check` says who was proved (or undefined, with the person it was for if
+ * known). A disabled person is refused like a wrong proof. Failures are audited without what was
+ * typed: people type their password into the username field.
  */
-async function passwordAttempt(
-  deps: PasswordDeps,
+export async function countedSignIn(
+  deps: SignInDeps,
   keys: SignInKeys,
-  where: { address: string; appId?: string | undefined; step?: 'confirm' },
-  check: () => Promise<{ user: UserRecord | undefined; isCorrect: boolean }>,
+  where: AttemptPlace,
+  check: () => Promise<{ user: UserRecord | undefined; isCorrect: boolean; reason?: string }>,
 ): Promise<UserRecord> {
-  const step: AuditDetail = where.step ? { step: where.step } : {}
+  const step: AuditDetail = { ...(where.step ? { step: where.step } : {}), ...(where.method ? { method: where.method } : {}) }
   if (!(await deps.throttle.admit(keys))) {
     const refusal = await deps.throttle.refusal(keys)
     // One row per address and window: a flood of refused attempts must not grow the trail without bound.
@@ -132,16 +141,17 @@ async function passwordAttempt(
     deps.observe?.rateLimited('sign_in', 'sign_in')
     throw new ServiceError(E.signInThrottled, { message: throttledMessage(refusal.waitMs) })
   }
-  const { user, isCorrect } = await check()
+  const { user, isCorrect, reason } = await check()
   // A disabled person is refused like a wrong password: the page says nothing more.
   if (!user || !isCorrect || user.isDisabled) {
-    const failure = { userId: user?.id, appId: where.appId, address: where.address, detail: { reason: 'credentials', ...step } }
+    const failure = { userId: user?.id, appId: where.appId, address: where.address, detail: { reason: reason ?? 'credentials', ...step } }
     await recordAudit(deps, { event: 'sign_in.failed', ...failure })
     deps.observe?.signIn('wrong_password')
-    throw new ServiceError(E.signInFailed)
+    throw new ServiceError(where.method ? E.linkedSignInRefused : E.signInFailed)
   }
   await deps.throttle.succeeded(keys)
-  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: where.appId, address: where.address, ...(where.step ? { detail: step } : {}) })
+  const detail = Object.keys(step).length > 0 ? { detail: step } : {}
+  await recordAudit(deps, { event: 'sign_in.succeeded', userId: user.id, appId: where.appId, address: where.address, ...detail })
   deps.observe?.signIn('ok')
   return user
 }
@@ -159,10 +169,10 @@ export function throttledMessage(waitMs: number): string {
  * account exists. The throttle is asked before the password is checked, so a blocked account is
  * refused even with the right password.
  */
-export async function signIn(deps: PasswordDeps, input: SignInInput): Promise<UserRecord> {
+export async function signIn(deps: SignInDeps, input: SignInInput): Promise<UserRecord> {
   const screenName = normalizeUsername(input.username)
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
-  return passwordAttempt(deps, keys, { address: input.address, appId: input.appId }, async () => {
+  return countedSignIn(deps, keys, { address: input.address, appId: input.appId }, async () => {
     const user = await findByScreenName(deps, screenName)
     const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
     return { user, isCorrect }
@@ -173,9 +183,9 @@ export async function signIn(deps: PasswordDeps, input: SignInInput): Promise<Us
  * The signed-in person's password asked again before a sensitive action ("sudo"): counted and
  * throttled on their account and address exactly as a sign-in, so the prompt is no way around it.
  */
-export async function confirmPassword(deps: PasswordDeps, input: { user: UserRecord; password: string; address: string }): Promise<void> {
+export async function confirmPassword(deps: SignInDeps, input: { user: UserRecord; password: string; address: string }): Promise<void> {
   const keys: SignInKeys = { account: input.user.screenName.toLowerCase(), address: input.address }
-  await passwordAttempt(deps, keys, { address: input.address, step: 'confirm' }, async () => {
+  await countedSignIn(deps, keys, { address: input.address, step: 'confirm' }, async () => {
     // The row as it is now: a password changed elsewhere in the meantime is the one that counts.
     const user = await deps.stores.users.findById(input.user.id)
     return { user, isCorrect: await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash())) }

@@ -58,6 +58,13 @@ export const E = {
   signInFailed: entry(401, 1107, 'The username or password is not right.'),
   signInThrottled: entry(429, 1108, 'Too many attempts to sign in. Please wait a few minutes and try again.'),
   signUpClosed: entry(404, 1109, 'Sign-up is closed on this service. Ask the operator of this service for an account.'),
+  // Existing accounts (docs/accounts.md): sign-in through an upstream provider or the platform's login page.
+  linkedSignInRefused: entry(403, 1110, 'This account cannot sign in here. Ask the operator of this service.'),
+  externalSignInUnknown: entry(404, 1112, 'This sign-in link is not valid. Go back and sign in again.'),
+  externalSignInUsed: entry(410, 1113, 'This sign-in has already been used. Go back and sign in again.'),
+  externalSignInExpired: entry(410, 1114, 'This sign-in took too long and has expired. Go back and sign in again.'),
+  externalSignInOtherBrowser: entry(403, 1115, 'This sign-in was started in another browser. Sign in again in this one.'),
+  screenNameUnderivable: entry(400, 1111, 'Your account has no name that can be a screen name here (1 to 15 letters, digits or underscores). Ask the operator of this service.'),
   // OAuth 2.0 user context (1200 and up): `/2/oauth2/*` answer `{"error","error_description"}`
   // with the RFC 6749 §5.2 code and this message (X's wording where known, twitter-behaviour §9).
   oauth2InvalidRequest: entry(400, 1200, 'Value passed for the authorization code was invalid.', { oauth2: 'invalid_request' }),

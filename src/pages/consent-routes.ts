@@ -18,6 +18,7 @@ import { readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import type { Session } from './session.ts'
 import { visitorOf } from './visitor.ts'
+import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -36,11 +37,14 @@ interface ShowOptions {
 /** `autoConsent`: test mode's person who approves every request at once (AppDeps' `http.autoConsent`). */
 export interface ConsentRouteOptions {
   autoConsent?: string | undefined
+  /** How people may sign in on the page; a password only when not given. */
+  signIn?: SignInOptions | undefined
 }
 
 export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, options: ConsentRouteOptions = {}) {
+  const signIn = options.signIn ?? PASSWORD_ONLY
   function show(reply: FastifyReply, status: number, flow: AuthorizationFlow, consent: Consent, session: Session, options: ShowOptions) {
-    const page = consentPage({ action: FLOW_PATHS[flow], consent, csrfToken: session.csrf, ...options })
+    const page = consentPage({ action: FLOW_PATHS[flow], consent, csrfToken: session.csrf, signInOptions: signIn, ...options })
     return sendPage(reply, status, page, { kind: 'consent', callback: consent.requestToken.callback })
   }
 

@@ -34,6 +34,7 @@ export const USER_DOCUMENTS: readonly string[] = [
   'docs/check-request.md',
   'docs/forward-auth.md',
   'docs/revocation-push.md',
+  'docs/accounts.md',
 ]
 
 /** A document's name in /docs/<name>: its file name. */

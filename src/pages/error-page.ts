@@ -31,9 +31,9 @@ function message(error: ServiceError): string {
   return 'This request was not valid. Go back to the app and start again.'
 }
 
-/** The paths the pages answer (every other path is the JSON API's): /oauth/authorize, /oauth/authenticate, /console…, /settings…. */
+/** The paths the pages answer (every other path is the JSON API's): /oauth/authorize, /oauth/authenticate, /console…, /settings…, /login/…. */
 export function isPagePath(url: string): boolean {
-  return /^\/((oauth\/(authorize|authenticate)|i\/oauth2\/authorize|console|settings|docs)(\/|\?|$)|(\?|$))/.test(url)
+  return /^\/((oauth\/(authorize|authenticate)|i\/oauth2\/authorize|console|settings|docs|login)(\/|\?|$)|(\?|$))/.test(url)
 }
 
 /**

@@ -14,6 +14,7 @@ import { consentToAuthorizationRequest } from '../domain/test-kit/consent.ts'
 import { rawQuery } from '../web/request-url.ts'
 import type { UserRecord } from '../storage/records.ts'
 import type { ConsentRouteOptions } from './consent-routes.ts'
+import { PASSWORD_ONLY } from './sign-in-methods.ts'
 import { consentForm, type ConsentFlow } from './consent-form.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import type { Session } from './session.ts'
@@ -25,7 +26,8 @@ export const OAUTH2_AUTHORIZE_PATH = '/i/oauth2/authorize' satisfies RateLimited
 
 export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle, options: ConsentRouteOptions = {}) {
   function show(reply: FastifyReply, status: number, request: AuthorizationRequest, session: Session, signedIn: UserRecord | undefined, extra: { usernamePrefill?: string; message?: string } = {}) {
-    const page = oauth2ConsentPage({ request, csrfToken: session.csrf, signedIn, usernamePrefill: extra.usernamePrefill ?? '', message: extra.message })
+    const signInOptions = options.signIn ?? PASSWORD_ONLY
+    const page = oauth2ConsentPage({ request, csrfToken: session.csrf, signedIn, usernamePrefill: extra.usernamePrefill ?? '', message: extra.message, signInOptions })
     return sendPage(reply, status, page, { kind: 'consent', callback: request.redirectUri })
   }
 

@@ -7,6 +7,7 @@ import { consoleAppRoutes } from './console/app-routes.ts'
 import { consoleWebhookRoutes } from './console/webhook-routes.ts'
 import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
+import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
 import { homeRoutes, type HomeSettings } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
@@ -30,6 +31,8 @@ export interface PageSettings {
    * and answers what "Authorize app" would have (the redirect, or the PIN page). Undefined: off.
    */
   autoConsent?: string | undefined
+  /** How people sign in on the consent pages and the console: a password (unless turned off) and the ways of docs/accounts.md. */
+  signIn?: SignInOptions | undefined
 }
 
 /** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
@@ -44,12 +47,12 @@ export interface PagesDeps {
  * here only, never to the JSON API.
  */
 export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
-  const context = createPageContext(domain, throttle, http.allowSignup ?? false, http.publicUrl)
+  const context = createPageContext(domain, throttle, http.allowSignup ?? false, http.publicUrl, http.signIn ?? PASSWORD_ONLY)
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: http.cookieSecret })
     installPageErrors(app)
     if (http.home) await app.register(homeRoutes(http.home, { dev: http.dev, publicUrl: http.publicUrl }))
-    const consentOptions = { autoConsent: http.autoConsent }
+    const consentOptions = { autoConsent: http.autoConsent, signIn: http.signIn }
     await app.register(consentRoutes(domain, throttle, consentOptions))
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
     // The developer console and the settings pages: every request counts against its address.

@@ -59,12 +59,13 @@ export async function postedForm(domain: Deps, request: FastifyRequest): Promise
 
 /**
  * A new server-side session, and a new cookie (with a new CSRF value, so a value seen before is
- * worth nothing after), for the person who just proved who they are.
+ * worth nothing after), for the person who just proved who they are. `remember: false` (a login
+ * delegation's answer): the cookie ends with the browser; the server-side limits apply either way.
  */
-export async function beginSession(domain: Deps, request: FastifyRequest, reply: FastifyReply, user: UserRecord): Promise<Session> {
+export async function beginSession(domain: Deps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, options: { remember?: boolean } = {}): Promise<Session> {
   const claim = await startBrowserSession(domain, { user, userAgent: request.headers['user-agent'], address: request.ip })
   const session: Session = { ...newSession(), claim }
-  writeSession(request, reply, session, domain.settings.sessionLifetimeSeconds)
+  writeSession(request, reply, session, options.remember === false ? undefined : domain.settings.sessionLifetimeSeconds)
   return session
 }
 

@@ -29,6 +29,8 @@ export const COPIED_TABLES = [
   { table: 'webhook_endpoints', key: 'id' },
   { table: 'webhook_deliveries', key: 'id' },
   { table: 'revocation_lease', key: 'name' },
+  { table: 'identity_links', key: 'id' },
+  { table: 'external_sign_ins', key: 'id_hash' },
 ] as const
 
 /** The tables whose key PostgreSQL numbers itself (bigserial): its sequence goes on after the copied rows. */

@@ -5,6 +5,7 @@ import type { Database } from './sql/schema.ts'
 import { migrateToLatest } from './sql/migrations.ts'
 import { createAuditStore } from './sql/audit-store.ts'
 import { createCredentialLookup } from './sql/lookups.ts'
+import { createExternalSignInStore, createIdentityLinkStore } from './sql/account-stores.ts'
 import { createAdminTokenStore, createSignInUnlockStore } from './sql/admin-token-store.ts'
 import { createListingStore } from './sql/listing-store.ts'
 import { createBrowserSessionStore } from './sql/session-store.ts'
@@ -161,6 +162,8 @@ function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false
     oauth2Grants: createOAuth2GrantStore(conn, sealer, { isInUnit }),
     revocations: createRevocationOutboxStore(conn),
     webhooks: createWebhookStore(conn, sealer, { isInUnit }),
+    identityLinks: createIdentityLinkStore(conn),
+    externalSignIns: createExternalSignInStore(conn, sealer),
   }
 }
 

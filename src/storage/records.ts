@@ -18,6 +18,8 @@ export interface UserRecord {
   isDisabled?: boolean
   /** Raised to end every browser session at once; absent means 0. */
   sessionGeneration?: number
+  /** Their e-mail address, unique without regard to case: how an upstream identity may be matched to them. */
+  email?: string
 }
 
 /** One browser session of a person (src/domain/browser-sessions.ts). */
@@ -186,6 +188,8 @@ export const AUDIT_EVENTS = [
   'webhook.verified',
   'webhook.replayed',
   'webhook.removed',
+  'identity.linked',
+  'identity.unlinked',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

@@ -30,7 +30,7 @@ const OUTSIDE_UNITS = {} as const
  * storage metrics' names are all read from this table.
  */
 export const STORE_METHODS = {
-  users: { create: WRITE_IN_UNIT, update: WRITE_IN_UNIT, findById: LOOKUP_IN_UNIT, findByScreenName: IN_UNIT, list: IN_UNIT },
+  users: { create: WRITE_IN_UNIT, update: WRITE_IN_UNIT, findById: LOOKUP_IN_UNIT, findByScreenName: IN_UNIT, findByEmail: IN_UNIT, list: IN_UNIT },
   apps: {
     create: WRITE_IN_UNIT,
     update: WRITE_IN_UNIT,
@@ -85,6 +85,9 @@ export const STORE_METHODS = {
     replay: IN_UNIT,
     prune: OUTSIDE_UNITS,
   },
+  // A link is made in the unit that creates its person; unlinking is audited with it.
+  identityLinks: { create: IN_UNIT, find: IN_UNIT, listForUser: IN_UNIT, touch: OUTSIDE_UNITS, remove: IN_UNIT },
+  externalSignIns: { create: OUTSIDE_UNITS, find: OUTSIDE_UNITS, settle: OUTSIDE_UNITS, consume: OUTSIDE_UNITS, deleteExpired: OUTSIDE_UNITS },
 } as const satisfies { readonly [S in StoreName]: { readonly [M in keyof Stores[S]]-?: MethodTraits } }
 
 type Table = typeof STORE_METHODS

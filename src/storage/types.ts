@@ -1,3 +1,4 @@
+import type { ExternalSignInStore, IdentityLinkStore } from './account-types.ts'
 import type { RevocationOutboxStore, WebhookStore } from './revocation-types.ts'
 import type { AccessLevel, AccessTokenRecord, AppRecord, AuditEventRecord, BearerTokenRecord, BrowserSessionRecord, RequestTokenRecord, SignatureFailure, UserRecord } from './records.ts'
 import type { AdminTokenStore, ListingStore, SignInUnlockStore } from './admin-types.ts'
@@ -18,6 +19,8 @@ export interface UserStore {
   findById(id: string): Promise<UserRecord | undefined>
   /** Case-insensitive lookup. */
   findByScreenName(screenName: string): Promise<UserRecord | undefined>
+  /** The person of an e-mail address, compared without regard to case. */
+  findByEmail(email: string): Promise<UserRecord | undefined>
   list(): Promise<UserRecord[]>
   /**
    * Sets the given fields, and with endSessions raises the session generation in the same statement
@@ -248,6 +251,7 @@ export interface SignatureFailureStore {
   recent(appId: string, nowMs: number, bounds: FailureBounds): Promise<SignatureFailure[]>
 }
 
+export type { ExternalSignInStore, IdentityLinkStore } from './account-types.ts'
 export type { LimitState, Limiter, LimiterFactory, NonceStore, NonceUse, NonceVerdict } from './counter-types.ts'
 export type { CodeRedemption, NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
 
@@ -270,6 +274,7 @@ export type TransactionStores = Pick<
   | 'oauth2Grants'
   | 'revocations'
   | 'webhooks'
+  | 'identityLinks'
 >
 
 /** What /readyz reports: redis is `not_configured` when nonces and limits live in memory. */
@@ -307,6 +312,9 @@ export interface Stores {
   revocations: RevocationOutboxStore
   /** The webhook endpoints, their deliveries and the delivery lease. */
   webhooks: WebhookStore
+  /** Existing accounts (account-types.ts): upstream identities linked to people, sign-ins in progress elsewhere. */
+  identityLinks: IdentityLinkStore
+  externalSignIns: ExternalSignInStore
   /**
    * Runs `work` as one transaction: what it writes through `tx` is committed together when it
    * resolves, or not at all when it throws (its error is rethrown); the promise settles once the

@@ -1,5 +1,6 @@
 import { test, describe } from 'node:test'
 import { contractKit, type OpenFreshStores } from './contract/fixtures.ts'
+import { accountsContract } from './contract/accounts.ts'
 import { appsContract } from './contract/apps.ts'
 import { auditContract } from './contract/audit.ts'
 import { limitersContract } from './contract/limiters.ts'
@@ -32,5 +33,6 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
     auditContract(kit)
     limitersContract(kit)
     revocationsContract(kit)
+    accountsContract(kit)
   })
 }

@@ -64,6 +64,10 @@ async function sourceWithEveryTable(): Promise<string> {
     await stores.transaction((tx) => tx.revocations.append({ id: '5f0c7d0e-0000-4000-8000-000000000001', type: 'app.deleted', atMs: nowMs, appId: app.id, userId: null, credentialKind: 'app', credentialSha256: null }))
     await stores.webhooks.fanOut(10)
     await stores.webhooks.claimLease('copy-test', nowMs, 10_000)
+    // Existing accounts: an upstream identity linked to the person, a sign-in in progress elsewhere.
+    await stores.identityLinks.create({ provider: 'corp', subject: 'sub-1', userId: user.id, createdAtMs: nowMs })
+    const secrets = { codeVerifier: 'v'.repeat(43), nonce: 'n' }
+    await stores.externalSignIns.create({ id: `state-${nowMs}`, kind: 'oidc', provider: 'corp', browser: 'b', returnTo: '/console', forceLogin: false, secrets, createdAtMs: nowMs, expiresAtMs: nowMs + 600_000 })
   } finally {
     await storage.runtime.close()
   }

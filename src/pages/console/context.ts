@@ -8,6 +8,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import type { Limiter } from '../../storage/types.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
+import type { SignInOptions } from '../sign-in-methods.ts'
 import { signInPage } from '../views/frame.ts'
 import { postedForm, visitorOf, type Visitor } from '../visitor.ts'
 
@@ -18,12 +19,13 @@ export interface PageContext {
   /** `--public-url`: the scheme and host pages name this service by (else the request's own). */
   publicUrl: URL | undefined
   limits: { pages: Limiter; changes: Limiter; signUps: Limiter }
+  signIn: SignInOptions
 }
 
 /** The pages' limits are SERVICE_LIMITS' console ones: requests per address, changes per account, sign-ups per address. */
-export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean, publicUrl: URL | undefined): PageContext {
+export function createPageContext(domain: DomainDeps, throttle: SignInThrottle, allowSignup: boolean, publicUrl: URL | undefined, signIn: SignInOptions): PageContext {
   const { consolePages, consoleChanges, consoleSignUps } = domain.limiters.service
-  return { domain, throttle, allowSignup, publicUrl, limits: { pages: consolePages, changes: consoleChanges, signUps: consoleSignUps } }
+  return { domain, throttle, allowSignup, publicUrl, limits: { pages: consolePages, changes: consoleChanges, signUps: consoleSignUps }, signIn }
 }
 
 /** Counts one hit of a page limit; past it the page is a 429. */
@@ -52,6 +54,7 @@ export function showSignIn(context: PageContext, reply: FastifyReply, visitor: P
     usernamePrefill: options.username ?? '',
     message: options.message,
     allowSignup: context.allowSignup,
+    signInOptions: context.signIn,
   })
   return sendPage(reply, options.status ?? 200, page, { kind: 'self' })
 }

@@ -1,4 +1,5 @@
 import type { Consent } from '../../domain/oauth1/authorization.ts'
+import { startPath, type ExternalSignInMethod, type SignInOptions } from '../sign-in-methods.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import { ACCESS_DESCRIPTIONS } from './access-levels.ts'
 import { isWebUrl } from './frame.ts'
@@ -16,6 +17,12 @@ export interface ConsentView {
   forceLogin: boolean
   /** A plain sentence shown above the form (a failed sign-in). */
   message?: string | undefined
+  signInOptions: SignInOptions
+}
+
+/** "Sign in with …" links, each leading back to `returnTo` once signed in. */
+export function externalSignInLinks(methods: readonly ExternalSignInMethod[], returnTo: string): SafeHtml {
+  return html`${methods.length > 0 && html`<ul class="sign-in-with">${methods.map((method) => html`<li><a class="button" id="sign_in_with_${method.id}" href="${startPath(method, returnTo)}">Sign in with ${method.label}</a></li>`)}</ul>`}`
 }
 
 
@@ -38,24 +45,25 @@ function permissions(consent: Consent): SafeHtml {
 <ul>${cannot.map((line) => html`<li>${line}</li>`)}</ul>`
 }
 
-function signInFields(prefill: string): SafeHtml {
+function signInFields(prefill: string, options: SignInOptions, returnTo: string): SafeHtml {
   return html`<h2>Sign in to authorize</h2>
-<label for="username">Username</label>
+${externalSignInLinks(options.methods, returnTo)}
+${options.password && html`<label for="username">Username</label>
 <input id="username" name="username" type="text" value="${prefill}" autocomplete="username" autocapitalize="none" spellcheck="false" required>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>`
+<input id="password" name="password" type="password" autocomplete="current-password" required>`}`
 }
 
 /**
  * The part of a consent form both protocols' pages share: the message, who is signed in (or the
  * sign-in fields), Authorize and Cancel, and "Sign in with another account".
  */
-export function consentControls(view: { signedIn: UserRecord | undefined; usernamePrefill: string; message?: string | undefined }): SafeHtml {
+export function consentControls(view: { signedIn: UserRecord | undefined; usernamePrefill: string; message?: string | undefined; signInOptions: SignInOptions }, returnTo: string): SafeHtml {
   const user = view.signedIn
   return html`${view.message && html`<p class="alert" role="alert">${view.message}</p>`}
-${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill)}
+${user ? html`<p>You are signed in as <strong>${user.name}</strong> (@${user.screenName}).</p>` : signInFields(view.usernamePrefill, view.signInOptions, returnTo)}
 <div class="actions">
-<button type="submit" name="action" value="allow" id="allow">Authorize app</button>
+${(user || view.signInOptions.password) && html`<button type="submit" name="action" value="allow" id="allow">Authorize app</button>`}
 <button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button>
 </div>
 ${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}`
@@ -72,7 +80,7 @@ ${permissions(view.consent)}
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <input type="hidden" name="oauth_token" value="${requestToken.token}">
 ${view.forceLogin && html`<input type="hidden" name="force_login" value="true">`}
-${consentControls(view)}
+${consentControls(view, `${view.action}?oauth_token=${encodeURIComponent(requestToken.token)}`)}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )

@@ -1,4 +1,6 @@
 import type { UserRecord } from '../../storage/records.ts'
+import type { SignInOptions } from '../sign-in-methods.ts'
+import { externalSignInLinks } from './consent.ts'
 import { html, type SafeHtml } from './html.ts'
 import { layout } from './layout.ts'
 
@@ -55,6 +57,7 @@ export interface SignInView {
   usernamePrefill: string
   message?: string | undefined
   allowSignup: boolean
+  signInOptions: SignInOptions
 }
 
 export function signInPage(view: SignInView): string {
@@ -65,11 +68,12 @@ export function signInPage(view: SignInView): string {
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <input type="hidden" name="next" value="${view.next}">
 ${alert(view.message)}
-<label for="username">Username</label>
+${externalSignInLinks(view.signInOptions.methods, view.next)}
+${view.signInOptions.password && html`<label for="username">Username</label>
 <input id="username" name="username" type="text" value="${view.usernamePrefill}" autocomplete="username" autocapitalize="none" spellcheck="false" required>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
-<div class="actions"><button type="submit" id="sign_in" class="primary">Sign in</button></div>
+<div class="actions"><button type="submit" id="sign_in" class="primary">Sign in</button></div>`}
 </form>
 ${view.allowSignup && html`<p>New here? <a href="/console/signup">Create an account</a>.</p>`}`,
   )

@@ -1,6 +1,7 @@
 import type { AuthorizationRequest } from '../../domain/oauth2-user/authorization-request.ts'
 import { SCOPES } from '../../protocol/oauth2/scopes.ts'
 import type { UserRecord } from '../../storage/records.ts'
+import type { SignInOptions } from '../sign-in-methods.ts'
 import { aboutApp, consentControls } from './consent.ts'
 import { html } from './html.ts'
 import { layout } from './layout.ts'
@@ -12,6 +13,7 @@ export interface OAuth2ConsentView {
   signedIn: UserRecord | undefined
   usernamePrefill: string
   message?: string | undefined
+  signInOptions: SignInOptions
 }
 
 /** The consent page of OAuth 2.0 user context: what each asked scope allows, in plain words. */
@@ -26,7 +28,7 @@ ${aboutApp(request)}
 <form method="post" action="/i/oauth2/authorize">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 ${Object.entries(request.parameters).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-${consentControls(view)}
+${consentControls(view, `/i/oauth2/authorize?${new URLSearchParams(request.parameters).toString()}`)}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )

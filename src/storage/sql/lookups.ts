@@ -19,7 +19,7 @@ const columnsOf =
   <const C extends ReadonlyArray<keyof T & string>>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> })) =>
     columns
 
-const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms', 'disabled_at_ms', 'session_generation'])
+const USER_COLUMNS = columnsOf<UsersTable>()(['id', 'screen_name', 'screen_name_lower', 'name', 'password_hash', 'created_at_ms', 'disabled_at_ms', 'session_generation', 'email', 'email_lower'])
 // Every column but name_key, which only the unique index of migration 008 reads.
 const APP_COLUMNS = columnsOf<Omit<AppsTable, 'name_key'>>()([
   'id',

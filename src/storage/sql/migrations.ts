@@ -1,5 +1,6 @@
 import { Migrator, PostgresAdapter, SqliteAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import { DatabaseRefusedError } from '../errors.ts'
+import { ACCOUNT_MIGRATIONS } from './migrations-accounts.ts'
 import { OAUTH2_USER_MIGRATIONS } from './migrations-oauth2-user.ts'
 import { REVOCATION_MIGRATIONS } from './migrations-revocations.ts'
 
@@ -334,6 +335,8 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   // The revocation push's outbox, endpoints, deliveries and lease.
   ...REVOCATION_MIGRATIONS,
+  // Existing accounts: e-mail addresses, identity links, sign-ins in progress elsewhere.
+  ...ACCOUNT_MIGRATIONS,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -25,6 +25,10 @@ export function createUserStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return row && toUser(row)
     },
+    async findByEmail(email) {
+      const row = await db.selectFrom('users').selectAll().where('email_lower', '=', email.toLowerCase()).executeTakeFirst()
+      return row && toUser(row)
+    },
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('id').execute()
       return rows.map(toUser)

@@ -36,6 +36,7 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     // Only when set: a record reads back as it was written.
     ...(row.disabled_at_ms === null ? {} : { isDisabled: true }),
     ...(row.session_generation ? { sessionGeneration: num(row.session_generation) } : {}),
+    ...(row.email === null ? {} : { email: row.email }),
   }
 }
 
@@ -49,6 +50,8 @@ export function fromUser(user: UserRecord): UsersTable {
     created_at_ms: user.createdAtMs,
     disabled_at_ms: user.isDisabled ? user.createdAtMs : null,
     session_generation: user.sessionGeneration ?? 0,
+    email: user.email ?? null,
+    email_lower: user.email?.toLowerCase() ?? null,
   }
 }
 

@@ -17,6 +17,9 @@ export interface UsersTable {
   disabled_at_ms: number | null
   /** Raised to end every browser session of the person at once; sessions carry the one they began in. */
   session_generation: number
+  /** Migration 021: the person's e-mail address and its lower case (unique); null when none. */
+  email: string | null
+  email_lower: string | null
 }
 
 /** The console's signature-failure log (migration 007). */
@@ -229,6 +232,40 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   revocation_lease: RevocationLeaseTable
+  identity_links: IdentityLinksTable
+  external_sign_ins: ExternalSignInsTable
+}
+
+/** An upstream identity linked to a person (migration 021). */
+export interface IdentityLinksTable {
+  /** `<provider>:<subject>`. */
+  id: string
+  provider: string
+  subject: string
+  user_id: string
+  created_at_ms: number
+  last_sign_in_at_ms: number | null
+}
+
+/** A sign-in in progress at an upstream provider or the platform's login page (migration 021). */
+export interface ExternalSignInsTable {
+  /** Keyed hash of the state or login challenge. */
+  id_hash: string
+  kind: string
+  provider: string
+  /** Keyed hash of the browser's cookie value. */
+  browser_hash: string
+  return_to: string
+  app_id: string | null
+  login_hint: string | null
+  force_login: number
+  /** Sealed JSON: the PKCE verifier and nonce. */
+  secrets: string | null
+  created_at_ms: number
+  expires_at_ms: number
+  /** JSON DelegationOutcome. */
+  outcome: string | null
+  used_at_ms: number | null
 }
 
 /** The outbox of credential ends (migration 020): never a token, only its SHA-256. */

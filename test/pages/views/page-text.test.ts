@@ -7,6 +7,7 @@ import type { Consent } from '../../../src/domain/oauth1/authorization.ts'
 import { confirmPasswordPage, passwordPage, sessionsPage } from '../../../src/pages/views/account.ts'
 import { browserName } from '../../../src/pages/views/browser-name.ts'
 import { connectedAppsPage } from '../../../src/pages/views/connected-apps.ts'
+import { PASSWORD_ONLY } from '../../../src/pages/sign-in-methods.ts'
 import { consentPage } from '../../../src/pages/views/consent.ts'
 import { signInPage, signUpPage, urlText } from '../../../src/pages/views/frame.ts'
 import { html } from '../../../src/pages/views/html.ts'
@@ -33,7 +34,7 @@ function consent(level: AccessLevel, app: Partial<AppRecord> = {}, owner: UserRe
   }
 }
 
-const consentOf = (c: Consent) => consentPage({ action: '/oauth/authorize', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: false })
+const consentOf = (c: Consent) => consentPage({ action: '/oauth/authorize', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: false, signInOptions: PASSWORD_ONLY })
 
 describe('the consent page', () => {
   const READ = ['See posts from your timeline, including protected posts you can see.', 'See your profile, your lists and who you follow.']
@@ -60,6 +61,23 @@ describe('the consent page', () => {
     const orphan = consentOf(consent('read', { description: 'Saves things' }, null))
     assert.match(orphan, /<span class="muted">by an unknown developer<\/span>/)
     assert.match(orphan, /<p>Saves things<\/p>/)
+  })
+
+  test('offers each other way to sign in as a link back to this page; without password sign-in, no password fields and no Authorize before signing in', () => {
+    const methods = [
+      { kind: 'oidc', id: 'corp', label: 'Corp SSO' },
+      { kind: 'delegation', id: 'login', label: 'Example <Platform>' },
+    ] as const
+    const c = consent('read')
+    const both = consentPage({ action: '/oauth/authenticate', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: true, signInOptions: { password: true, methods } })
+    assert.match(both, /<a class="button" id="sign_in_with_corp" href="\/login\/oidc\/corp\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt">Sign in with Corp SSO<\/a>/)
+    assert.match(both, /href="\/login\/delegated\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt">Sign in with Example &lt;Platform&gt;<\/a>/)
+    assert.match(both, /name="password"/)
+    assert.match(both, /id="allow"/)
+    const linksOnly = consentPage({ action: '/oauth/authorize', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: false, signInOptions: { password: false, methods } })
+    assert.doesNotMatch(linksOnly, /name="password"|name="username"|id="allow"/)
+    assert.match(linksOnly, /id="cancel"/)
+    assert.doesNotMatch(consentOf(c), /sign_in_with/)
   })
 
   test('links an http or https website; anything else, a URL or not, is text', () => {
@@ -135,7 +153,7 @@ describe('the account pages', () => {
 })
 
 describe('the console frame', () => {
-  const signIn = (allowSignup: boolean) => signInPage({ csrfToken: 'c', next: '/console', heading: 'Sign in to the developer console', usernamePrefill: '', allowSignup })
+  const signIn = (allowSignup: boolean) => signInPage({ csrfToken: 'c', next: '/console', heading: 'Sign in to the developer console', usernamePrefill: '', allowSignup, signInOptions: PASSWORD_ONLY })
 
   test('the sign-in and sign-up pages: titled for what they are, no account links before signing in, sign-up offered only when open', () => {
     const open = signIn(true)
