@@ -12,6 +12,7 @@ import type { Observed } from '../observability/setup.ts'
 import { KeyringError, newKeyring, openStorage, resolveKeyringSource, type KeyringSource, type Storage } from '../storage/index.ts'
 import { layeredStorage } from './store-layers.ts'
 import { createWebhookClient } from './webhook-client.ts'
+import { createHandOutTally } from '../domain/oauth2/hand-out-tally.ts'
 
 /** The slice of the config the domain reads. */
 export function domainSettings(config: Config): DomainSettings {
@@ -64,6 +65,7 @@ export function createDomainDeps(
       ) as DomainLimiters['service'],
     },
     signatureFailures,
+    handOuts: createHandOutTally({ stores, clock }),
     webhookClient: createWebhookClient(),
   }
 }

@@ -99,6 +99,8 @@ export async function composeService(config: Config, options: ServiceOptions): P
       },
       async close() {
         await Promise.all([app.close(), admin?.close(), housekeeping?.stop(), delivery?.stop()])
+        // The repeats counted since their last row: written before the stores close.
+        await domain.handOuts.flush({ all: true }).catch((error: unknown) => logger.warn({ err: error }, 'could not write the counted bearer-token hand-outs'))
         await closeDomain()
       },
     }

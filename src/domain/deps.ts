@@ -4,6 +4,7 @@ import type { RateLimitedResource, ServiceLimit } from './rate-limit-table.ts'
 import type { DomainObserver } from './observe.ts'
 import type { SignatureFailureLog } from './console/signature-failures.ts'
 import type { WebhookClient } from './revocations/webhook-client.ts'
+import type { HandOutTally } from './oauth2/hand-out-tally.ts'
 
 /** The settings the domain reads: a narrow slice of the config, handed down by the composition root. */
 export interface DomainSettings {
@@ -49,4 +50,6 @@ export interface DomainDeps {
   webhookClient?: WebhookClient
   /** Each app's recent refused signed requests, for its developer (the console's diagnostics). */
   signatureFailures?: SignatureFailureLog
+  /** The repeats of POST /oauth2/token, counted into one audit row per app per minute. */
+  handOuts: HandOutTally
 }

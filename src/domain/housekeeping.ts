@@ -26,11 +26,12 @@ export interface HousekeepingOptions {
 
 /**
  * The serve process's housekeeping, on a timer that does not keep the process alive. Every minute,
- * request tokens and OAuth 2.0 authorization codes expired for EXPIRED_KEPT_MS are deleted; at
+ * request tokens and OAuth 2.0 authorization codes expired for EXPIRED_KEPT_MS are deleted and the
+ * counted hand-outs of a minute or more are written (hand-out-tally.ts); at
  * start and then every hour, the audit rows older than the retention. Every instance does it: each
  * deletion is idempotent.
  */
-export function startHousekeeping(deps: Pick<DomainDeps, 'stores' | 'clock'>, options: HousekeepingOptions): Housekeeping {
+export function startHousekeeping(deps: Pick<DomainDeps, 'stores' | 'clock' | 'handOuts'>, options: HousekeepingOptions): Housekeeping {
   const pending = new Set<Promise<void>>()
   const run = (message: string, work: () => Promise<unknown>) => {
     const done: Promise<void> = work().then(
@@ -50,6 +51,7 @@ export function startHousekeeping(deps: Pick<DomainDeps, 'stores' | 'clock'>, op
     const beforeMs = deps.clock.nowMs() - EXPIRED_KEPT_MS
     run('could not delete expired request tokens', () => deps.stores.requestTokens.deleteExpired(beforeMs))
     run('could not delete expired authorization codes', () => deps.stores.oauth2Codes.deleteExpired(beforeMs))
+    run('could not write the counted bearer-token hand-outs', () => deps.handOuts.flush())
   }
   pruneAudit()
   let minutes = 0

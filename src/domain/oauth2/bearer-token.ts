@@ -8,10 +8,11 @@ import type { RequestInput } from '../request.ts'
 import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
 import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateAppClient, readClientCredentials } from './client-credentials.ts'
+import type { HandOutTally } from './hand-out-tally.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
 
 /** What this use case touches. */
-export type BearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe'>
+export type BearerTokenDeps = Pick<DomainDeps, 'stores' | 'clock' | 'limiters' | 'observe' | 'handOuts'>
 
 /** The limit every call counts against (the route's address limit too: src/web/plugins/rate-limit.ts). */
 export const BEARER_TOKEN_LIMIT = '/oauth2/token' satisfies RateLimitedResource
@@ -29,31 +30,34 @@ export async function issueOrReuseBearerToken(deps: BearerTokenDeps, input: Requ
   const app = await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
   const { limit } = await chargeCall(deps, BEARER_TOKEN_LIMIT, { appId: app.id })
-  return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null) }))
+  return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null, { tally: deps.handOuts }) }))
 }
 
 /**
  * The app's one live bearer token, made on first need; for POST /oauth2/token and the developer
  * console alike. Every hand-out is recorded, the repeats too: each gives the app's credential away.
+ * With `tally` (POST /oauth2/token, where nearly every call is a repeat), repeats are counted into
+ * one row per app per minute (hand-out-tally.ts) and write nothing themselves; the console's and a
+ * seed's hand-outs each get their row.
  */
 export async function handOutBearerToken(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'observe'>,
   appId: string,
   address: string | null,
-  /** The value of a new token when one is made (a seed file's fixed one); random otherwise. */
-  value?: string,
+  /** `value`: a new token's value when one is made (a seed file's fixed one); random otherwise. */
+  options: { value?: string | undefined; tally?: HandOutTally | undefined } = {},
 ): Promise<BearerTokenRecord> {
   const handOut = (reused: boolean): AuditEntry => ({ event: 'bearer_token.issued', appId, address, detail: { reused } })
   const live = await deps.stores.bearerTokens.findLive(appId)
   if (live) {
-    // A repeat (nearly every call): the token exists, so its audit row is the only write.
-    await recordAudit(deps, handOut(true))
+    if (options.tally) options.tally.count(appId, address)
+    else await recordAudit(deps, handOut(true))
     deps.observe?.tokenIssued('bearer_token')
     return live
   }
   // The first hand-out: the new token and its audit row in one transaction.
   const issued = await changeWithAudit(deps, async (tx, audit) => {
-    const candidate: BearerTokenRecord = { token: value ?? newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
+    const candidate: BearerTokenRecord = { token: options.value ?? newBearerTokenValue(), appId, createdAtMs: deps.clock.nowMs(), revokedAtMs: null }
     // Another call may have issued one since findLive: then that one is handed out.
     const token = await tx.bearerTokens.issueOrReuse(candidate)
     await audit(handOut(token.token !== candidate.token))

@@ -97,7 +97,7 @@ export async function seedAccessToken(deps: SeedCredentialsDeps, token: SeedAcce
 
 /** The app's live bearer token, made with the seed's value when there is none. */
 export async function seedBearerToken(deps: SeedCredentialsDeps, app: AppRecord, value: string | undefined): Promise<BearerTokenRecord> {
-  return (await deps.stores.bearerTokens.findLive(app.id)) ?? handOutBearerToken(deps, app.id, null, value)
+  return (await deps.stores.bearerTokens.findLive(app.id)) ?? handOutBearerToken(deps, app.id, null, { value })
 }
 
 /** A grant of the person to the app with its tokens, made as a redeemed code would make it (token.ts), unless it exists. */

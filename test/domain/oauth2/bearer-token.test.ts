@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { issueOrReuseBearerToken } from '../../../src/domain/oauth2/bearer-token.ts'
+import { TALLY_MS } from '../../../src/domain/oauth2/hand-out-tally.ts'
 import { authenticateAppClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
 import { invalidateBearerToken } from '../../../src/domain/oauth2/invalidate-bearer-token.ts'
 import { verifyBearer } from '../../../src/domain/oauth2/verify-bearer.ts'
@@ -37,8 +38,12 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     assert.equal(first.createdAtMs, tier.clock.nowMs())
     assert.equal((await tokenCall(app)).token, first.token)
     assert.equal((await verifyBearer(tier.domain, `Bearer ${first.token}`)).app.id, app.id)
-    const events = (await tier.domain.stores.audit.list({ appId: app.id, limit: 10 })).filter((e) => e.event === 'bearer_token.issued')
-    assert.deepEqual(events.map((e) => e.detail).reverse(), [{ reused: false }, { reused: true }])
+    const issued = async () => (await bearerRows(app, 'bearer_token.issued')).map((row) => row.detail)
+    assert.deepEqual(await issued(), [{ reused: false }], 'a repeat writes nothing itself')
+    tier.clock.advance(TALLY_MS)
+    assert.equal((await tokenCall(app)).token, first.token)
+    await tier.domain.handOuts.flush()
+    assert.deepEqual(await issued(), [{ reused: false }, { reused: true, count: 2 }], "a minute on, the app's next repeat writes the row of its repeats")
   })
 
   test('a secret differing only in case, a missing grant_type (170) and another grant (99) are refused', async () => {
@@ -122,9 +127,10 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const pace = 60 // --bearer-token-pace's default
     assert.deepEqual([first.limit?.limit, first.limit?.remaining, repeat.limit?.remaining], [pace, pace - 1, pace - 2])
     assert.equal(othersFirst.limit?.remaining, pace - 1, "another app's calls spend its own budget")
+    await tier.domain.handOuts.flush({ all: true })
     assert.deepEqual((await bearerRows(app, 'bearer_token.issued')).map((row) => [row.address, row.detail]), [
       ['192.0.2.1', { reused: false }],
-      ['192.0.2.1', { reused: true }],
+      ['192.0.2.1', { reused: true, count: 1 }],
     ])
   })
 
@@ -132,8 +138,10 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     const app = await makeApp(tier.domain)
     const tokens = await Promise.all([0, 1, 2].map(() => tokenCall(app)))
     assert.equal(new Set(tokens.map((token) => token.token)).size, 1)
-    const reused = (await bearerRows(app, 'bearer_token.issued')).map((row) => row.detail?.reused)
-    assert.deepEqual(reused, [false, true, true])
+    await tier.domain.handOuts.flush({ all: true })
+    const rows = await bearerRows(app, 'bearer_token.issued')
+    assert.deepEqual(rows.filter((row) => row.detail?.reused === false).length, 1)
+    assert.equal(rows.reduce((sum, row) => sum + (typeof row.detail?.count === 'number' ? row.detail.count : 1), 0), 3, 'every hand-out is in the trail')
   })
 
   test('client_id and client_secret in the body stand for Basic credentials; half of them is no credentials (99)', async () => {
