@@ -34,6 +34,8 @@ export interface UserPatch {
   passwordHash?: string
   disabledAtMs?: number | null
   endSessions?: boolean
+  /** Changes the row only while its password hash is still this one (an upgrade must not undo a change made meanwhile). */
+  whenPasswordHash?: string
 }
 
 export type AppPatch = Partial<

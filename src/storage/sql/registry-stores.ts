@@ -40,7 +40,9 @@ export function createUserStore(db: Kysely<Database>) {
         ...(patch.disabledAtMs === undefined ? {} : { disabled_at_ms: patch.disabledAtMs }),
         ...(patch.endSessions ? { session_generation: sql<number>`session_generation + 1` } : {}),
       }
-      const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : db.updateTable('users').set(columns).where('id', '=', id).returningAll()
+      const update = db.updateTable('users').set(columns).where('id', '=', id)
+      const conditional = patch.whenPasswordHash === undefined ? update : update.where('password_hash', '=', patch.whenPasswordHash)
+      const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : conditional.returningAll()
       const row = await query.executeTakeFirst()
       return row && toUser(row)
     },
