@@ -52,7 +52,7 @@ export const listOf = (item: object) => ({
 export const USER = {
   type: 'object',
   required: ['user_id', 'screen_name', 'name', 'created_at', 'disabled'],
-  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME, disabled: { type: 'boolean' } },
+  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME, disabled: { type: 'boolean' }, email: { type: 'string', description: 'Present when the person has one.' } },
   additionalProperties: false,
 } as const
 
@@ -63,6 +63,7 @@ export const NEW_USER = {
     screen_name: { type: 'string', pattern: '^[A-Za-z0-9_]{1,15}$' },
     password: { type: 'string', minLength: 8, maxLength: 1024 },
     name: { type: 'string', minLength: 1, maxLength: 50 },
+    email: { type: 'string', maxLength: 254, description: 'Unique without regard to case: 409 code 1120 when another person has it.' },
   },
   additionalProperties: false,
 } as const

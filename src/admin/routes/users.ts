@@ -7,12 +7,12 @@ import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noC
 import { userJson } from '../../domain/vocabulary.ts'
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: { screen_name: string; password: string; name?: string } }>(
+  app.post<{ Body: { screen_name: string; password: string; name?: string; email?: string } }>(
     '/admin/v1/users',
     { schema: { operationId: 'createUser', tags: ['users'], summary: 'Register a person', body: NEW_USER, response: responses({ 201: json('The new user.', USER) }, 400, 409) } },
     async (request, reply) => {
-      const { screen_name, password, name } = request.body
-      const user = await createUser(request.adminDomain, { screenName: screen_name, password, ...(name === undefined ? {} : { name }) })
+      const { screen_name, password, name, email } = request.body
+      const user = await createUser(request.adminDomain, { screenName: screen_name, password, ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }) })
       return reply.code(201).send(userJson(user))
     },
   )

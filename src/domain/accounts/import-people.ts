@@ -137,3 +137,16 @@ export async function importPeople(deps: ImportDeps, entries: unknown[], options
   }
   return results
 }
+
+/** An entry's answer as the CLI's `--json` and the admin API show it. */
+export function importResultJson(result: ImportResult) {
+  const { index, status, id, screenName, reason } = result
+  return { index, status, ...(id ? { id } : {}), ...(screenName ? { screen_name: screenName } : {}), ...(reason ? { reason } : {}) }
+}
+
+/** How many entries ended in each status. */
+export function importCounts(results: ImportResult[]): Record<ImportStatus, number> {
+  const counts = { created: 0, unchanged: 0, refused: 0 }
+  for (const result of results) counts[result.status]++
+  return counts
+}
