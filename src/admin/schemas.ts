@@ -75,6 +75,7 @@ export const USER_PATCH = {
     name: NEW_USER.properties.name,
     password: NEW_USER.properties.password,
     disabled: { type: 'boolean', description: 'A disabled person cannot sign in; their access tokens get 401 code 89 while disabled.' },
+    email: { type: ['string', 'null'], maxLength: 254, description: 'A new e-mail address (409 code 1120 when another person has it), or null for none.' },
   },
   additionalProperties: false,
 } as const

@@ -69,4 +69,21 @@ describe('POST /admin/v1/users/import', () => {
     const without = await server.admin('POST', '/admin/v1/users', { screen_name: 'no_mail', password: 'correct horse' })
     assert.equal('email' in without.json, false)
   })
+
+  test('PATCH sets, changes and removes an address; another person\'s address is 409 code 1120 and changes nothing', async () => {
+    const first = (await server.admin('POST', '/admin/v1/users', { screen_name: 'patch_one', password: 'correct horse', email: 'one@example.org' })).json
+    const second = (await server.admin('POST', '/admin/v1/users', { screen_name: 'patch_two', password: 'correct horse' })).json
+    const taken = await server.admin('PATCH', `/admin/v1/users/${second.user_id}`, { email: 'ONE@example.org', name: 'Two' })
+    assert.equal(taken.status, 409, taken.text)
+    assert.equal(taken.json.detail, 'This e-mail address belongs to another person.')
+    const unchanged = (await server.admin('GET', `/admin/v1/users/${second.user_id}`)).json
+    assert.deepEqual([unchanged.name, 'email' in unchanged], ['patch_two', false], 'the refused change is rolled back whole')
+    const set = await server.admin('PATCH', `/admin/v1/users/${second.user_id}`, { email: 'two@example.org' })
+    assert.equal(set.json.email, 'two@example.org')
+    const removed = await server.admin('PATCH', `/admin/v1/users/${first.user_id}`, { email: null })
+    assert.equal(removed.status, 200, removed.text)
+    assert.equal('email' in removed.json, false)
+    const reused = await server.admin('PATCH', `/admin/v1/users/${second.user_id}`, { email: 'One@Example.org' })
+    assert.equal(reused.json.email, 'One@Example.org', 'a removed address is free again')
+  })
 })

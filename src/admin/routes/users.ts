@@ -42,7 +42,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     async (request) => userJson(await findUser(request.adminDomain, request.params.user_id)),
   )
 
-  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean } }>(
+  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean; email?: string | null } }>(
     '/admin/v1/users/:user_id',
     {
       schema: {
@@ -51,7 +51,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
         summary: "Change a person's display name or password, or disable them (or enable them again); a new password or disabling ends every browser session of theirs",
         params: params('user_id'),
         body: USER_PATCH,
-        response: responses({ 200: json('The user as changed.', USER) }, 400, 404),
+        response: responses({ 200: json('The user as changed.', USER) }, 400, 404, 409),
       },
     },
     async (request) => userJson(await updateUser(request.adminDomain, request.params.user_id, request.body)),
