@@ -42,8 +42,7 @@ const VERIFIERS: Verifier[] = [
   {
     format: 'bcrypt',
     matches: (stored) => BCRYPT.test(stored),
-    // bcryptjs knows $2a$ and $2b$; $2y$ is the same algorithm under PHP's letter.
-    verify: (password, stored) => bcrypt.compare(password, stored.replace(/^\$2y\$/, '$2b$')),
+    verify: (password, stored) => bcrypt.compare(password, stored),
   },
   {
     format: 'argon2id',
