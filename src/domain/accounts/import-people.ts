@@ -63,7 +63,9 @@ function personOf(entry: unknown, deps: ImportDeps): UserRecord {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) refuse('not a JSON object')
   const fields = entry as Record<string, unknown>
   const unknown = Object.keys(fields).filter((key) => !FIELDS.includes(key))
-  if (unknown.length > 0) refuse(`unknown field ${unknown.join(', ')} (known: ${FIELDS.join(', ')})`)
+  // A key is repeated only when it looks like a field name: it could hold anything (a hash, a terminal's escape).
+  const named = unknown.filter((key) => /^[A-Za-z0-9_]{1,40}$/.test(key))
+  if (unknown.length > 0) refuse(`unknown field ${named.length === unknown.length ? named.join(', ') : 'names'} (known: ${FIELDS.join(', ')})`)
   const { screen_name: screenName, password_hash: passwordHash, name, email, id } = fields
   if (typeof screenName !== 'string') refuse('screen_name is missing or not a string')
   byRule(() => checkScreenName(screenName as string))
