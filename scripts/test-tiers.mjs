@@ -59,6 +59,7 @@ export const TIERS = [
           'test/admin/fuzz-findings.test.ts',
           'test/admin/text-fields.test.ts',
           'test/admin/test-kit-consent.test.ts',
+          'test/admin/user-import.test.ts',
           'test/pages/console/text-fields.test.ts',
           'test/pages/console/sudo.test.ts',
           'test/http/check-request.test.ts',

@@ -13,6 +13,7 @@ import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } f
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { userRoutes } from './routes/users.ts'
+import { userImportRoutes } from './routes/user-import.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { registerTestKit, type TestKitControls } from './routes/test-kit.ts'
 
@@ -126,6 +127,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
     transformObject: (documents) => ('openapiObject' in documents ? markOptionalBodies(documents.openapiObject) : documents.swaggerObject),
   })
   await app.register(userRoutes)
+  await app.register(userImportRoutes)
   await app.register(appRoutes)
   await app.register(auditRoutes)
   await app.register(webhookRoutes)

@@ -52,7 +52,7 @@ export const listOf = (item: object) => ({
 export const USER = {
   type: 'object',
   required: ['user_id', 'screen_name', 'name', 'created_at', 'disabled'],
-  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME, disabled: { type: 'boolean' } },
+  properties: { user_id: ID, screen_name: { type: 'string' }, name: { type: 'string' }, created_at: TIME, disabled: { type: 'boolean' }, email: { type: 'string', description: 'Present when the person has one.' } },
   additionalProperties: false,
 } as const
 
@@ -63,6 +63,7 @@ export const NEW_USER = {
     screen_name: { type: 'string', pattern: '^[A-Za-z0-9_]{1,15}$' },
     password: { type: 'string', minLength: 8, maxLength: 1024 },
     name: { type: 'string', minLength: 1, maxLength: 50 },
+    email: { type: 'string', maxLength: 254, description: 'Unique without regard to case: 409 code 1120 when another person has it.' },
   },
   additionalProperties: false,
 } as const
@@ -74,6 +75,7 @@ export const USER_PATCH = {
     name: NEW_USER.properties.name,
     password: NEW_USER.properties.password,
     disabled: { type: 'boolean', description: 'A disabled person cannot sign in; their access tokens get 401 code 89 while disabled.' },
+    email: { type: ['string', 'null'], maxLength: 254, description: 'A new e-mail address (409 code 1120 when another person has it), or null for none.' },
   },
   additionalProperties: false,
 } as const

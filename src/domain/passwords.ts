@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { importedHashFormat, verifyImportedHash, type ImportedHashFormat } from './imported-hashes.ts'
 
 /**
  * Password hashing with Node's scrypt (RFC 7914): N=2^15, r=8, p=1, 16-byte random salt per user,
@@ -21,19 +22,46 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
+/** Latchkey's scrypt format, with parameters an imported row may carry: N a power of two up to 2^17, r up to 16, p up to 4. */
+const SCRYPT = /^scrypt\$(\d{1,7})\$(\d{1,2})\$(\d)\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{43})$/
+
+function scryptParams(stored: string): { params: typeof PARAMS; salt: string; hash: string } | undefined {
+  const found = SCRYPT.exec(stored)
+  if (!found) return undefined
+  const [N, r, p] = found.slice(1, 4).map(Number) as [number, number, number]
+  const isBounded = N >= 2 && N <= 2 ** 17 && (N & (N - 1)) === 0 && r >= 1 && r <= 16 && p >= 1 && p <= 4
+  return isBounded ? { params: { N, r, p }, salt: found[4]!, hash: found[5]! } : undefined
+}
+
+export type PasswordHashFormat = 'scrypt' | ImportedHashFormat
+
+/** The format of a stored hash (Latchkey's scrypt or an imported one), or undefined when it is none. */
+export function passwordHashFormat(stored: string): PasswordHashFormat | undefined {
+  return scryptParams(stored) ? 'scrypt' : importedHashFormat(stored)
+}
+
+/** Whether a stored hash is Latchkey's scrypt with today's parameters; any other is replaced at the next sign-in. */
+export function isCurrentHash(stored: string): boolean {
+  const found = scryptParams(stored)
+  return !!found && found.params.N === PARAMS.N && found.params.r === PARAMS.r && found.params.p === PARAMS.p
+}
+
 /**
- * Constant-time check of a password against a stored hash; false for NO_PASSWORD or a malformed
- * hash, after checking it against the dummy hash, so the time taken does not tell them apart.
+ * Constant-time check of a password against a stored hash, in Latchkey's scrypt format or an
+ * imported one (src/domain/imported-hashes.ts); false for NO_PASSWORD or a malformed hash, after
+ * checking it against the dummy hash, so the time taken does not tell them apart.
  */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$')
-  if (scheme !== 'scrypt' || !salt || !hash) {
-    await verifyPassword(password, await dummyPasswordHash())
-    return false
+  const scrypt = scryptParams(stored)
+  if (scrypt) {
+    const expected = Buffer.from(scrypt.hash, 'base64url')
+    const key = await derive(password, Buffer.from(scrypt.salt, 'base64url'), scrypt.params)
+    return key.length === expected.length && timingSafeEqual(key, expected)
   }
-  const expected = Buffer.from(hash, 'base64url')
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) })
-  return key.length === expected.length && timingSafeEqual(key, expected)
+  const imported = await verifyImportedHash(password, stored).catch(() => false)
+  if (imported !== undefined) return imported
+  await verifyPassword(password, await dummyPasswordHash())
+  return false
 }
 
 /**

@@ -6,7 +6,7 @@ import type { LimitState, LimiterFactory } from '../storage/types.ts'
 import { changeWithAudit, recordAudit } from './audit.ts'
 import { budgetAddress, isIpAddress } from './client-address.ts'
 import type { DomainDeps, DomainSettings } from './deps.ts'
-import { dummyPasswordHash, verifyPassword } from './passwords.ts'
+import { dummyPasswordHash, hashPassword, isCurrentHash, verifyPassword } from './passwords.ts'
 import { spend } from './rate-limits.ts'
 import { findByScreenName } from './registry/users.ts'
 
@@ -172,11 +172,23 @@ export function throttledMessage(waitMs: number): string {
 export async function signIn(deps: SignInDeps, input: SignInInput): Promise<UserRecord> {
   const screenName = normalizeUsername(input.username)
   const keys: SignInKeys = { account: screenName.toLowerCase(), address: input.address }
-  return countedSignIn(deps, keys, { address: input.address, appId: input.appId }, async () => {
+  const user = await countedSignIn(deps, keys, { address: input.address, appId: input.appId }, async () => {
     const user = await findByScreenName(deps, screenName)
     const isCorrect = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()))
     return { user, isCorrect }
   })
+  return upgradePasswordHash(deps, user, input.password)
+}
+
+/**
+ * After a right password: a hash that is not Latchkey's current scrypt (an imported bcrypt, argon2id
+ * or PBKDF2 one, or older parameters) is replaced by it, while the row still holds the hash just
+ * checked. No session ends: the password is the same.
+ */
+async function upgradePasswordHash(deps: Pick<DomainDeps, 'stores'>, user: UserRecord, password: string): Promise<UserRecord> {
+  if (isCurrentHash(user.passwordHash)) return user
+  const passwordHash = await hashPassword(password)
+  return (await deps.stores.users.update(user.id, { passwordHash, whenPasswordHash: user.passwordHash })) ?? user
 }
 
 /**
@@ -185,11 +197,12 @@ export async function signIn(deps: SignInDeps, input: SignInInput): Promise<User
  */
 export async function confirmPassword(deps: SignInDeps, input: { user: UserRecord; password: string; address: string }): Promise<void> {
   const keys: SignInKeys = { account: input.user.screenName.toLowerCase(), address: input.address }
-  await countedSignIn(deps, keys, { address: input.address, step: 'confirm' }, async () => {
+  const user = await countedSignIn(deps, keys, { address: input.address, step: 'confirm' }, async () => {
     // The row as it is now: a password changed elsewhere in the meantime is the one that counts.
     const user = await deps.stores.users.findById(input.user.id)
     return { user, isCorrect: await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash())) }
   })
+  await upgradePasswordHash(deps, user, input.password)
 }
 
 /**

@@ -38,7 +38,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A person as every surface shows them (never their password). */
 export function userJson(user: UserRecord) {
-  return { user_id: user.id, screen_name: user.screenName, name: user.name, created_at: iso(user.createdAtMs), disabled: user.isDisabled === true }
+  return { user_id: user.id, screen_name: user.screenName, name: user.name, created_at: iso(user.createdAtMs), disabled: user.isDisabled === true, ...(user.email ? { email: user.email } : {}) }
 }
 
 /** An app's OAuth 2.0 client; its secret only in the answer that made it. */

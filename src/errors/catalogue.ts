@@ -65,6 +65,8 @@ export const E = {
   externalSignInExpired: entry(410, 1114, 'This sign-in took too long and has expired. Go back and sign in again.'),
   externalSignInOtherBrowser: entry(403, 1115, 'This sign-in was started in another browser. Sign in again in this one.'),
   screenNameUnderivable: entry(400, 1111, 'Your account has no name that can be a screen name here (1 to 15 letters, digits or underscores). Ask the operator of this service.'),
+  // Importing people (docs/accounts.md), and an e-mail address given to a person.
+  emailTaken: entry(409, 1120, 'This e-mail address belongs to another person.'),
   // OAuth 2.0 user context (1200 and up): `/2/oauth2/*` answer `{"error","error_description"}`
   // with the RFC 6749 §5.2 code and this message (X's wording where known, twitter-behaviour §9).
   oauth2InvalidRequest: entry(400, 1200, 'Value passed for the authorization code was invalid.', { oauth2: 'invalid_request' }),

@@ -23,6 +23,11 @@ export class AppNameTakenError extends Error {
   override name = 'AppNameTakenError'
 }
 
+/** A write that would give two people one e-mail address (compared without regard to case): the domain answers 409 code 1120. */
+export class EmailTakenError extends Error {
+  override name = 'EmailTakenError'
+}
+
 /**
  * A create refused because the owner already holds the most apps the caller allows; decided in the
  * insert's own transaction, one create per owner at a time, so concurrent creates cannot pass it.

@@ -34,6 +34,10 @@ export interface UserPatch {
   passwordHash?: string
   disabledAtMs?: number | null
   endSessions?: boolean
+  /** A new e-mail address, or null for none; another person's address throws EmailTakenError. */
+  email?: string | null
+  /** Changes the row only while its password hash is still this one (an upgrade must not undo a change made meanwhile). */
+  whenPasswordHash?: string
 }
 
 export type AppPatch = Partial<

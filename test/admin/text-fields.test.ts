@@ -125,6 +125,8 @@ async function sample(field: Pick<TextField, 'name' | 'schema' | 'operationId' |
     assert.fail(`${name}: an id of what? Add it to sample()`)
   }
   if (name === 'screen_name') return field.operationId === 'createUser' ? freshScreenName() : fixture.user.screen_name
+  // E-mail addresses are unique: each request gets one of its own.
+  if (name === 'email') return `${freshScreenName()}@example.org`
   if (name === 'cursor') {
     const first = await server.admin('GET', `${field.template}?limit=1`)
     assert.equal(first.status, 200, first.text)

@@ -7,12 +7,12 @@ import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noC
 import { userJson } from '../../domain/vocabulary.ts'
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: { screen_name: string; password: string; name?: string } }>(
+  app.post<{ Body: { screen_name: string; password: string; name?: string; email?: string } }>(
     '/admin/v1/users',
     { schema: { operationId: 'createUser', tags: ['users'], summary: 'Register a person', body: NEW_USER, response: responses({ 201: json('The new user.', USER) }, 400, 409) } },
     async (request, reply) => {
-      const { screen_name, password, name } = request.body
-      const user = await createUser(request.adminDomain, { screenName: screen_name, password, ...(name === undefined ? {} : { name }) })
+      const { screen_name, password, name, email } = request.body
+      const user = await createUser(request.adminDomain, { screenName: screen_name, password, ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }) })
       return reply.code(201).send(userJson(user))
     },
   )
@@ -42,7 +42,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     async (request) => userJson(await findUser(request.adminDomain, request.params.user_id)),
   )
 
-  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean } }>(
+  app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean; email?: string | null } }>(
     '/admin/v1/users/:user_id',
     {
       schema: {
@@ -51,7 +51,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
         summary: "Change a person's display name or password, or disable them (or enable them again); a new password or disabling ends every browser session of theirs",
         params: params('user_id'),
         body: USER_PATCH,
-        response: responses({ 200: json('The user as changed.', USER) }, 400, 404),
+        response: responses({ 200: json('The user as changed.', USER) }, 400, 404, 409),
       },
     },
     async (request) => userJson(await updateUser(request.adminDomain, request.params.user_id, request.body)),

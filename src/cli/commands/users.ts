@@ -7,6 +7,7 @@ import { userJson } from '../../domain/vocabulary.ts'
 import { E } from '../../errors/catalogue.ts'
 import { ServiceError } from '../../errors/service-error.ts'
 import { withDomain } from '../context.ts'
+import { userImportCommand } from './user-import.ts'
 import { lines, print } from '../output.ts'
 import { passwordFrom, type PasswordOptions } from '../password-input.ts'
 
@@ -26,12 +27,13 @@ export function userCommand(): Command {
       .command('create')
       .description('register a person (asks for the password at a terminal when neither password option is given)')
       .requiredOption('--screen-name <name>', '1 to 15 letters, digits or underscores')
-      .option('--name <text>', 'display name (defaults to the screen name)'),
+      .option('--name <text>', 'display name (defaults to the screen name)')
+      .option('--email <address>', 'e-mail address (unique without regard to case)'),
   )
     .option('--json', 'print JSON')
-    .action(async (options: PasswordOptions & { screenName: string; name?: string; json?: boolean }, command: Command) => {
+    .action(async (options: PasswordOptions & { screenName: string; name?: string; email?: string; json?: boolean }, command: Command) => {
       const password = (await passwordFrom(options, { required: true }))!
-      const created = await withDomain(command, (deps) => createUser(deps, { screenName: options.screenName, password, name: options.name }))
+      const created = await withDomain(command, (deps) => createUser(deps, { screenName: options.screenName, password, name: options.name, ...(options.email === undefined ? {} : { email: options.email }) }))
       print(!!options.json, userJson(created), () => `created user ${created.screenName} (${created.id})`)
     })
 
@@ -119,5 +121,6 @@ export function userCommand(): Command {
       })
       print(!!options.json, { user_id: person.id, screen_name: person.screenName, sessions_ended: true }, () => `signed out every session of ${person.screenName} (${person.id})`)
     })
+  user.addCommand(userImportCommand())
   return user
 }

@@ -8,6 +8,8 @@ import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { findApp } from '../registry/apps.ts'
 import { validName, validPassword } from '../registry/users.ts'
+import { validEmail } from '../accounts/email-address.ts'
+import { EmailTakenError } from '../../storage/errors.ts'
 
 type Deps = Pick<DomainDeps, 'stores' | 'clock' | 'observe'>
 
@@ -25,11 +27,12 @@ export async function findUser(deps: Pick<DomainDeps, 'stores'>, id: string): Pr
  * generation is raised in the same statement), and disabling ends every OAuth 2.0 grant they gave,
  * so enabling them again brings no old session and no refresh token back.
  */
-export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean }): Promise<UserRecord> {
+export async function updateUser(deps: Deps, id: string, input: { name?: string; password?: string; disabled?: boolean; email?: string | null }): Promise<UserRecord> {
   const user = await findUser(deps, id)
   const patch = {
     ...(input.disabled === undefined || input.disabled === !!user.isDisabled ? {} : { disabledAtMs: input.disabled ? deps.clock.nowMs() : null }),
     ...(input.name === undefined ? {} : { name: validName(input.name) }),
+    ...(input.email === undefined ? {} : { email: input.email === null ? null : validEmail(input.email) }),
     ...(input.password === undefined ? {} : { passwordHash: await hashPassword(validPassword(input.password)) }),
     ...(input.password !== undefined || input.disabled === true ? { endSessions: true } : {}),
   }
@@ -41,6 +44,9 @@ export async function updateUser(deps: Deps, id: string, input: { name?: string;
     const grants = changed && isDisabling ? await tx.oauth2Grants.revokeAll({ userId: id }, deps.clock.nowMs()) : 0
     if (changed) await audit({ event: 'user.updated', userId: id, detail: { ...detail, ...(grants > 0 ? { oauth2_grants_ended: grants } : {}) } })
     return changed
+  }).catch((error: unknown) => {
+    // The unique index refused the address (the unit is rolled back).
+    throw error instanceof EmailTakenError ? new ServiceError(E.emailTaken, { field: 'email', cause: error }) : error
   })
   if (!updated) throw new ServiceError(E.notFound, { message: `no user with id ${id}` })
   return updated

@@ -6,6 +6,7 @@ import { changeWithAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { hashPassword } from '../passwords.ts'
 import { assertOneLine } from '../plain-text.ts'
+import { validEmail } from '../accounts/email-address.ts'
 
 const SCREEN_NAME = /^[A-Za-z0-9_]{1,15}$/
 
@@ -21,6 +22,8 @@ export interface NewUser {
   screenName: string
   password: string
   name?: string
+  /** Unique without regard to case (409 code 1120 when another person has it). */
+  email?: string
   /** A fixed id (a seed file's); a new one otherwise. */
   id?: string
 }
@@ -39,11 +42,12 @@ export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'ne
   checks.run(() => checkScreenName(input.screenName))
   const name = checks.run(() => validName(input.name ?? input.screenName))
   const password = checks.run(() => validPassword(input.password))
+  const email = input.email === undefined ? undefined : checks.run(() => validEmail(input.email!))
   checks.done()
   const passwordHash = await hashPassword(password!)
   // A false from create is a taken screen name, or (rarely) an id another process just took.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const user: UserRecord = { id: input.id ?? deps.newId(), screenName: input.screenName, name: name!, passwordHash, createdAtMs: deps.clock.nowMs() }
+    const user: UserRecord = { id: input.id ?? deps.newId(), screenName: input.screenName, name: name!, passwordHash, createdAtMs: deps.clock.nowMs(), ...(email ? { email } : {}) }
     const created = await changeWithAudit(deps, async (tx, audit) => {
       if (!(await tx.users.create(user))) return false
       await audit({ event: 'user.created', userId: user.id, detail: { screen_name: user.screenName } })
@@ -52,6 +56,7 @@ export async function createUser(deps: Pick<DomainDeps, 'stores' | 'clock' | 'ne
     if (created) return user
     const taken = await deps.stores.users.findByScreenName(input.screenName)
     assertThat(!taken, E.alreadyExists, { message: `screen name ${input.screenName} is already taken`, field: 'screenName' })
+    assertThat(!email || !(await deps.stores.users.findByEmail(email)), E.emailTaken, { field: 'email' })
   }
   throw new Error('createUser: could not find a free user id')
 }

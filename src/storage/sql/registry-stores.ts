@@ -4,8 +4,11 @@ import type { Database } from './schema.ts'
 import { atomicallyOn } from './transactions.ts'
 import type { Sealer } from '../sealing/sealer.ts'
 import { appNameKey, fromApp, fromUser, sealedKeys, toApp, toUser } from './rows.ts'
-import { AppNameTakenError, OwnerAppLimitError, isUniqueViolation } from '../errors.ts'
+import { AppNameTakenError, EmailTakenError, OwnerAppLimitError, isUniqueViolation } from '../errors.ts'
 import { findAppByConsumerKey, findAppById, findUserById } from './lookups.ts'
+
+/** The unique index on users.email_lower of migration 021. */
+const USER_EMAIL_INDEX = 'users_email_lower'
 
 /** Users and apps on any Kysely dialect (SQLite, PostgreSQL). */
 export function createUserStore(db: Kysely<Database>) {
@@ -39,9 +42,14 @@ export function createUserStore(db: Kysely<Database>) {
         ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
         ...(patch.disabledAtMs === undefined ? {} : { disabled_at_ms: patch.disabledAtMs }),
         ...(patch.endSessions ? { session_generation: sql<number>`session_generation + 1` } : {}),
+        ...(patch.email === undefined ? {} : { email: patch.email, email_lower: patch.email?.toLowerCase() ?? null }),
       }
-      const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : db.updateTable('users').set(columns).where('id', '=', id).returningAll()
-      const row = await query.executeTakeFirst()
+      const update = db.updateTable('users').set(columns).where('id', '=', id)
+      const conditional = patch.whenPasswordHash === undefined ? update : update.where('password_hash', '=', patch.whenPasswordHash)
+      const query = Object.keys(columns).length === 0 ? db.selectFrom('users').selectAll().where('id', '=', id) : conditional.returningAll()
+      const row = await query.executeTakeFirst().catch((error: unknown) => {
+        throw isUniqueViolation(error, USER_EMAIL_INDEX, 'users.email_lower') ? new EmailTakenError('another person has this e-mail address', { cause: error }) : error
+      })
       return row && toUser(row)
     },
   } satisfies UserStore

@@ -24,6 +24,7 @@ const USER_BREAKS = (f: Fixture, isNew: boolean) =>
     fc.tuple(fc.constantFrom(...(isNew ? ['screen_name', 'password', 'name'] : ['name', 'password'])), wrongType('string')).map(([k, v]) => ({ how: `${k} of the wrong type`, entries: setField(k, v) })),
     withControl.map((v) => ({ how: 'name with a control character', entries: setField('name', v) })),
     fc.constantFrom('', 'x'.repeat(51)).map((v) => ({ how: 'name out of bounds', entries: setField('name', v) })),
+    fc.constantFrom('not an address', 'a@b', '@example.org', `${'x'.repeat(250)}@example.org`, 'a@b.c\u0000', 5, true, []).map((v) => ({ how: 'email refused', entries: setField('email', v) })),
     hugeString.map((v) => ({ how: 'huge password', entries: setField('password', v) })),
     fc.constantFrom('short', '', '1234567').map((v) => ({ how: 'password too short', entries: setField('password', v) })),
     fc.tuple(fc.constantFrom('admin', 'id', 'user_id', 'screen_name_lower', 'NAME', '', 'name\u0000', '__proto__x', 'password_hash'), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
@@ -74,6 +75,17 @@ const APP_BREAKS = (f: Fixture, isNew: boolean) =>
 export const BODY_PLANS: Record<string, BodyPlan> = {
   createUser: { valid: () => [['screen_name', 'fuzz_new'], ['password', 'long enough 1'], ['name', 'New']], breaks: (f) => USER_BREAKS(f, true) },
   updateUser: { valid: () => [['name', 'Renamed']], breaks: (f) => USER_BREAKS(f, false) },
+  // Only the body as a whole can be refused: a bad entry is answered as refused at its index (200), and imports nothing.
+  importUsers: {
+    valid: () => [['users', [{ screen_name: 'fuzz_imported', password_hash: '$2b$04$abcdefghijklmnopqrstuuK2G8q9L4t1E8c7v6b5n4m3l2k1j0hGe' }]]],
+    breaks: () =>
+      fc.oneof(
+        wrongType('array').map((v) => ({ how: 'users not an array', entries: setField('users', v) })),
+        fc.constantFrom(0, 501).map((n) => ({ how: 'users empty or too many', entries: setField('users', Array.from({ length: n }, () => ({}))) })),
+        fc.constant({ how: 'users missing', entries: dropField('users') }),
+        fc.tuple(fc.constantFrom('people', 'dry_run', ''), anyText).map(([k, v]) => ({ how: 'unknown field', entries: setField(k, v) })),
+      ),
+  },
   createApp: {
     valid: (f) => [['name', 'Fuzz made'], ['owner', f.userIds[0]!], ['callbacks', ['https://ok.example/cb']], ['type', 'web'], ['sign_in', false], ['access_level', 'read'], ['description', 'd'], ['website', 'https://ok.example']],
     breaks: (f) => APP_BREAKS(f, true),
@@ -125,6 +137,7 @@ export const KNOWN_OPERATIONS = new Set([
   'listUsers',
   'getUser',
   'updateUser',
+  'importUsers',
   'listAuthorizations',
   'revokeAuthorization',
   'createApp',
