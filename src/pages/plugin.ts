@@ -7,7 +7,8 @@ import { consoleAppRoutes } from './console/app-routes.ts'
 import { consoleWebhookRoutes } from './console/webhook-routes.ts'
 import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
-import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
+import { delegatedLoginRoutes } from './delegated-login-routes.ts'
+import { PASSWORD_ONLY, type DelegationSettings, type SignInOptions } from './sign-in-methods.ts'
 import { homeRoutes, type HomeSettings } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
@@ -33,6 +34,8 @@ export interface PageSettings {
   autoConsent?: string | undefined
   /** How people sign in on the consent pages and the console: a password (unless turned off) and the ways of docs/accounts.md. */
   signIn?: SignInOptions | undefined
+  /** Login delegation (`--login-url`); undefined: off. */
+  delegation?: DelegationSettings | undefined
 }
 
 /** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
@@ -55,6 +58,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
     const consentOptions = { autoConsent: http.autoConsent, signIn: http.signIn }
     await app.register(consentRoutes(domain, throttle, consentOptions))
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
+    if (http.delegation) await app.register(delegatedLoginRoutes({ domain, throttle, delegation: http.delegation, pageLimit: context.limits.pages }))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
