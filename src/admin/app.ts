@@ -12,6 +12,8 @@ import { installAdminAuth } from './auth.ts'
 import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } from './errors.ts'
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
+import { identityRoutes } from './routes/identities.ts'
+import { loginChallengeRoutes } from './routes/login-challenges.ts'
 import { userRoutes } from './routes/users.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { registerTestKit, type TestKitControls } from './routes/test-kit.ts'
@@ -24,6 +26,8 @@ export interface AdminAppDeps {
   scrape?: () => Promise<string>
   /** The test mode's controls: its control calls are routes (and in the OpenAPI document) only when given. */
   testKit?: TestKitControls
+  /** `--public-url`: where a login challenge's answer sends the browser back to (else the admin request's origin). */
+  publicUrl?: URL | undefined
 }
 
 /** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
@@ -75,7 +79,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   })
   installAdminAuth(app, deps.domain)
 
-  await registerAdminRoutes(app, deps.testKit)
+  await registerAdminRoutes(app, deps.testKit, deps.publicUrl)
   if (deps.scrape) await app.register(metricsRoute(deps.scrape))
   return app
 }
@@ -94,7 +98,7 @@ function acceptBodilessJson(app: FastifyInstance): void {
 }
 
 /** Operations whose body may be left out (their route turns no body into `{}`). */
-const OPTIONAL_BODIES = new Set(['rotateKeys', 'rotateClientSecret'])
+const OPTIONAL_BODIES = new Set(['rotateKeys', 'rotateClientSecret', 'rejectLoginChallenge'])
 
 /** @fastify/swagger marks every request body required; these are not. */
 function markOptionalBodies<T extends { paths?: object }>(document: T): T {
@@ -107,7 +111,7 @@ function markOptionalBodies<T extends { paths?: object }>(document: T): T {
 }
 
 /** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
-async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitControls): Promise<void> {
+async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitControls, publicUrl?: URL): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -119,6 +123,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
         { name: 'apps', description: 'Registered applications and their credentials' },
         { name: 'authorizations', description: 'Which apps a person has authorized' },
         { name: 'audit', description: 'The audit trail' },
+        { name: 'login-challenges', description: "Login delegation: the platform's login page answers a sign-in" },
         { name: 'webhooks', description: 'The revocation push: endpoints told when a credential ends' },
         ...(testKit ? [{ name: 'test', description: "The test mode's control calls (serve --test only)" }] : []),
       ],
@@ -126,6 +131,8 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
     transformObject: (documents) => ('openapiObject' in documents ? markOptionalBodies(documents.openapiObject) : documents.swaggerObject),
   })
   await app.register(userRoutes)
+  await app.register(identityRoutes)
+  await app.register(loginChallengeRoutes(publicUrl))
   await app.register(appRoutes)
   await app.register(auditRoutes)
   await app.register(webhookRoutes)
