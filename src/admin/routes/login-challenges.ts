@@ -106,11 +106,17 @@ export function loginChallengeRoutes(publicUrl: URL | undefined) {
       },
     )
 
-    app.put<{ Params: { challenge: string }; Body: { error?: string; error_description?: string } | undefined }>(
+    app.put<{ Params: { challenge: string }; Body: { error?: string; error_description?: string } }>(
       '/admin/v1/login-challenges/:challenge/reject',
-      { schema: { operationId: 'rejectLoginChallenge', tags, summary: 'The platform refused the sign-in; answered once', params: CHALLENGE_PARAMS, body: REJECT, response: responses({ 200: json('Where to send the browser.', REDIRECT) }, 400, 404, 409) } },
+      {
+        schema: { operationId: 'rejectLoginChallenge', tags, summary: 'The platform refused the sign-in; answered once', params: CHALLENGE_PARAMS, body: REJECT, response: responses({ 200: json('Where to send the browser.', REDIRECT) }, 400, 404, 409) },
+        // No body at all is an empty one (access_denied, no description); a JSON null is not an object (400).
+        preValidation: async (request) => {
+          if (request.body === undefined) request.body = {}
+        },
+      },
       async (request) => {
-        const body = request.body ?? {}
+        const body = request.body
         return answer(request, { rejected: { error: body.error ?? 'access_denied', description: body.error_description } })
       },
     )
