@@ -31,8 +31,7 @@ export function httpSettings(
     publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined,
     cookieSecret: cookieSecrets(config, domain),
     hsts: config.hsts,
-    // No password, no sign-up: a person comes from the platform's own accounts.
-    allowSignup: config.allowSignup && config.passwordSignIn,
+    allowSignup: config.allowSignup,
     signIn: signInOptions(config),
     delegation: delegationOf(config),
     autoConsent: config.autoConsent,

@@ -50,7 +50,9 @@ export interface PagesDeps {
  * here only, never to the JSON API.
  */
 export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
-  const context = createPageContext(domain, throttle, http.allowSignup ?? false, http.publicUrl, http.signIn ?? PASSWORD_ONLY)
+  const signIn = http.signIn ?? PASSWORD_ONLY
+  // No password, no sign-up: people then come from the platform's own accounts.
+  const context = createPageContext(domain, throttle, (http.allowSignup ?? false) && signIn.password, http.publicUrl, signIn)
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: http.cookieSecret })
     installPageErrors(app)
