@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { DomainDeps } from '../domain/deps.ts'
 import { BOUNDS } from '../web/bounds.ts'
 import { metricsRoute } from '../web/plugins/metrics.ts'
 import { AccessLog } from '../web/access-log.ts'
+import { requestPath } from '../web/request-url.ts'
 import { installAdminAuth } from './auth.ts'
 import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } from './errors.ts'
 import { appRoutes } from './routes/apps.ts'
@@ -28,6 +29,11 @@ export interface AdminAppDeps {
   testKit?: TestKitControls
   /** `--public-url`: where a login challenge's answer sends the browser back to (else the admin request's origin). */
   publicUrl?: URL | undefined
+}
+
+/** The admin access log's path: a login challenge (a one-time value a browser holds) never written. */
+function loggedAdminPath(request: FastifyRequest): string {
+  return requestPath(request).replace(/^\/admin\/v1\/login-challenges\/[^/]+/, '/admin/v1/login-challenges/{challenge}')
 }
 
 /** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
@@ -57,7 +63,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   const app = Fastify({
     loggerInstance: logger,
     // One line per request, with the path only: a query string may hold a screen name someone is looking for.
-    logController: new AccessLog(logger, { message: 'admin request', enabled: true }),
+    logController: new AccessLog(logger, { message: 'admin request', enabled: true, pathOf: loggedAdminPath }),
     genReqId: () => randomUUID(),
     bodyLimit: ADMIN_BODY_BYTES,
     requestTimeout: BOUNDS.requestTimeoutMs,
