@@ -81,6 +81,11 @@ describe('login delegation in Chromium', { skip: skipReason, timeout: 120_000 },
     const user = await server.admin('GET', `/admin/v1/users/${access.userId}`)
     assert.deepEqual(user.json.identities.map((i: { provider: string; subject: string }) => [i.provider, i.subject]), [['login', PLATFORM_PEOPLE.carol!.subject]])
 
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'latchkey_session')
+    assert.equal(cookie?.expires, -1, 'remember: false (the platform did not ask): the cookie ends with the browser')
+    await open(page, `${server.url}/settings/sessions`)
+    assert.match(await mainText(page), /Signed in through Platform/)
+
     // Replayed: the same return once more is refused, the person stays as they were.
     const replay = await open(page, returnUrl(challenge))
     assert.equal(replay.status(), 410)
