@@ -9,7 +9,7 @@ import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { DELEGATED_LOGIN_PROVIDER } from '../storage/account-types.ts'
 import { addressKey, spendPageLimit } from './console/context.ts'
-import { beginExternalSignIn, finishExternalSignIn, takeExternalSignIn } from './external-sign-in.ts'
+import { beginExternalSignIn, finishExternalSignIn, safeReturnTo, takeExternalSignIn } from './external-sign-in.ts'
 import { queryValue } from './input.ts'
 import { sendRedirect } from './reply.ts'
 import type { DelegationSettings } from './sign-in-methods.ts'
@@ -21,10 +21,11 @@ const SCREEN_NAME = /^[A-Za-z0-9_]{1,15}$/
 
 /** What the consent page the sign-in started on says: its app, its `screen_name` (the login hint), its `force_login`. */
 async function consentPageOf(domain: DomainDeps, returnTo: string): Promise<{ appId?: string; loginHint?: string; forceLogin: boolean }> {
-  const url = new URL(returnTo, 'http://pages.invalid')
+  // Read from the page it may come back to (safeReturnTo: one of ours), but force_login, which that drops.
+  const url = new URL(safeReturnTo(returnTo), 'http://pages.invalid')
   const query = url.searchParams
   const screenName = query.get('screen_name') ?? ''
-  const forceLogin = /^(true|1)$/i.test(query.get('force_login') ?? '')
+  const forceLogin = /^(true|1)$/i.test(new URLSearchParams(returnTo.split('?')[1] ?? '').get('force_login') ?? '')
   const loginHint = SCREEN_NAME.test(screenName) ? screenName : undefined
   return { appId: await appIdOf(domain, url), ...(loginHint ? { loginHint } : {}), forceLogin }
 }

@@ -34,6 +34,14 @@ describe('login challenges in the admin API', () => {
     return { cookie, challenge: location.searchParams.get('login_challenge')! }
   }
 
+  test('any return_to starts a sign-in that comes back to one of our pages, never another site', async () => {
+    for (const returnTo of ['//', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)', '%', '?force_login=true', '']) {
+      const { challenge } = await leave(returnTo)
+      assert.equal((await server.admin('GET', path(challenge))).status, 200, returnTo)
+      assert.equal((await server.domain.stores.externalSignIns.find(challenge))?.returnTo, '/console', returnTo)
+    }
+  })
+
   const path = (challenge: string, action = '') => `/admin/v1/login-challenges/${encodeURIComponent(challenge)}${action}`
 
   test("reading names the consent page's app, its login hint and force_login, and when it expires", async () => {
@@ -72,6 +80,14 @@ describe('login challenges in the admin API', () => {
     assert.equal(bare.status, 200, bare.text)
     const worded = await server.admin('PUT', path((await leave()).challenge, '/reject'), { error: 'locked', error_description: 'Your platform account is locked.' })
     assert.equal(worded.status, 200, worded.text)
+  })
+
+  test('a browser back before the platform answered gets a clear page (409, 1118), and the challenge is spent', async () => {
+    const { cookie, challenge } = await leave()
+    const back = await server.send({ method: 'GET', url: `${server.url}/login/delegated/return?login_challenge=${challenge}`, headers: { cookie } })
+    assert.equal(back.status, 409)
+    assert.match(back.text, /has not finished this sign-in/)
+    assert.equal((await server.admin('PUT', path(challenge, '/accept'), { subject: 'late', screen_name: 'late' })).status, 404)
   })
 
   test('unknown, used and expired challenges are 404 alike', async () => {
