@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { delegationMethod } from '../../src/pages/sign-in-methods.ts'
+import { setOAuth2Client } from '../../src/domain/oauth2-user/clients.ts'
 import { Browser } from '../helpers/browser.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
@@ -41,6 +42,19 @@ describe('password sign-in off', () => {
     assert.equal(console.headers.location, startOf('/console/apps/1'))
     const started = await browser.get(String(consent.headers.location))
     assert.match(String(started.headers.location), /^https:\/\/platform\.example\/login\?login_challenge=\w{43}$/)
+  })
+
+  test("an OAuth 2.0 consent page too, and the app it is for is the challenge's", async () => {
+    const app = await makeApp(server.domain, { name: 'Pocket', callbackUrls: ['https://pocket.example/cb'] })
+    const { client } = await setOAuth2Client(server.domain, { appId: app.id, setting: 'public' })
+    const query = new URLSearchParams({ response_type: 'code', client_id: client!.clientId, redirect_uri: 'https://pocket.example/cb', scope: 'users.read', state: 's', code_challenge: 'c'.repeat(43), code_challenge_method: 'plain' })
+    const browser = new Browser(server.app)
+    const consent = await browser.get(`/i/oauth2/authorize?${query}`)
+    assert.equal(consent.statusCode, 302)
+    assert.equal(consent.headers.location, startOf(`/i/oauth2/authorize?${query}`))
+    const started = await browser.get(String(consent.headers.location))
+    const challenge = new URL(String(started.headers.location)).searchParams.get('login_challenge')!
+    assert.equal((await server.domain.stores.externalSignIns.find(challenge))?.appId, app.id)
   })
 
   test('a posted password is refused with 1116 and counted nowhere, even the right one', async () => {
