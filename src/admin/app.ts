@@ -2,16 +2,19 @@ import { randomUUID } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { DomainDeps } from '../domain/deps.ts'
 import { BOUNDS } from '../web/bounds.ts'
 import { metricsRoute } from '../web/plugins/metrics.ts'
 import { AccessLog } from '../web/access-log.ts'
+import { requestPath } from '../web/request-url.ts'
 import { installAdminAuth } from './auth.ts'
 import { adminClientErrorHandler, adminFrameworkErrors, installProblemErrors } from './errors.ts'
 import { appRoutes } from './routes/apps.ts'
 import { auditRoutes } from './routes/audit.ts'
+import { identityRoutes } from './routes/identities.ts'
+import { loginChallengeRoutes } from './routes/login-challenges.ts'
 import { userRoutes } from './routes/users.ts'
 import { userImportRoutes } from './routes/user-import.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -25,6 +28,13 @@ export interface AdminAppDeps {
   scrape?: () => Promise<string>
   /** The test mode's controls: its control calls are routes (and in the OpenAPI document) only when given. */
   testKit?: TestKitControls
+  /** `--public-url`: where a login challenge's answer sends the browser back to (else the admin request's origin). */
+  publicUrl?: URL | undefined
+}
+
+/** The admin access log's path: a login challenge (a one-time value a browser holds) never written. */
+function loggedAdminPath(request: FastifyRequest): string {
+  return requestPath(request).replace(/^\/admin\/v1\/login-challenges\/[^/]+/, '/admin/v1/login-challenges/{challenge}')
 }
 
 /** Admin request bodies are small JSON documents; anything larger is refused before it is parsed. */
@@ -54,7 +64,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   const app = Fastify({
     loggerInstance: logger,
     // One line per request, with the path only: a query string may hold a screen name someone is looking for.
-    logController: new AccessLog(logger, { message: 'admin request', enabled: true }),
+    logController: new AccessLog(logger, { message: 'admin request', enabled: true, pathOf: loggedAdminPath }),
     genReqId: () => randomUUID(),
     bodyLimit: ADMIN_BODY_BYTES,
     requestTimeout: BOUNDS.requestTimeoutMs,
@@ -76,7 +86,7 @@ export async function buildAdminApp(deps: AdminAppDeps): Promise<FastifyInstance
   })
   installAdminAuth(app, deps.domain)
 
-  await registerAdminRoutes(app, deps.testKit)
+  await registerAdminRoutes(app, deps.testKit, deps.publicUrl)
   if (deps.scrape) await app.register(metricsRoute(deps.scrape))
   return app
 }
@@ -95,7 +105,7 @@ function acceptBodilessJson(app: FastifyInstance): void {
 }
 
 /** Operations whose body may be left out (their route turns no body into `{}`). */
-const OPTIONAL_BODIES = new Set(['rotateKeys', 'rotateClientSecret'])
+const OPTIONAL_BODIES = new Set(['rotateKeys', 'rotateClientSecret', 'rejectLoginChallenge'])
 
 /** @fastify/swagger marks every request body required; these are not. */
 function markOptionalBodies<T extends { paths?: object }>(document: T): T {
@@ -108,7 +118,7 @@ function markOptionalBodies<T extends { paths?: object }>(document: T): T {
 }
 
 /** The routes and the OpenAPI document built from their schemas (the document is served by a route of its own). */
-async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitControls): Promise<void> {
+async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitControls, publicUrl?: URL): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -120,6 +130,7 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
         { name: 'apps', description: 'Registered applications and their credentials' },
         { name: 'authorizations', description: 'Which apps a person has authorized' },
         { name: 'audit', description: 'The audit trail' },
+        { name: 'login-challenges', description: "Login delegation: the platform's login page answers a sign-in" },
         { name: 'webhooks', description: 'The revocation push: endpoints told when a credential ends' },
         ...(testKit ? [{ name: 'test', description: "The test mode's control calls (serve --test only)" }] : []),
       ],
@@ -128,6 +139,8 @@ async function registerAdminRoutes(app: FastifyInstance, testKit?: TestKitContro
   })
   await app.register(userRoutes)
   await app.register(userImportRoutes)
+  await app.register(identityRoutes)
+  await app.register(loginChallengeRoutes(publicUrl))
   await app.register(appRoutes)
   await app.register(auditRoutes)
   await app.register(webhookRoutes)

@@ -77,7 +77,7 @@ export async function composeService(config: Config, options: ServiceOptions): P
     const testKit = testClock && appTestKit && testKitOf(testClock, appTestKit, domain)
     const admin = config.adminPort === undefined
       ? undefined
-      : await buildAdminApp({ domain, logger, scrape: observability.scrape, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
+      : await buildAdminApp({ domain, logger, scrape: observability.scrape, publicUrl: config.publicUrl ? new URL(config.publicUrl) : undefined, ...(https ? { https } : {}), ...(testKit ? { testKit } : {}) })
     let housekeeping: Housekeeping | undefined
     let delivery: RevocationDelivery | undefined
     return {

@@ -4,6 +4,7 @@ import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/settings.ts'
 import type { DomainDeps } from '../domain/deps.ts'
 import type { HomeSettings } from '../pages/home-routes.ts'
+import { delegationMethod, type DelegationSettings, type SignInOptions } from '../pages/sign-in-methods.ts'
 
 /** The certificate and key of `--tls-cert` and `--tls-key`, read at start; undefined without them. */
 export function tlsOf(config: Config): { cert: Buffer; key: Buffer } | undefined {
@@ -31,12 +32,25 @@ export function httpSettings(
     cookieSecret: cookieSecrets(config, domain),
     hsts: config.hsts,
     allowSignup: config.allowSignup,
+    signIn: signInOptions(config),
+    delegation: delegationOf(config),
     autoConsent: config.autoConsent,
     accessLog: config.accessLog,
     home: config.home ? parts.home : undefined,
     trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
     ...(parts.https ? { https: parts.https } : {}),
   }
+}
+
+/** How people sign in on the pages: a password unless off, and login delegation when a login URL is set. */
+function signInOptions(config: Config): SignInOptions {
+  return { password: config.passwordSignIn, methods: config.loginUrl ? [delegationMethod(config.loginName)] : [] }
+}
+
+function delegationOf(config: Config): DelegationSettings | undefined {
+  if (!config.loginUrl) return undefined
+  const policy = config.loginLink === 'create' ? { create: true as const } : { matchBy: config.loginLink }
+  return { loginUrl: new URL(config.loginUrl), label: config.loginName, challengeSeconds: config.loginChallengeSeconds, policy }
 }
 
 /**

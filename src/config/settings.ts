@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SIGN_IN_SETTINGS } from './sign-in-settings.ts'
 import { bool, hstsPolicy, httpUrl, NOT_WHOLE, port, positiveInt, wholeNumber } from './setting-values.ts'
 
 /**
@@ -366,6 +367,7 @@ export const SETTINGS = {
     default: 900,
     description: 'Length of a rate-limit window.',
   }),
+  ...SIGN_IN_SETTINGS,
 } as const
 
 export type SettingName = keyof typeof SETTINGS

@@ -64,6 +64,10 @@ export const E = {
   externalSignInUsed: entry(410, 1113, 'This sign-in has already been used. Go back and sign in again.'),
   externalSignInExpired: entry(410, 1114, 'This sign-in took too long and has expired. Go back and sign in again.'),
   externalSignInOtherBrowser: entry(403, 1115, 'This sign-in was started in another browser. Sign in again in this one.'),
+  passwordSignInOff: entry(403, 1116, 'Signing in with a password is turned off on this service. Use the other way to sign in offered on this page.'),
+  delegatedSignInRejected: entry(403, 1117, 'The login page refused this sign-in. Go back and sign in again.'),
+  delegatedSignInUnanswered: entry(409, 1118, 'The login page has not finished this sign-in. Go back and sign in again.'),
+  loginChallengeAnswered: entry(409, 1119, 'This login challenge has already been answered.'),
   screenNameUnderivable: entry(400, 1111, 'Your account has no name that can be a screen name here (1 to 15 letters, digits or underscores). Ask the operator of this service.'),
   // Importing people (docs/accounts.md), and an e-mail address given to a person.
   emailTaken: entry(409, 1120, 'This e-mail address belongs to another person.'),

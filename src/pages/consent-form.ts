@@ -7,6 +7,7 @@ import { E } from '../errors/catalogue.ts'
 import { assertThat } from '../errors/service-error.ts'
 import { readForm, type PageForm } from './input.ts'
 import { sendRedirect } from './reply.ts'
+import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
 import { isCsrfValid, readSession, type Session } from './session.ts'
 import { liveSessionOf, signInFromForm, signOutForAnotherAccount } from './visitor.ts'
 
@@ -31,7 +32,7 @@ export interface ConsentFlow<Subject> {
 }
 
 /** The POST handler of a consent page. */
-export function consentForm<Subject>(domain: DomainDeps, throttle: SignInThrottle, flow: ConsentFlow<Subject>) {
+export function consentForm<Subject>(domain: DomainDeps, throttle: SignInThrottle, flow: ConsentFlow<Subject>, signIn: SignInOptions = PASSWORD_ONLY) {
   const deps = { ...domain, throttle }
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const form = readForm(request)
@@ -53,6 +54,8 @@ export function consentForm<Subject>(domain: DomainDeps, throttle: SignInThrottl
     assertThat(form.action === 'allow', E.badRequest, { detail: 'unknown form action' })
 
     if (form.credentials) {
+      // Password sign-in off: refused before the throttle, so it is counted nowhere.
+      assertThat(signIn.password, E.passwordSignInOff)
       const signedIn = await signInFromForm(deps, request, reply, { ...form.credentials, appId: flow.appId(subject) })
       if ('refusal' in signedIn) {
         const { refusal } = signedIn

@@ -18,7 +18,7 @@ import { readQuery } from './input.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import type { Session } from './session.ts'
 import { visitorOf } from './visitor.ts'
-import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
+import { onlyMethod, PASSWORD_ONLY, startPath, type SignInOptions } from './sign-in-methods.ts'
 import { consentPage } from './views/consent.ts'
 import { deniedPage, pinPage } from './views/outcome.ts'
 
@@ -94,6 +94,9 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
     if (user && (await isAlreadyGranted(domain, { consent, flow, userId: user.id, forceLogin: query.forceLogin }))) {
       return approve(request, reply, flow, consent, user.id, true)
     }
+    const only = onlyMethod(signIn)
+    // The one way left to sign in: go there at once rather than show a page with one button.
+    if (only && (!user || query.forceLogin)) return sendRedirect(reply, startPath(only, request.url))
     return show(reply, 200, flow, consent, session, {
       signedIn: query.forceLogin ? undefined : user,
       usernamePrefill: query.screenName,
@@ -108,7 +111,7 @@ export function consentRoutes(domain: DomainDeps, throttle: SignInThrottle, opti
       const config = { rateLimit: path }
       // No automatic HEAD route: a HEAD must never approve anything on authenticate.
       app.get(path, { exposeHeadRoute: false, config }, (request, reply) => getPage(request, reply, flow))
-      app.post(path, { config }, consentForm(domain, throttle, formOf(flow)))
+      app.post(path, { config }, consentForm(domain, throttle, formOf(flow), signIn))
     }
   }
 }

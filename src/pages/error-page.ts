@@ -9,7 +9,11 @@ import { errorPage } from './views/outcome.ts'
 const FIRST_PAGE_CODE = 1100
 
 /** Refusals that are no broken link, headed for what they are. */
-const OWN_TITLES: ReadonlyMap<number, string> = new Map([[E.signUpClosed.code, 'Sign-up is closed']])
+const OWN_TITLES: ReadonlyMap<number, string> = new Map([
+  [E.signUpClosed.code, 'Sign-up is closed'],
+  [E.delegatedSignInRejected.code, 'Sign-in refused'],
+  [E.passwordSignInOff.code, 'Password sign-in is off'],
+])
 
 function title({ status, code }: ServiceError): string {
   const own = OWN_TITLES.get(code)

@@ -14,7 +14,7 @@ import { consentToAuthorizationRequest } from '../domain/test-kit/consent.ts'
 import { rawQuery } from '../web/request-url.ts'
 import type { UserRecord } from '../storage/records.ts'
 import type { ConsentRouteOptions } from './consent-routes.ts'
-import { PASSWORD_ONLY } from './sign-in-methods.ts'
+import { onlyMethod, PASSWORD_ONLY, startPath } from './sign-in-methods.ts'
 import { consentForm, type ConsentFlow } from './consent-form.ts'
 import { sendPage, sendRedirect } from './reply.ts'
 import type { Session } from './session.ts'
@@ -46,6 +46,9 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
       return sendRedirect(reply, location)
     }
     const { session, user } = await visitorOf(domain, request, reply)
+    const only = onlyMethod(options.signIn ?? PASSWORD_ONLY)
+    // The one way left to sign in: go there at once rather than show a page with one button.
+    if (only && (!user || check.request.forceLogin)) return sendRedirect(reply, startPath(only, request.url))
     return show(reply, 200, check.request, session, check.request.forceLogin ? undefined : user)
   }
 
@@ -68,6 +71,6 @@ export function oauth2ConsentRoutes(domain: DomainDeps, throttle: SignInThrottle
   return async (app: FastifyInstance) => {
     const config = { rateLimit: OAUTH2_AUTHORIZE_PATH } as const
     app.get(OAUTH2_AUTHORIZE_PATH, { exposeHeadRoute: false, config }, getPage)
-    app.post(OAUTH2_AUTHORIZE_PATH, { config }, consentForm(domain, throttle, form))
+    app.post(OAUTH2_AUTHORIZE_PATH, { config }, consentForm(domain, throttle, form, options.signIn))
   }
 }

@@ -7,7 +7,8 @@ import { consoleAppRoutes } from './console/app-routes.ts'
 import { consoleWebhookRoutes } from './console/webhook-routes.ts'
 import { addressKey, createPageContext, spendPageLimit } from './console/context.ts'
 import { consentRoutes } from './consent-routes.ts'
-import { PASSWORD_ONLY, type SignInOptions } from './sign-in-methods.ts'
+import { delegatedLoginRoutes } from './delegated-login-routes.ts'
+import { PASSWORD_ONLY, type DelegationSettings, type SignInOptions } from './sign-in-methods.ts'
 import { homeRoutes, type HomeSettings } from './home-routes.ts'
 import { oauth2ConsentRoutes } from './oauth2-consent-routes.ts'
 import { installPageErrors } from './error-page.ts'
@@ -33,6 +34,8 @@ export interface PageSettings {
   autoConsent?: string | undefined
   /** How people sign in on the consent pages and the console: a password (unless turned off) and the ways of docs/accounts.md. */
   signIn?: SignInOptions | undefined
+  /** Login delegation (`--login-url`); undefined: off. */
+  delegation?: DelegationSettings | undefined
 }
 
 /** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
@@ -47,7 +50,9 @@ export interface PagesDeps {
  * here only, never to the JSON API.
  */
 export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
-  const context = createPageContext(domain, throttle, http.allowSignup ?? false, http.publicUrl, http.signIn ?? PASSWORD_ONLY)
+  const signIn = http.signIn ?? PASSWORD_ONLY
+  // No password, no sign-up: people then come from the platform's own accounts.
+  const context = createPageContext(domain, throttle, (http.allowSignup ?? false) && signIn.password, http.publicUrl, signIn)
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie, { secret: http.cookieSecret })
     installPageErrors(app)
@@ -55,6 +60,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
     const consentOptions = { autoConsent: http.autoConsent, signIn: http.signIn }
     await app.register(consentRoutes(domain, throttle, consentOptions))
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
+    if (http.delegation) await app.register(delegatedLoginRoutes({ domain, throttle, delegation: http.delegation, pageLimit: context.limits.pages }))
     // The developer console and the settings pages: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))

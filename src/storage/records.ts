@@ -190,6 +190,8 @@ export const AUDIT_EVENTS = [
   'webhook.removed',
   'identity.linked',
   'identity.unlinked',
+  'login_challenge.accepted',
+  'login_challenge.rejected',
 ] as const
 export type AuditEventName = (typeof AUDIT_EVENTS)[number]
 

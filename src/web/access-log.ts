@@ -35,13 +35,16 @@ export class AccessLog extends LogController {
   readonly #logger: PinoInternals
   readonly #message: string
   readonly #enabled: boolean
+  readonly #pathOf: (request: FastifyRequest) => string
 
   /** `enabled: false` is `--access-log off`: the proxy in front logs requests. */
-  constructor(logger: Logger, options: { message: string; enabled: boolean }) {
+  /** `pathOf`: the path as logged, where a path itself may hold a one-time value (the admin API's login challenges). */
+  constructor(logger: Logger, options: { message: string; enabled: boolean; pathOf?: (request: FastifyRequest) => string }) {
     super({ disableRequestLogging: true })
     this.#logger = logger as unknown as PinoInternals
     this.#message = `,"msg":${JSON.stringify(options.message)}}\n`
     this.#enabled = options.enabled
+    this.#pathOf = options.pathOf ?? requestPath
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -49,7 +52,7 @@ export class AccessLog extends LogController {
     if (!this.#enabled || logger.levelVal > INFO) return
     const line =
       `{"level":${INFO}${logger[pino.symbols.timeSym]()}${logger[pino.symbols.chindingsSym]},"reqId":${JSON.stringify(request.id)}` +
-      `,"method":${JSON.stringify(request.method)},"path":${JSON.stringify(requestPath(request))}` +
+      `,"method":${JSON.stringify(request.method)},"path":${JSON.stringify(this.#pathOf(request))}` +
       `,"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime)},"addr":${JSON.stringify(request.ip)}` +
       `,"ua":${JSON.stringify((request.headers['user-agent'] ?? '').slice(0, USER_AGENT_CHARS))}${this.#message}`
     logger[pino.symbols.streamSym].write(line)

@@ -141,7 +141,9 @@ function adminAttempts(f: Fixture): fc.Arbitrary<Attempt> {
     },
   )
   // No webhook exists in the fixture: a webhook id is any id, no record's (404) or odd (400).
-  const pathFor = (template: string, user: string, app: string) => template.replace('{user_id}', user).replace('{app_id}', app).replace('{webhook_id}', app)
+  // No login challenge or identity link exists either: a challenge or subject is any text, no record's (404) or odd (400).
+  const pathFor = (template: string, user: string, app: string) =>
+    template.replace('{user_id}', user).replace('{app_id}', app).replace('{webhook_id}', app).replace('{challenge}', app).replace('{provider}', 'login').replace('{subject}', app)
 
   const request = fc
     .record({ op: operation, token, user: idArbs.user, app: idArbs.app, extra: fc.nat({ max: 99 }) })

@@ -11,6 +11,7 @@ import { renderAdminOpenApi } from '../../src/admin/app.ts'
 import type { HttpSettings } from '../../src/app.ts'
 import { publicOpenApi } from '../../src/http/openapi-public.ts'
 import { injectedAdminTestServer, type AdminAnswer, type AdminTestServer } from '../helpers/admin.ts'
+import { makeUser } from '../helpers/fixtures.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { HASH_VECTORS } from '../helpers/imported-hash-vectors.ts'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts'
@@ -184,6 +185,24 @@ describe('every admin operation answers as the admin document says', () => {
     } finally {
       await receiver.close()
     }
+  })
+
+  test('login challenges and identities, with their errors', async () => {
+    const nowMs = Date.now()
+    for (const id of ['challenge-one', 'challenge-two']) {
+      await server.domain.stores.externalSignIns.create({ id, kind: 'delegation', provider: 'login', browser: 'b'.repeat(32), returnTo: '/console', forceLogin: false, createdAtMs: nowMs, expiresAtMs: nowMs + 600_000 })
+    }
+    await call('GET', '/admin/v1/login-challenges/challenge-one')
+    await call('GET', '/admin/v1/login-challenges/unknown')
+    await call('PUT', '/admin/v1/login-challenges/challenge-one/accept', { subject: '', screen_name: 'ada' })
+    await call('PUT', '/admin/v1/login-challenges/challenge-one/accept', { subject: 's-1', screen_name: 'ada' })
+    await call('PUT', '/admin/v1/login-challenges/challenge-one/reject', {})
+    await call('PUT', '/admin/v1/login-challenges/challenge-two/reject', { error_description: 'No.' })
+    const { user } = await makeUser(server.domain, { screenName: 'linked' })
+    await server.domain.stores.identityLinks.create({ provider: 'login', subject: 's-9', userId: user.id, createdAtMs: nowMs })
+    await call('GET', `/admin/v1/users/${user.id}`)
+    await call('DELETE', `/admin/v1/users/${user.id}/identities/login/s-9`)
+    await call('DELETE', `/admin/v1/users/${user.id}/identities/login/s-9`)
   })
 
   test('every documented operation was answered with success at least once', () => {

@@ -48,7 +48,8 @@ export async function injectedAdminTestServer(options: AdminTestOptions = {}): P
 const INJECTED_ADMIN_URL = 'http://admin.latchkey.test'
 
 async function buildTestAdminApp(server: TestServer, routes: FastifyPluginAsync[] = []): Promise<FastifyInstance> {
-  const adminApp = await buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }) })
+  // The public service's URL: where a login challenge's answer sends the browser back to.
+  const adminApp = await buildAdminApp({ domain: server.domain, logger: pino({ level: process.env.LATCHKEY_TEST_LOG ?? 'silent' }), publicUrl: new URL(server.url) })
   for (const plugin of routes) await adminApp.register(plugin)
   return adminApp
 }

@@ -5,6 +5,7 @@ import { createUser } from '../../domain/registry/users.ts'
 import { decodeCursor, page, ID_KEY } from '../pagination.ts'
 import { AUTHORIZATION, NEW_USER, USER, USER_PATCH, json, listOf, listQuery, noContent, params, responses } from '../schemas.ts'
 import { userJson } from '../../domain/vocabulary.ts'
+import { identitiesJson, USER_WITH_IDENTITIES } from './identities.ts'
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { screen_name: string; password: string; name?: string; email?: string } }>(
@@ -38,8 +39,11 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { user_id: string } }>(
     '/admin/v1/users/:user_id',
-    { schema: { operationId: 'getUser', tags: ['users'], summary: 'One person', params: params('user_id'), response: responses({ 200: json('The user.', USER) }, 400, 404) } },
-    async (request) => userJson(await findUser(request.adminDomain, request.params.user_id)),
+    { schema: { operationId: 'getUser', tags: ['users'], summary: 'One person, with their upstream identities', params: params('user_id'), response: responses({ 200: json('The user.', USER_WITH_IDENTITIES) }, 400, 404) } },
+    async (request) => {
+      const user = await findUser(request.adminDomain, request.params.user_id)
+      return { ...userJson(user), identities: await identitiesJson(request.adminDomain, user.id) }
+    },
   )
 
   app.patch<{ Params: { user_id: string }; Body: { name?: string; password?: string; disabled?: boolean; email?: string | null } }>(

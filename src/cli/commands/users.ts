@@ -10,6 +10,7 @@ import { withDomain } from '../context.ts'
 import { userImportCommand } from './user-import.ts'
 import { lines, print } from '../output.ts'
 import { passwordFrom, type PasswordOptions } from '../password-input.ts'
+import { addUnlinkCommand, identitiesOf } from './user-identities.ts'
 
 const USER_ARGUMENT = ['<user>', 'user id or screen name'] as const
 
@@ -54,7 +55,10 @@ export function userCommand(): Command {
     .argument(...USER_ARGUMENT)
     .option('--json', 'print JSON')
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
-      const view = userJson(await withDomain(command, (deps) => findUserByIdOrScreenName(deps, ref)))
+      const view = await withDomain(command, async (deps) => {
+        const found = await findUserByIdOrScreenName(deps, ref)
+        return { ...userJson(found), identities: await identitiesOf(deps, found.id) }
+      })
       print(!!options.json, view, () => lines(view))
     })
 
@@ -122,5 +126,6 @@ export function userCommand(): Command {
       print(!!options.json, { user_id: person.id, screen_name: person.screenName, sessions_ended: true }, () => `signed out every session of ${person.screenName} (${person.id})`)
     })
   user.addCommand(userImportCommand())
+  addUnlinkCommand(user)
   return user
 }

@@ -24,6 +24,8 @@ export function consoleAccountRoutes(context: PageContext) {
 
   async function postSignIn(request: FastifyRequest, reply: FastifyReply) {
     const form = await postedForm(domain, request)
+    // Password sign-in off: refused before the throttle, so it is counted nowhere.
+    assertThat(context.signIn.password, E.passwordSignInOff)
     const next = safeNext(form.fields.get('next'))
     const username = form.fields.get('username') ?? ''
     const signedIn = await signInFromForm({ ...domain, throttle: context.throttle }, request, reply, { username, password: form.fields.get('password') ?? '' })

@@ -8,7 +8,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import type { UserRecord } from '../../storage/records.ts'
 import type { Limiter } from '../../storage/types.ts'
 import { sendPage, sendRedirect } from '../reply.ts'
-import type { SignInOptions } from '../sign-in-methods.ts'
+import { onlyMethod, startPath, type SignInOptions } from '../sign-in-methods.ts'
 import { signInPage } from '../views/frame.ts'
 import { postedForm, visitorOf, type Visitor } from '../visitor.ts'
 
@@ -46,6 +46,9 @@ const SIGN_IN_HEADINGS: Record<string, string> = {
 }
 
 export function showSignIn(context: PageContext, reply: FastifyReply, visitor: Pick<Visitor, 'session'>, next: string, options: { status?: number; message?: string; username?: string } = {}) {
+  const only = onlyMethod(context.signIn)
+  // The one way left to sign in: go there at once rather than show a page with one button.
+  if (only) return sendRedirect(reply, startPath(only, safeNext(next)))
   const heading = SIGN_IN_HEADINGS[next] ?? 'Sign in to the developer console'
   const page = signInPage({
     csrfToken: visitor.session.csrf,

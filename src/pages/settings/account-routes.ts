@@ -15,13 +15,20 @@ const SESSION_ID = /^[A-Za-z0-9]{32}$/
 /** A refused password shows the form again with the message: wrong (401), throttled (429) or an unfit new one (400). */
 const isPasswordRefusal = (error: unknown): error is ServiceError => isSignInRefusal(error) || (error instanceof ServiceError && error.code === E.invalidParameter.code)
 
+/** The labels of a person's identity links: the sign-in method's label when offered, else the provider's id. */
+async function signedInThroughOf(context: PageContext, userId: string): Promise<string[]> {
+  const links = await context.domain.stores.identityLinks.listForUser(userId)
+  return links.map((link) => context.signIn.methods.find((method) => method.id === link.provider)?.label ?? link.provider)
+}
+
 /** The session list (/settings/sessions) and the password change (/settings/password). */
 export function accountSettingsRoutes(context: PageContext) {
   const { domain } = context
 
   async function showSessions(reply: FastifyReply, person: Pick<Person, 'session' | 'user' | 'live'>, message?: string) {
     const sessions = await listBrowserSessions(domain, person.user.id)
-    const page = sessionsPage({ csrfToken: person.session.csrf, user: person.user, sessions, currentId: person.live.session.id, message })
+    const signedInThrough = await signedInThroughOf(context, person.user.id)
+    const page = sessionsPage({ csrfToken: person.session.csrf, user: person.user, sessions, currentId: person.live.session.id, message, signedInThrough })
     return sendPage(reply, 200, page, { kind: 'self' })
   }
 

@@ -36,6 +36,8 @@ export interface SessionsView {
   sessions: BrowserSessionRecord[]
   currentId: string
   message?: string | undefined
+  /** The ways the person's account is linked to (docs/accounts.md): "Signed in through <label>". */
+  signedInThrough?: readonly string[]
 }
 
 /** The browser's name, its whole user agent on hover. */
@@ -66,6 +68,7 @@ export function sessionsPage(view: SessionsView): string {
     html`<h1>Your sessions</h1>
 ${view.message && html`<p role="status">${view.message}</p>`}
 <p>Where you are signed in. A session you do not recognise can be signed out here; changing your password signs out every one.</p>
+${(view.signedInThrough ?? []).length > 0 && html`<ul id="signed_in_through">${(view.signedInThrough ?? []).map((label) => html`<li>Signed in through ${label}</li>`)}</ul>`}
 <table>
 <thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>${view.sessions.map((session) => sessionEntry(session, view))}</tbody>

@@ -20,6 +20,14 @@ export interface ConsentView {
   signInOptions: SignInOptions
 }
 
+/** Where a "Sign in with …" comes back to: this page, its `screen_name` (a login hint) and `force_login` kept for the sign-in's start. */
+function consentReturnTo(view: ConsentView): string {
+  const query = new URLSearchParams({ oauth_token: view.consent.requestToken.token })
+  if (view.usernamePrefill) query.set('screen_name', view.usernamePrefill)
+  if (view.forceLogin) query.set('force_login', 'true')
+  return `${view.action}?${query.toString()}`
+}
+
 /** "Sign in with …" links, each leading back to `returnTo` once signed in. */
 export function externalSignInLinks(methods: readonly ExternalSignInMethod[], returnTo: string): SafeHtml {
   return html`${methods.length > 0 && html`<ul class="sign-in-with">${methods.map((method) => html`<li><a class="button" id="sign_in_with_${method.id}" href="${startPath(method, returnTo)}">Sign in with ${method.label}</a></li>`)}</ul>`}`
@@ -80,7 +88,7 @@ ${permissions(view.consent)}
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <input type="hidden" name="oauth_token" value="${requestToken.token}">
 ${view.forceLogin && html`<input type="hidden" name="force_login" value="true">`}
-${consentControls(view, `${view.action}?oauth_token=${encodeURIComponent(requestToken.token)}`)}
+${consentControls(view, consentReturnTo(view))}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )

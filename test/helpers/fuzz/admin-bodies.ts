@@ -156,6 +156,10 @@ export const KNOWN_OPERATIONS = new Set([
   'verifyWebhook',
   'replayWebhook',
   'removeWebhook',
+  'unlinkIdentity',
+  'getLoginChallenge',
+  'acceptLoginChallenge',
+  'rejectLoginChallenge',
 ])
 
 export const serialize = (entries: Entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`
