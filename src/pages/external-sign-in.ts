@@ -78,9 +78,10 @@ const REFUSALS: Record<ExternalSignInRefusal, (typeof E)[keyof typeof E]> = {
  * (unknown, used, expired, started in another browser). A value of another kind is unknown here.
  */
 export async function takeExternalSignIn(domain: DomainDeps, request: FastifyRequest, id: string | undefined, kind: ExternalSignInKind): Promise<ExternalSignInRecord> {
-  const browser = readSession(request)?.csrf
   if (!id || id.length > 200) throw new ServiceError(E.externalSignInUnknown)
-  if (!browser) throw new ServiceError(E.externalSignInOtherBrowser)
+  // A browser without a session cookie is another browser than the one that started it: the value
+  // is spent for it too (no cookie value is empty).
+  const browser = readSession(request)?.csrf ?? ''
   const taken = await domain.stores.externalSignIns.consume(id, browser, domain.clock.nowMs())
   if ('refused' in taken) throw new ServiceError(REFUSALS[taken.refused])
   if (taken.record.kind !== kind) throw new ServiceError(E.externalSignInUnknown)
