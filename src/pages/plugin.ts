@@ -14,6 +14,8 @@ import { installPageErrors } from './error-page.ts'
 import { sudoRoutes } from './console/sudo.ts'
 import { accountSettingsRoutes } from './settings/account-routes.ts'
 import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
+import { oidcRoutes } from './oidc/routes.ts'
+import type { OidcProvider } from './oidc/provider-client.ts'
 
 /** The HTTP settings the pages read (a part of the app's, src/app.ts). */
 export interface PageSettings {
@@ -33,6 +35,8 @@ export interface PageSettings {
   autoConsent?: string | undefined
   /** How people sign in on the consent pages and the console: a password (unless turned off) and the ways of docs/accounts.md. */
   signIn?: SignInOptions | undefined
+  /** The OpenID Connect providers of `--oidc-providers` (docs/accounts.md); their methods are in `signIn`. */
+  oidcProviders?: readonly OidcProvider[] | undefined
 }
 
 /** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
@@ -55,7 +59,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
     const consentOptions = { autoConsent: http.autoConsent, signIn: http.signIn }
     await app.register(consentRoutes(domain, throttle, consentOptions))
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
-    // The developer console and the settings pages: every request counts against its address.
+    // The developer console, the settings pages and the sign-ins elsewhere: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
       await pages.register(consoleAccountRoutes(context))
@@ -64,6 +68,8 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
       await pages.register(connectedAppsRoutes(context))
       await pages.register(accountSettingsRoutes(context))
       await pages.register(sudoRoutes(context))
+      const providers = http.oidcProviders ?? []
+      if (providers.length > 0) await pages.register(oidcRoutes({ domain, throttle, providers, publicUrl: http.publicUrl }))
     })
   }
 }
