@@ -69,6 +69,17 @@ ${(user || view.signInOptions.password) && html`<button type="submit" name="acti
 ${user && html`<p>Not you? <button type="submit" name="action" value="switch" class="link" formnovalidate>Sign in with another account</button></p>`}`
 }
 
+/**
+ * Where a sign-in elsewhere comes back to: this page, with what it asks of the sign-in (`force_login`:
+ * the provider authenticates afresh; `screen_name`: its login hint), read by the start route.
+ */
+function consentReturnTo(view: ConsentView): string {
+  const query = new URLSearchParams({ oauth_token: view.consent.requestToken.token })
+  if (view.usernamePrefill) query.set('screen_name', view.usernamePrefill)
+  if (view.forceLogin) query.set('force_login', 'true')
+  return `${view.action}?${query}`
+}
+
 export function consentPage(view: ConsentView): string {
   const { app, requestToken } = view.consent
   return layout(
@@ -80,7 +91,7 @@ ${permissions(view.consent)}
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
 <input type="hidden" name="oauth_token" value="${requestToken.token}">
 ${view.forceLogin && html`<input type="hidden" name="force_login" value="true">`}
-${consentControls(view, `${view.action}?oauth_token=${encodeURIComponent(requestToken.token)}`)}
+${consentControls(view, consentReturnTo(view))}
 </form>
 <p class="muted"><a href="/settings/connected_apps">Manage the apps you've connected</a></p>`,
   )
