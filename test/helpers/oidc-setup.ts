@@ -33,11 +33,11 @@ export interface OidcWorld {
  * Latchkey listening with the given provider entries (all of one real node-oidc-provider, whose
  * client `latchkey` has each entry's callback registered).
  */
-export async function startOidcWorld(entries: (issuer: string) => OidcProvider[], options: { otherClientIds?: string[] } = {}): Promise<OidcWorld> {
+export async function startOidcWorld(entries: (issuer: string) => OidcProvider[], options: { otherClientIds?: string[]; server?: Parameters<typeof startTestServer>[0] } = {}): Promise<OidcWorld> {
   const host = await listenProviderHost()
   const providers = entries(host.issuer)
   const methods = providers.map((p) => ({ kind: 'oidc' as const, id: p.id, label: p.displayName }))
-  const t = await startTestServer({ http: { oidcProviders: providers, signIn: { password: true, methods } } })
+  const t = await startTestServer({ ...options.server, http: { oidcProviders: providers, signIn: { password: true, methods } } })
   const accounts = new Map<string, ProviderAccount>()
   const redirectUris = providers.map((p) => `${t.url}/login/oidc/${p.id}/callback`)
   const others = (options.otherClientIds ?? []).map((clientId) => ({ clientId, clientSecret: `${clientId}-secret-0123456789`, redirectUris }))
