@@ -61,6 +61,7 @@ export const TIERS = [
           'test/admin/test-kit-consent.test.ts',
           'test/pages/console/text-fields.test.ts',
           'test/pages/console/sudo.test.ts',
+          'test/pages/oidc',
           'test/http/check-request.test.ts',
           'test/http/remote-verifier.test.ts',
           'test/http/nonce-store-share.test.ts',
