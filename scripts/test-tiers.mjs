@@ -76,7 +76,7 @@ export const TIERS = [
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
       { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/cli', 'test/testing'] },
-      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/validity-shared.test.ts', 'test/e2e/revocation-push.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/oidc-two-instances.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/validity-shared.test.ts', 'test/e2e/revocation-push.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
   },
