@@ -4,12 +4,13 @@ import { updateUser } from '../../../src/domain/admin/people.ts'
 import { NO_PASSWORD } from '../../../src/domain/passwords.ts'
 import { Browser } from '../../helpers/browser.ts'
 import { signInAtProvider } from '../../helpers/oidc-provider.ts'
-import { providerEntry, signInThrough, startOidcWorld, startSignIn, type OidcWorld } from '../../helpers/oidc-setup.ts'
+import { CLIENT, providerEntry, signInThrough, startOidcWorld, startSignIn, type OidcWorld } from '../../helpers/oidc-setup.ts'
 
 describe('signing in with an OpenID Connect provider (node-oidc-provider)', () => {
   let w: OidcWorld
+  const logLines: string[] = []
   before(async () => {
-    w = await startOidcWorld((issuer) => [providerEntry('acme', issuer), providerEntry('acme-email', issuer, { link: { matchBy: 'email' } })])
+    w = await startOidcWorld((issuer) => [providerEntry('acme', issuer), providerEntry('acme-email', issuer, { link: { matchBy: 'email' } })], { server: { logLines } })
   })
   after(() => w.close())
 
@@ -82,8 +83,14 @@ describe('signing in with an OpenID Connect provider (node-oidc-provider)', () =
 
   test('an expired ID token is refused (1125)', async () => {
     w.accounts.set('sub-old', { claims: { preferred_username: 'old' }, idTokenTtlSeconds: -600 })
-    const answer = await signInThrough(new Browser(), w.t.url, 'acme', 'sub-old')
+    const browser = new Browser()
+    const callback = new URL(await signInAtProvider((await startSignIn(browser, w.t.url, 'acme')).href, 'sub-old'))
+    const answer = await browser.get(callback.href)
     assert.equal(answer.statusCode, 400)
+    const logged = logLines.join('\n')
+    assert.match(logged, /"code":1125/, 'the refusal is logged with its reason')
+    assert.ok(!logged.includes(callback.searchParams.get('code')!), 'never the code')
+    assert.ok(!logged.includes(CLIENT.clientSecret), 'never the client secret')
     assert.match(answer.body, /did not succeed/)
     assert.equal(await w.t.domain.stores.identityLinks.find('acme', 'sub-old'), undefined)
   })
