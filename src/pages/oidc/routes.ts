@@ -42,6 +42,16 @@ function requestedOf(query: StartQuery): { forceLogin: boolean; loginHint: strin
   }
 }
 
+/** The app whose consent page the sign-in started from, for the audit's `app_id`; undefined for the console. */
+async function appIdOf(domain: DomainDeps, returnTo: string | undefined): Promise<string | undefined> {
+  const url = new URL(returnTo ?? '/', 'http://pages.invalid')
+  const token = url.searchParams.get('oauth_token')
+  if (url.pathname.startsWith('/oauth/') && token) return (await domain.stores.requestTokens.findByToken(token))?.appId
+  const clientId = url.searchParams.get('client_id')
+  if (url.pathname === '/i/oauth2/authorize' && clientId) return (await domain.stores.oauth2Clients.findByClientId(clientId))?.appId
+  return undefined
+}
+
 export function oidcRoutes(deps: OidcRoutesDeps) {
   const clients = new Map(deps.providers.map((provider) => [provider.id, new ProviderClient(provider)]))
 
@@ -75,6 +85,7 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
       provider: client.provider.id,
       returnTo: request.query.return_to ?? '/console',
       lifetimeSeconds: OIDC_SIGN_IN_SECONDS,
+      appId: await appIdOf(deps.domain, request.query.return_to),
       ...requested,
       secrets,
     })

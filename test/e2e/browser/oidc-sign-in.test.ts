@@ -52,6 +52,8 @@ describe('Sign in with an OpenID Connect provider, in Chromium', { skip: skipRea
     assert.equal(await page.inputValue('input[name=login]'), 'web_one', 'screen_name became login_hint')
     await signInAtProvider(page, 'sub-web1')
     assert.match(await mainText(page), /@web_one/, 'back on the consent page, signed in')
+    const signedIn = (await server.domain.stores.audit.list({ appId: app.id })).find((event) => event.event === 'sign_in.succeeded')
+    assert.equal(signedIn?.detail?.method, 'acme', "audited with the provider and the consent page's app")
     await submitWith(page, '#allow')
     assert.match(await mainText(page), new RegExp(CALLBACK_PAGE_TEXT))
     const landed = new URL(page.url())
