@@ -63,15 +63,15 @@ describe('the consent page', () => {
     assert.match(orphan, /<p>Saves things<\/p>/)
   })
 
-  test('offers each other way to sign in as a link back to this page; without password sign-in, no password fields and no Authorize before signing in', () => {
+  test('offers each other way to sign in as a link back to this page (with its force_login); without password sign-in, no password fields and no Authorize before signing in', () => {
     const methods = [
       { kind: 'oidc', id: 'corp', label: 'Corp SSO' },
       { kind: 'delegation', id: 'login', label: 'Example <Platform>' },
     ] as const
     const c = consent('read')
     const both = consentPage({ action: '/oauth/authenticate', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: true, signInOptions: { password: true, methods } })
-    assert.match(both, /<a class="button" id="sign_in_with_corp" href="\/login\/oidc\/corp\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt">Sign in with Corp SSO<\/a>/)
-    assert.match(both, /href="\/login\/delegated\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt">Sign in with Example &lt;Platform&gt;<\/a>/)
+    assert.match(both, /<a class="button" id="sign_in_with_corp" href="\/login\/oidc\/corp\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt%26force_login%3Dtrue">Sign in with Corp SSO<\/a>/)
+    assert.match(both, /href="\/login\/delegated\?return_to=%2Foauth%2Fauthenticate%3Foauth_token%3Dt%26force_login%3Dtrue">Sign in with Example &lt;Platform&gt;<\/a>/)
     assert.match(both, /name="password"/)
     assert.match(both, /id="allow"/)
     const linksOnly = consentPage({ action: '/oauth/authorize', consent: c, csrfToken: 'c', signedIn: undefined, usernamePrefill: '', forceLogin: false, signInOptions: { password: false, methods } })
