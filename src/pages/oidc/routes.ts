@@ -9,7 +9,7 @@ import { ServiceError } from '../../errors/service-error.ts'
 import { publicOrigin } from '../../web/request-url.ts'
 import { beginExternalSignIn, finishExternalSignIn, takeExternalSignIn } from '../external-sign-in.ts'
 import { sendRedirect } from '../reply.ts'
-import { ProviderClient, UpstreamUnavailable, type OidcProvider } from './provider-client.ts'
+import { ProviderClient, UpstreamSignInFailed, UpstreamUnavailable, type OidcProvider } from './provider-client.ts'
 
 /** How long a browser may spend at the provider before its return is refused as expired. */
 export const OIDC_SIGN_IN_SECONDS = 600
@@ -52,6 +52,9 @@ async function appIdOf(domain: DomainDeps, returnTo: string | undefined): Promis
   return undefined
 }
 
+/** A query parameter given once; a repeated one (an array) counts as none. */
+const single = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+
 export function oidcRoutes(deps: OidcRoutesDeps) {
   const clients = new Map(deps.providers.map((provider) => [provider.id, new ProviderClient(provider)]))
 
@@ -93,23 +96,19 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
     return sendRedirect(reply, url.href)
   }
 
-  async function callback(request: FastifyRequest<{ Params: { provider: string }; Querystring: Record<string, string | undefined> }>, reply: FastifyReply) {
+  async function callback(request: FastifyRequest<{ Params: { provider: string }; Querystring: Record<string, unknown> }>, reply: FastifyReply) {
     const client = clientOf(request.params.provider)
-    const record = await takeExternalSignIn(deps.domain, request, request.query.state, 'oidc')
+    const record = await takeExternalSignIn(deps.domain, request, single(request.query.state), 'oidc')
     // A state started for another provider is worth nothing here.
     if (record.provider !== client.provider.id || !record.secrets) throw new ServiceError(E.externalSignInUnknown)
     const failed = (detail: string) =>
       new ServiceError(E.oidcSignInFailed, { message: `The sign-in at ${client.provider.displayName} did not succeed. Go back and try again.`, detail: `${client.provider.id}: ${detail}` })
-    if (request.query.error !== undefined) throw failed(`the provider answered error=${request.query.error.slice(0, 60)}`)
+    if (request.query.error !== undefined) throw failed(`the provider answered error=${String(single(request.query.error)).slice(0, 60)}`)
     const callbackUrl = new URL(request.url, redirectUri(request, client.provider.id))
     const checks = { state: record.id, ...record.secrets, forceLogin: record.forceLogin }
-    let identity
-    try {
-      identity = await orUnavailable(client, () => client.identityOf(callbackUrl, checks))
-    } catch (error) {
-      if (error instanceof ServiceError) throw error
-      throw failed((error as Error).message)
-    }
+    const identity = await orUnavailable(client, () => client.identityOf(callbackUrl, checks)).catch((error: unknown) => {
+      throw error instanceof UpstreamSignInFailed ? failed(error.message) : error
+    })
     if (!identity.subject) throw failed('the ID token has no subject')
     return finishExternalSignIn(deps, request, reply, { record, identity, policy: client.provider.link, remember: true })
   }

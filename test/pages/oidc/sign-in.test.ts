@@ -42,6 +42,8 @@ describe('signing in with an OpenID Connect provider (node-oidc-provider)', () =
     const wrong = await browser.get(`${w.t.url}/login/oidc/acme/callback?code=abc&state=${'x'.repeat(43)}`)
     assert.equal(wrong.statusCode, 404)
     assert.match(wrong.body, /This sign-in link is not valid/)
+    const twice = await browser.get(`${w.t.url}/login/oidc/acme/callback?code=abc&state=a&state=b&error=x&error=y`)
+    assert.equal(twice.statusCode, 404, 'a repeated state is no state')
     const callback = await signInAtProvider((await startSignIn(browser, w.t.url, 'acme')).href, 'sub-bo')
     const other = await new Browser().get(callback)
     assert.equal(other.statusCode, 403)
