@@ -62,6 +62,7 @@ export const TIERS = [
           'test/admin/user-import.test.ts',
           'test/pages/console/text-fields.test.ts',
           'test/pages/console/sudo.test.ts',
+          'test/pages/oidc',
           'test/http/check-request.test.ts',
           'test/http/remote-verifier.test.ts',
           'test/http/nonce-store-share.test.ts',
@@ -78,7 +79,7 @@ export const TIERS = [
     proves: 'real client libraries, Chromium, the CLI and serve as processes, crashes, restarts, hostile input, two instances',
     groups: [
       { backend: 'sqlite', paths: ['test/e2e', 'test/conformance', 'test/cli', 'test/testing'] },
-      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/validity-shared.test.ts', 'test/e2e/revocation-push.test.ts', 'test/e2e/browser/login-delegation.test.ts', 'test/e2e/login-delegation-two-instances.test.ts', 'test/cli/user-unlink.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
+      { backend: 'postgres', paths: ['test/e2e/two-instances.test.ts', 'test/e2e/oidc-two-instances.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/validity-shared.test.ts', 'test/e2e/revocation-push.test.ts', 'test/e2e/browser/login-delegation.test.ts', 'test/e2e/login-delegation-two-instances.test.ts', 'test/cli/user-unlink.test.ts', 'test/cli/serve/workers.test.ts', 'test/cli/serve/development-database.test.ts', 'test/cli/copy.test.ts'] },
       { backend: 'sqlite', paths: SERIAL_PATHS, serial: true },
     ],
   },

@@ -133,6 +133,13 @@ export const SETTINGS = {
     default: undefined,
     description: 'The scheme and host clients use (for example https://api.example.com); signatures are checked against it.',
   }),
+  oidcProviders: setting({
+    flag: '--oidc-providers <file>',
+    env: 'LATCHKEY_OIDC_PROVIDERS',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'A JSON file of OpenID Connect providers people may sign in with (docs/accounts.md), checked at start.',
+  }),
   tlsCert: setting({
     flag: '--tls-cert <file>',
     env: 'LATCHKEY_TLS_CERT',

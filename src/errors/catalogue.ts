@@ -71,6 +71,10 @@ export const E = {
   screenNameUnderivable: entry(400, 1111, 'Your account has no name that can be a screen name here (1 to 15 letters, digits or underscores). Ask the operator of this service.'),
   // Importing people (docs/accounts.md), and an e-mail address given to a person.
   emailTaken: entry(409, 1120, 'This e-mail address belongs to another person.'),
+  // OpenID Connect sign-in (docs/accounts.md).
+  oidcSignInFailed: entry(400, 1125, 'The sign-in at your provider did not succeed. Go back and try again.'),
+  oidcProviderUnavailable: entry(502, 1126, 'The sign-in provider cannot be reached right now. Please try again in a few minutes.'),
+  oidcProviderUnknown: entry(404, 1127, 'This way of signing in is not offered here. Go back and sign in again.'),
   // OAuth 2.0 user context (1200 and up): `/2/oauth2/*` answer `{"error","error_description"}`
   // with the RFC 6749 §5.2 code and this message (X's wording where known, twitter-behaviour §9).
   oauth2InvalidRequest: entry(400, 1200, 'Value passed for the authorization code was invalid.', { oauth2: 'invalid_request' }),

@@ -15,6 +15,8 @@ import { installPageErrors } from './error-page.ts'
 import { sudoRoutes } from './console/sudo.ts'
 import { accountSettingsRoutes } from './settings/account-routes.ts'
 import { connectedAppsRoutes } from './settings/connected-apps-routes.ts'
+import { oidcRoutes } from './oidc/routes.ts'
+import type { OidcProvider } from './oidc/provider-client.ts'
 
 /** The HTTP settings the pages read (a part of the app's, src/app.ts). */
 export interface PageSettings {
@@ -36,6 +38,8 @@ export interface PageSettings {
   signIn?: SignInOptions | undefined
   /** Login delegation (`--login-url`); undefined: off. */
   delegation?: DelegationSettings | undefined
+  /** The OpenID Connect providers of `--oidc-providers` (docs/accounts.md); their methods are in `signIn`. */
+  oidcProviders?: readonly OidcProvider[] | undefined
 }
 
 /** What the pages are built from: the domain, the sign-in throttle the composition root made, their settings. */
@@ -61,7 +65,7 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
     await app.register(consentRoutes(domain, throttle, consentOptions))
     await app.register(oauth2ConsentRoutes(domain, throttle, consentOptions))
     if (http.delegation) await app.register(delegatedLoginRoutes({ domain, throttle, delegation: http.delegation, pageLimit: context.limits.pages }))
-    // The developer console and the settings pages: every request counts against its address.
+    // The developer console, the settings pages and the sign-ins elsewhere: every request counts against its address.
     await app.register(async (pages) => {
       pages.addHook('onRequest', async (request) => spendPageLimit(context.limits.pages, addressKey(request)))
       await pages.register(consoleAccountRoutes(context))
@@ -70,6 +74,8 @@ export function pagesPlugin({ domain, throttle, http }: PagesDeps) {
       await pages.register(connectedAppsRoutes(context))
       await pages.register(accountSettingsRoutes(context))
       await pages.register(sudoRoutes(context))
+      const providers = http.oidcProviders ?? []
+      if (providers.length > 0) await pages.register(oidcRoutes({ domain, throttle, providers, publicUrl: http.publicUrl }))
     })
   }
 }

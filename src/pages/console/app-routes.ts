@@ -48,7 +48,7 @@ export function consoleAppRoutes(context: PageContext) {
     const app = await ownedApp(domain, person.user.id, request.params.app_id)
     if (!hasSecretToReveal(domain, person.live, app)) return show(reply, person.session.csrf, person.user, app, {})
     // The secret is shown only to a fresh password; the mark waits (5 minutes) while it is confirmed.
-    if (!(await hasFreshPasswordToShow(reply, person, `/console/apps/${app.id}`))) return reply
+    if (!(await hasFreshPasswordToShow(context, reply, person, `/console/apps/${app.id}`))) return reply
     const revealed: Revealed | undefined = (await takeSecretToReveal(domain, person.live, app))
       ? {
           heading: 'Your consumer key and secret',

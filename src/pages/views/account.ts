@@ -2,6 +2,7 @@ import type { BrowserSessionRecord, UserRecord } from '../../storage/records.ts'
 import { alert, framedPage, minute } from './frame.ts'
 import { browserName } from './browser-name.ts'
 import { html } from './html.ts'
+import { startPath, type ExternalSignInMethod } from '../sign-in-methods.ts'
 
 export interface ConfirmPasswordView {
   csrfToken: string
@@ -27,6 +28,23 @@ ${alert(view.message)}
 <input id="sudo_password" name="sudo_password" type="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit" id="confirm_password" class="primary">Confirm</button></div>
 </form>`,
+  )
+}
+
+/**
+ * "Confirm it's you" for a person without a password (docs/accounts.md): they sign in again at their
+ * provider, which is asked to authenticate afresh, and come back to `returnTo` with a fresh session.
+ */
+export function confirmWithProviderPage(view: { csrfToken: string; user: UserRecord; methods: readonly ExternalSignInMethod[]; returnTo: string }): string {
+  return framedPage(
+    { title: "Confirm it's you", csrfToken: view.csrfToken, user: view.user },
+    html`<h1>Confirm it's you</h1>
+<p>This shows or changes a secret. You have not signed in within the last 10 minutes, so please sign in again, then repeat what you were doing.</p>
+${
+  view.methods.length > 0
+    ? html`<ul class="sign-in-with">${view.methods.map((method) => html`<li><a class="button" id="confirm_with_${method.id}" href="${startPath(method, view.returnTo)}&amp;force_login=true">Sign in again with ${method.label}</a></li>`)}</ul>`
+    : html`<p>Sign out, then sign in again the way you usually do.</p>`
+}`,
   )
 }
 
