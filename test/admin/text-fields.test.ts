@@ -97,6 +97,9 @@ interface Fixture {
   app: { app_id: string }
   /** A webhook endpoint whose receiver answers its CRC challenge. */
   webhook: { id: string }
+  /** An upstream identity linked to the user, and a login challenge waiting for the platform's answer. */
+  identity: { provider: string; subject: string }
+  challenge: string
 }
 
 let made = 0
@@ -110,6 +113,7 @@ const SAMPLES: Record<string, string> = {
   website: 'https://ok.example/',
   callbacks: 'https://ok.example/cb',
   url: 'https://rs.example/hook',
+  error: 'access_denied',
 }
 
 /** A value the field accepts, for this fixture (cursors are asked of the list itself). */
@@ -118,6 +122,9 @@ async function sample(field: Pick<TextField, 'name' | 'schema' | 'operationId' |
   if (schema.enum) return String(schema.enum[0])
   if (schema.format === 'date-time') return '2020-01-01T00:00:00.000Z'
   if (schema.pattern === OWNER.pattern) return name === 'owner' ? fixture.user.user_id : assert.fail(`${name}: an owner of what? Add it to sample()`)
+  if (name === 'provider') return fixture.identity.provider
+  if (name === 'subject') return field.operationId === 'unlinkIdentity' ? fixture.identity.subject : 'platform-subject-1'
+  if (name === 'challenge') return fixture.challenge
   if (schema.pattern === ID.pattern) {
     if (name === 'owner' || name === 'user_id') return fixture.user.user_id
     if (name === 'app_id') return fixture.app.app_id
@@ -231,7 +238,13 @@ describe(`every string field of the admin API refuses control characters (${TEST
       const webhook = await server.admin('POST', '/admin/v1/webhooks', { url: receiver.url })
       assert.equal(webhook.status, 201, webhook.text)
       if (i === 0) receiver.secret = webhook.json.secret
-      made.push({ user: person.json, app: app.json, webhook: webhook.json })
+      // Written as a sign-in at a provider and a delegated login page's start write them.
+      const nowMs = Date.now()
+      const identity = { provider: 'corp', subject: `subject-${person.json.user_id}` }
+      await server.domain.stores.identityLinks.create({ ...identity, userId: person.json.user_id, createdAtMs: nowMs })
+      const challenge = `challenge${person.json.user_id}`
+      await server.domain.stores.externalSignIns.create({ id: challenge, kind: 'delegation', provider: 'login', browser: 'a browser', returnTo: '/console', forceLogin: false, createdAtMs: nowMs, expiresAtMs: nowMs + 600_000 })
+      made.push({ user: person.json, app: app.json, webhook: webhook.json, identity, challenge })
     }
     return made[0]!
   }

@@ -4,7 +4,18 @@ import type { DelegationOutcome } from '../../storage/account-types.ts'
 import type { AuditDetail } from '../../storage/records.ts'
 import { recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
+import { assertOneLine } from '../plain-text.ts'
 import { openLoginChallenge } from './login-challenge.ts'
+
+/** The answer's texts are one line each: they become a person's identity and name, or a page's words. */
+function assertAnswerText(outcome: DelegationOutcome): void {
+  if ('accepted' in outcome) {
+    assertOneLine(outcome.accepted.subject, 'subject', 'subject')
+    if (outcome.accepted.name !== undefined) assertOneLine(outcome.accepted.name, 'name', 'name')
+  } else if (outcome.rejected.description !== undefined) {
+    assertOneLine(outcome.rejected.description, 'error_description', 'error_description')
+  }
+}
 
 /**
  * The platform's answer to a login challenge (accept or reject), recorded once: a second answer is
@@ -12,6 +23,7 @@ import { openLoginChallenge } from './login-challenge.ts'
  * (src/pages/delegated-login-routes.ts). Audited without the challenge itself.
  */
 export async function answerLoginChallenge(deps: Pick<DomainDeps, 'stores' | 'clock'>, challenge: string, outcome: DelegationOutcome): Promise<void> {
+  assertAnswerText(outcome)
   const record = await openLoginChallenge(deps, challenge)
   if (record.outcome) throw new ServiceError(E.loginChallengeAnswered)
   if (!(await deps.stores.externalSignIns.settle(challenge, outcome, deps.clock.nowMs()))) {
