@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DELEGATED_LOGIN_PROVIDER } from '../storage/account-types.ts'
 import { ConfigError } from './load.ts'
 
 /**
@@ -16,6 +17,8 @@ export interface OidcProviderConfig {
   screenNameClaim: string
   nameClaim: string
   link: { create: true } | { matchBy: 'email' | 'screen_name' }
+  /** How the client secret goes to the token endpoint: HTTP Basic (OpenID Connect's default) or the body. */
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post'
 }
 
 /** Plain http is for a provider on this machine only (tests, development). */
@@ -25,7 +28,10 @@ const claimName = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be a claim 
 
 const providerSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9-]{1,40}$/, 'must be 1 to 40 letters, digits or hyphens'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,40}$/, 'must be 1 to 40 letters, digits or hyphens')
+      .refine((id) => id !== DELEGATED_LOGIN_PROVIDER, `must not be ${DELEGATED_LOGIN_PROVIDER}: login delegation's identities are under it`),
     issuer: z
       .string()
       .url('must be a URL')
@@ -37,6 +43,7 @@ const providerSchema = z
     screen_name_claim: claimName.default('preferred_username'),
     name_claim: claimName.default('name'),
     link: z.union([z.literal('create'), z.object({ match: z.enum(['email', 'screen_name']) }).strict()]).default('create'),
+    token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
   })
   .strict()
 
@@ -73,5 +80,6 @@ export function parseOidcProviders(text: string, file: string): OidcProviderConf
     screenNameClaim: p.screen_name_claim,
     nameClaim: p.name_claim,
     link: p.link === 'create' ? { create: true } : { matchBy: p.link.match },
+    tokenEndpointAuthMethod: p.token_endpoint_auth_method,
   }))
 }

@@ -22,9 +22,10 @@ function refusedWith(value: unknown, pattern: RegExp) {
 describe('--oidc-providers', () => {
   test('a provider takes the defaults: scopes, claims, and creating people just in time', () => {
     assert.deepEqual(parse([good]), [
-      { id: 'corp-sso', issuer: good.issuer, clientId: 'latchkey', clientSecret: SECRET, displayName: 'Corp SSO', scopes: 'openid profile email', screenNameClaim: 'preferred_username', nameClaim: 'name', link: { create: true } },
+      { id: 'corp-sso', issuer: good.issuer, clientId: 'latchkey', clientSecret: SECRET, displayName: 'Corp SSO', scopes: 'openid profile email', screenNameClaim: 'preferred_username', nameClaim: 'name', link: { create: true }, tokenEndpointAuthMethod: 'client_secret_basic' },
     ])
     assert.deepEqual(parse([{ ...good, link: { match: 'email' } }])[0]?.link, { matchBy: 'email' })
+    assert.equal(parse([{ ...good, token_endpoint_auth_method: 'client_secret_post' }])[0]?.tokenEndpointAuthMethod, 'client_secret_post')
   })
 
   test('each wrong field is named, never with the secret', () => {
@@ -36,6 +37,8 @@ describe('--oidc-providers', () => {
     refusedWith([{ ...good, client_id: undefined }], /\[0\]\.client_id Required/)
     refusedWith([{ ...good, scopes: 'profile email' }], /\[0\]\.scopes must include openid/)
     refusedWith([{ ...good, link: { match: 'phone' } }], /\[0\]\.link/)
+    refusedWith([{ ...good, id: 'login' }], /\[0\]\.id must not be login/)
+    refusedWith([{ ...good, token_endpoint_auth_method: 'private_key_jwt' }], /\[0\]\.token_endpoint_auth_method/)
     refusedWith([good, { ...good, client_secret: 'x' }], /\[1\]\.id is used twice/)
     refusedWith([{ ...good, extra: SECRET }], /\[0\] Unrecognized key/)
   })

@@ -21,11 +21,15 @@ export interface ProviderClientRegistration {
   clientId: string
   clientSecret: string
   redirectUris: string[]
+  /** How it authenticates at the token endpoint; node-oidc-provider's default, Basic, when not given. */
+  authMethod?: 'client_secret_basic' | 'client_secret_post' | undefined
 }
 
 export interface TestOidcProvider {
   issuer: string
   accounts: Map<string, ProviderAccount>
+  /** How each token request authenticated the client: `basic` (an Authorization header) or `body`. */
+  tokenRequests: Array<'basic' | 'body'>
   close(): Promise<void>
 }
 
@@ -57,7 +61,7 @@ export async function listenProviderHost(): Promise<ProviderHost> {
           redirect_uris: client.redirectUris,
           grant_types: ['authorization_code'],
           response_types: ['code'],
-          token_endpoint_auth_method: 'client_secret_post',
+          token_endpoint_auth_method: client.authMethod ?? 'client_secret_basic',
         })),
         async findAccount(_ctx: unknown, id: string) {
           const account = accounts.get(id)
@@ -81,8 +85,13 @@ export async function listenProviderHost(): Promise<ProviderHost> {
       })
       // Its warnings about development keys and interactions are expected here.
       provider.on('server_error', (_ctx: unknown, error: Error) => console.error('oidc-provider server_error', error))
-      handler = provider.callback()
-      return { issuer, accounts, close }
+      const tokenRequests: TestOidcProvider['tokenRequests'] = []
+      const callback = provider.callback()
+      handler = (request, response) => {
+        if (request.url?.startsWith('/token')) tokenRequests.push(request.headers.authorization ? 'basic' : 'body')
+        return callback(request, response)
+      }
+      return { issuer, accounts, tokenRequests, close }
     },
   }
 }

@@ -17,6 +17,7 @@ export function providerEntry(id: string, issuer: string, overrides: Partial<Oid
     screenNameClaim: 'preferred_username',
     nameClaim: 'name',
     link: { create: true },
+    tokenEndpointAuthMethod: 'client_secret_basic',
     ...overrides,
   }
 }
@@ -41,7 +42,7 @@ export async function startOidcWorld(entries: (issuer: string) => OidcProvider[]
   const accounts = new Map<string, ProviderAccount>()
   const redirectUris = providers.map((p) => `${t.url}/login/oidc/${p.id}/callback`)
   const others = (options.otherClientIds ?? []).map((clientId) => ({ clientId, clientSecret: `${clientId}-secret-0123456789`, redirectUris }))
-  const provider = host.serve({ clients: [{ ...CLIENT, redirectUris }, ...others], accounts })
+  const provider = host.serve({ clients: [{ ...CLIENT, redirectUris, authMethod: providers[0]?.tokenEndpointAuthMethod }, ...others], accounts })
   return {
     t,
     host,

@@ -16,6 +16,7 @@ export interface OidcProvider {
   screenNameClaim: string
   nameClaim: string
   link: { create: true } | { matchBy: 'email' | 'screen_name' }
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post'
 }
 
 /** How long a request to the provider may take. */
@@ -41,6 +42,11 @@ export interface AuthorizationStart {
   loginHint?: string | undefined
 }
 
+/** The client's authentication at the token endpoint, as the provider entry says. */
+function clientAuthentication(provider: OidcProvider): oidc.ClientAuth {
+  return provider.tokenEndpointAuthMethod === 'client_secret_post' ? oidc.ClientSecretPost(provider.clientSecret) : oidc.ClientSecretBasic(provider.clientSecret)
+}
+
 export class ProviderClient {
   private configuration: Promise<oidc.Configuration> | undefined
 
@@ -53,7 +59,7 @@ export class ProviderClient {
       // Plain http only where the settings allow it: a provider on this machine.
       const execute = issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : []
       this.configuration = oidc
-        .discovery(issuer, this.provider.clientId, this.provider.clientSecret, oidc.ClientSecretPost(this.provider.clientSecret), { execute, timeout: TIMEOUT_SECONDS })
+        .discovery(issuer, this.provider.clientId, this.provider.clientSecret, clientAuthentication(this.provider), { execute, timeout: TIMEOUT_SECONDS })
         .catch((error: unknown) => {
           this.configuration = undefined
           throw new UpstreamUnavailable(describe(error))

@@ -33,6 +33,21 @@ describe('signing in with an OpenID Connect provider (node-oidc-provider)', () =
     await signInThrough(again, w.t.url, 'acme', 'sub-ada')
     assert.equal((await w.t.domain.stores.identityLinks.find('acme', 'sub-ada'))?.userId, person?.id)
     assert.match(await signedInAs(again), /@ada_lovelace/)
+    assert.deepEqual([...new Set(w.provider.tokenRequests)], ['basic'], 'the client secret goes in HTTP Basic, OpenID Connect\'s default')
+  })
+
+  test('a provider whose client sends its secret in the body (client_secret_post) signs people in too', async () => {
+    const post = await startOidcWorld((issuer) => [providerEntry('acme-post', issuer, { tokenEndpointAuthMethod: 'client_secret_post' })])
+    try {
+      post.accounts.set('sub-pat', { claims: { preferred_username: 'pat' } })
+      const browser = new Browser()
+      const back = await signInThrough(browser, post.t.url, 'acme-post', 'sub-pat')
+      assert.equal(back.statusCode, 302, back.body)
+      assert.match((await browser.get(`${post.t.url}/console`)).body, /@pat/)
+      assert.deepEqual(post.provider.tokenRequests, ['body'])
+    } finally {
+      await post.close()
+    }
   })
 
   test('a wrong state is refused (1112), the same return twice is refused (1113), a return in another browser is refused (1115)', async () => {
