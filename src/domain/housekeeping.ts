@@ -26,7 +26,8 @@ export interface HousekeepingOptions {
 
 /**
  * The serve process's housekeeping, on a timer that does not keep the process alive. Every minute,
- * request tokens and OAuth 2.0 authorization codes expired for EXPIRED_KEPT_MS are deleted and the
+ * request tokens, OAuth 2.0 authorization codes and sign-ins elsewhere (an upstream provider's or
+ * the platform's login page) expired for EXPIRED_KEPT_MS are deleted and the
  * counted hand-outs of a minute or more are written (hand-out-tally.ts); at
  * start and then every hour, the audit rows older than the retention. Every instance does it: each
  * deletion is idempotent.
@@ -51,6 +52,7 @@ export function startHousekeeping(deps: Pick<DomainDeps, 'stores' | 'clock' | 'h
     const beforeMs = deps.clock.nowMs() - EXPIRED_KEPT_MS
     run('could not delete expired request tokens', () => deps.stores.requestTokens.deleteExpired(beforeMs))
     run('could not delete expired authorization codes', () => deps.stores.oauth2Codes.deleteExpired(beforeMs))
+    run('could not delete expired sign-ins elsewhere', () => deps.stores.externalSignIns.deleteExpired(beforeMs))
     run('could not write the counted bearer-token hand-outs', () => deps.handOuts.flush())
   }
   pruneAudit()

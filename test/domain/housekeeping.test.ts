@@ -101,4 +101,17 @@ describe('housekeeping', () => {
     assert.equal(await redeem(old), 'unknown', 'expired an hour ago: deleted')
     assert.equal(await redeem(young), 'redeemed', 'expired less than an hour ago: still there (a replay is still known as one)')
   })
+
+  test('a sign-in elsewhere (OpenID Connect, login delegation) is deleted once it has been expired for an hour; until then it is known as expired', async () => {
+    const signIn = (id: string) => ({ id, kind: 'delegation' as const, provider: 'login', browser: 'b', returnTo: '/console', forceLogin: false, createdAtMs: tier.clock.nowMs(), expiresAtMs: tier.clock.nowMs() + 600_000 })
+    start(0)
+    await tier.domain.stores.externalSignIns.create(signIn('old-challenge'))
+    tier.clock.advance(EXPIRED_KEPT_MS)
+    await tier.domain.stores.externalSignIns.create(signIn('young-challenge'))
+    tier.clock.advance(600_000)
+    await pass(MINUTE_MS)
+    const take = (id: string) => tier.domain.stores.externalSignIns.consume(id, 'b', tier.clock.nowMs())
+    assert.deepEqual(await take('old-challenge'), { refused: 'unknown' })
+    assert.deepEqual(await take('young-challenge'), { refused: 'expired' })
+  })
 })
