@@ -42,7 +42,9 @@ const providerSchema = z
     scopes: z.string().regex(/(^|\s)openid(\s|$)/, 'must include openid').default('openid profile email'),
     screen_name_claim: claimName.default('preferred_username'),
     name_claim: claimName.default('name'),
-    link: z.union([z.literal('create'), z.object({ match: z.enum(['email', 'screen_name']) }).strict()]).default('create'),
+    // Only a verified e-mail may link an existing person: a provider's preferred_username is not unique
+    // and often chosen by its user (OpenID Connect Core §5.7), so matching it would hand accounts out.
+    link: z.union([z.literal('create'), z.object({ match: z.literal('email') }).strict()]).default('create'),
     token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
   })
   .strict()

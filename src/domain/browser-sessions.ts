@@ -51,7 +51,11 @@ function cleanUserAgent(userAgent: string | undefined): string {
 }
 
 /** A new session for a person who just proved who they are (sign-in, sign-up, password change). */
-export async function startBrowserSession(deps: Deps, input: { user: UserRecord; userAgent: string | undefined; address: string }): Promise<SessionClaim> {
+export async function startBrowserSession(
+  deps: Deps,
+  /** `isFresh: false`: the proof was not a fresh authentication (an upstream session reused), so the session asks again before secrets. */
+  input: { user: UserRecord; userAgent: string | undefined; address: string; isFresh?: boolean },
+): Promise<SessionClaim> {
   const nowMs = deps.clock.nowMs()
   // The person's rows that can never be live again go now, so the table stays as small as their live sessions.
   await deps.stores.sessions.deleteDead(input.user.id, deadLimits(deps, nowMs))
@@ -61,7 +65,7 @@ export async function startBrowserSession(deps: Deps, input: { user: UserRecord;
     generation: generationOf(input.user),
     createdAtMs: nowMs,
     lastSeenAtMs: nowMs,
-    passwordAtMs: nowMs,
+    passwordAtMs: input.isFresh === false ? 0 : nowMs,
     userAgent: cleanUserAgent(input.userAgent),
     address: input.address,
     endedAtMs: null,

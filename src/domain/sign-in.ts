@@ -14,6 +14,8 @@ import { findByScreenName } from './registry/users.ts'
 export interface SignInKeys {
   account: string
   address: string
+  /** The account is an upstream identity (`<provider>:<subject>`), counted apart from every typed username. */
+  isIdentity?: boolean
 }
 
 /**
@@ -41,6 +43,8 @@ export interface SignInThrottle {
 
 /** The throttle's key of an account: its screen name, in any case, as typed or with a leading `@`. */
 export const accountThrottleKey = (screenName: string) => `account:${normalizeUsername(screenName).toLowerCase()}`
+/** The throttle's key of an upstream identity: a prefix no typed username gets, the subject as sent (case kept). */
+export const identityThrottleKey = (identity: string) => `identity:${identity}`
 /** The throttle's key of an address: the form its budget is kept under (an IPv6 address's /64). */
 export const addressThrottleKey = (address: string) => `address:${budgetAddress(address)}`
 
@@ -58,7 +62,7 @@ export function createSignInThrottle(
   const limiter = limiters.create('sign-in-failures', settings.signInMaxFailures, settings.signInWindowSeconds)
   const refusals = limiters.create('sign-in-refusals', 1, settings.signInWindowSeconds)
   const windowMs = settings.signInWindowSeconds * 1000
-  const keysOf = (keys: SignInKeys) => [accountThrottleKey(keys.account), addressThrottleKey(keys.address)]
+  const keysOf = (keys: SignInKeys) => [keys.isIdentity ? identityThrottleKey(keys.account) : accountThrottleKey(keys.account), addressThrottleKey(keys.address)]
   /** Counts an attempt on every key; undefined when all had room, else the states (the attempt given back). */
   async function attempt(keys: string[]): Promise<LimitState[] | undefined> {
     const states = await Promise.all(keys.map(async (key) => (await spend(limiter, key)).limit))

@@ -11,6 +11,7 @@ import { DELEGATED_LOGIN_PROVIDER } from '../storage/account-types.ts'
 import { addressKey, spendPageLimit } from './console/context.ts'
 import { beginExternalSignIn, finishExternalSignIn, safeReturnTo, takeExternalSignIn } from './external-sign-in.ts'
 import { queryValue } from './input.ts'
+import { isLoginVerifier } from '../domain/accounts/login-challenge.ts'
 import { sendRedirect } from './reply.ts'
 import type { DelegationSettings } from './sign-in-methods.ts'
 
@@ -67,6 +68,8 @@ export function delegatedLoginRoutes(deps: { domain: DomainDeps; throttle: SignI
       const why = outcome.rejected.description ?? outcome.rejected.error
       throw new ServiceError(E.delegatedSignInRejected, { message: `${E.delegatedSignInRejected.message} The login page said: ${why}`, detail: outcome.rejected.error })
     }
+    // Only the browser the platform sent back holds the verifier; the challenge alone signs no one in.
+    if (!isLoginVerifier(outcome.verifierSha256, queryValue(request, 'login_verifier'))) throw new ServiceError(E.externalSignInUnknown)
     const { subject, screenName, name, email, remember } = outcome.accepted
     const identity = { provider: DELEGATED_LOGIN_PROVIDER, subject, screenNameClaim: screenName, name, email, isEmailVerified: true }
     return finishExternalSignIn(deps, request, reply, { record, identity, policy: delegation.policy, remember })

@@ -101,6 +101,9 @@ export async function finishExternalSignIn(
 ): Promise<FastifyReply> {
   const { domain, throttle } = deps
   const user = await signInLinked({ ...domain, throttle }, { identity: signIn.identity, policy: signIn.policy, address: request.ip, appId: signIn.record.appId })
-  await beginSession(domain, request, reply, user, { remember: signIn.remember })
+  // Fresh (no password asked again before secrets) only when the upstream was made to authenticate
+  // afresh (force_login: prompt=login and max_age=0, checked against auth_time); else it may have
+  // answered from a session of its own, at a browser someone left.
+  await beginSession(domain, request, reply, user, { remember: signIn.remember, isFresh: signIn.record.forceLogin })
   return sendRedirect(reply, signIn.record.returnTo)
 }

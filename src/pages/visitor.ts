@@ -62,8 +62,8 @@ export async function postedForm(domain: Deps, request: FastifyRequest): Promise
  * worth nothing after), for the person who just proved who they are. `remember: false` (a login
  * delegation's answer): the cookie ends with the browser; the server-side limits apply either way.
  */
-export async function beginSession(domain: Deps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, options: { remember?: boolean } = {}): Promise<Session> {
-  const claim = await startBrowserSession(domain, { user, userAgent: request.headers['user-agent'], address: request.ip })
+export async function beginSession(domain: Deps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, options: { remember?: boolean; isFresh?: boolean } = {}): Promise<Session> {
+  const claim = await startBrowserSession(domain, { user, userAgent: request.headers['user-agent'], address: request.ip, isFresh: options.isFresh })
   const session: Session = { ...newSession(), claim }
   writeSession(request, reply, session, options.remember === false ? undefined : domain.settings.sessionLifetimeSeconds)
   return session

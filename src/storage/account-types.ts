@@ -35,7 +35,11 @@ export type ExternalSignInKind = 'oidc' | 'delegation'
 
 /** What the platform answered to a login challenge (POST /admin/v1/login-challenges/…). */
 export type DelegationOutcome =
-  | { accepted: { subject: string; screenName: string; name?: string | undefined; email?: string | undefined; remember: boolean } }
+  | {
+      accepted: { subject: string; screenName: string; name?: string | undefined; email?: string | undefined; remember: boolean }
+      /** Hex SHA-256 of the `login_verifier` only the accept's `redirect_to` carries: the challenge alone signs no one in. */
+      verifierSha256: string
+    }
   | { rejected: { error: string; description?: string | undefined } }
 
 /** A sign-in in progress elsewhere, from the redirect out to the browser's return. */

@@ -62,7 +62,10 @@ describe('login challenges in the admin API', () => {
     const { challenge } = await leave()
     const accepted = await server.admin('PUT', path(challenge, '/accept'), { subject: 'p-1', screen_name: 'dora', name: 'Dora', remember: true })
     assert.equal(accepted.status, 200, accepted.text)
-    assert.equal(accepted.json.redirect_to, `${server.url}/login/delegated/return?login_challenge=${challenge}`)
+    const redirect = new URL(accepted.json.redirect_to)
+    assert.equal(`${redirect.origin}${redirect.pathname}`, `${server.url}/login/delegated/return`)
+    assert.equal(redirect.searchParams.get('login_challenge'), challenge)
+    assert.match(redirect.searchParams.get('login_verifier') ?? '', /^[A-Za-z0-9]{43}$/, 'a verifier only this answer carries')
     assert.equal((await server.admin('GET', path(challenge))).json.answered, true)
     for (const [action, body] of [['/accept', { subject: 'p-2', screen_name: 'eve' }], ['/reject', {}]] as const) {
       const again = await server.admin('PUT', path(challenge, action), body)
@@ -90,12 +93,23 @@ describe('login challenges in the admin API', () => {
     assert.equal((await server.admin('PUT', path(challenge, '/accept'), { subject: 'late', screen_name: 'late' })).status, 404)
   })
 
+  test('an accepted challenge without its verifier signs no one in, even in the browser that started it (and is spent)', async () => {
+    const { cookie, challenge } = await leave()
+    const accepted = await server.admin('PUT', path(challenge, '/accept'), { subject: 'p-verifier', screen_name: 'verified' })
+    for (const query of [`login_challenge=${challenge}`, `login_challenge=${challenge}&login_verifier=${'x'.repeat(43)}`]) {
+      const back = await server.send({ method: 'GET', url: `${server.url}/login/delegated/return?${query}`, headers: { cookie } })
+      assert.ok(back.status === 404 || back.status === 410, `${back.status} ${back.text}`)
+      assert.equal(back.headers.get('set-cookie'), null, 'no session')
+    }
+    assert.equal((await server.send({ method: 'GET', url: accepted.json.redirect_to, headers: { cookie } })).status, 410, 'spent by the first try')
+  })
+
   test('unknown, used and expired challenges are 404 alike', async () => {
     assert.equal((await server.admin('GET', path('no-such-challenge'))).status, 404)
     assert.equal((await server.admin('PUT', path('no-such-challenge', '/accept'), { subject: 'x', screen_name: 'x' })).status, 404)
     const used = await leave()
-    await server.admin('PUT', path(used.challenge, '/accept'), { subject: 'p-used', screen_name: 'used' })
-    const back = await server.send({ method: 'GET', url: `${server.url}/login/delegated/return?login_challenge=${used.challenge}`, headers: { cookie: used.cookie } })
+    const accepted = await server.admin('PUT', path(used.challenge, '/accept'), { subject: 'p-used', screen_name: 'used' })
+    const back = await server.send({ method: 'GET', url: accepted.json.redirect_to, headers: { cookie: used.cookie } })
     assert.equal(back.status, 302, back.text)
     assert.equal((await server.admin('GET', path(used.challenge))).status, 404)
     const late = await leave()
@@ -126,8 +140,8 @@ describe('login challenges in the admin API', () => {
 
   test("a user shows their identities; unlinking removes one (audited), and a second unlink is 404", async () => {
     const { cookie, challenge } = await leave()
-    await server.admin('PUT', path(challenge, '/accept'), { subject: 'p-frank', screen_name: 'frank' })
-    const back = await server.send({ method: 'GET', url: `${server.url}/login/delegated/return?login_challenge=${challenge}`, headers: { cookie } })
+    const accepted = await server.admin('PUT', path(challenge, '/accept'), { subject: 'p-frank', screen_name: 'frank' })
+    const back = await server.send({ method: 'GET', url: accepted.json.redirect_to, headers: { cookie } })
     assert.equal(back.status, 302, back.text)
     const link = await server.domain.stores.identityLinks.find('login', 'p-frank')
     assert.ok(link)

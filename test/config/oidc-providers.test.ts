@@ -37,6 +37,7 @@ describe('--oidc-providers', () => {
     refusedWith([{ ...good, client_id: undefined }], /\[0\]\.client_id Required/)
     refusedWith([{ ...good, scopes: 'profile email' }], /\[0\]\.scopes must include openid/)
     refusedWith([{ ...good, link: { match: 'phone' } }], /\[0\]\.link/)
+    refusedWith([{ ...good, link: { match: 'screen_name' } }], /\[0\]\.link/)
     refusedWith([{ ...good, id: 'login' }], /\[0\]\.id must not be login/)
     refusedWith([{ ...good, token_endpoint_auth_method: 'private_key_jwt' }], /\[0\]\.token_endpoint_auth_method/)
     refusedWith([good, { ...good, client_secret: 'x' }], /\[1\]\.id is used twice/)

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { answerLoginChallenge } from '../../domain/accounts/answer-login-challenge.ts'
 import { describeLoginChallenge } from '../../domain/accounts/describe-login-challenge.ts'
-import type { DelegationOutcome } from '../../storage/account-types.ts'
 import { json, responses } from '../schemas.ts'
 
 // Login delegation (docs/accounts.md): the platform's login page reads a challenge, then accepts or
@@ -70,14 +69,15 @@ interface AcceptBody {
 
 /** `publicUrl`: --public-url, the origin the browser comes back to; else the admin request's own. */
 export function loginChallengeRoutes(publicUrl: URL | undefined) {
-  const redirectTo = (request: ChallengeRequest) => {
+  const redirectTo = (request: ChallengeRequest, verifier: string | undefined) => {
     const origin = publicUrl?.origin ?? `${request.protocol}://${request.host}`
-    return { redirect_to: `${origin}${RETURN_PATH}?login_challenge=${encodeURIComponent(request.params.challenge)}` }
+    const query = new URLSearchParams({ login_challenge: request.params.challenge, ...(verifier ? { login_verifier: verifier } : {}) })
+    return { redirect_to: `${origin}${RETURN_PATH}?${query}` }
   }
 
-  async function answer(request: ChallengeRequest, outcome: DelegationOutcome) {
-    await answerLoginChallenge(request.adminDomain, request.params.challenge, outcome)
-    return redirectTo(request)
+  async function answer(request: ChallengeRequest, outcome: Parameters<typeof answerLoginChallenge>[2]) {
+    const { verifier } = await answerLoginChallenge(request.adminDomain, request.params.challenge, outcome)
+    return redirectTo(request, verifier)
   }
 
   return async (app: FastifyInstance): Promise<void> => {

@@ -5,7 +5,7 @@ import type { AuditDetail } from '../../storage/records.ts'
 import { recordAudit } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import { assertOneLine } from '../plain-text.ts'
-import { openLoginChallenge } from './login-challenge.ts'
+import { newLoginVerifier, openLoginChallenge } from './login-challenge.ts'
 
 /** The answer's texts are one line each: they become a person's identity and name, or a page's words. */
 function assertAnswerText(outcome: DelegationOutcome): void {
@@ -22,7 +22,13 @@ function assertAnswerText(outcome: DelegationOutcome): void {
  * 409 (1119), a challenge used, expired or unknown 404. The browser's return spends it
  * (src/pages/delegated-login-routes.ts). Audited without the challenge itself.
  */
-export async function answerLoginChallenge(deps: Pick<DomainDeps, 'stores' | 'clock'>, challenge: string, outcome: DelegationOutcome): Promise<void> {
+export async function answerLoginChallenge(
+  deps: Pick<DomainDeps, 'stores' | 'clock'>,
+  challenge: string,
+  answer: { accepted: Extract<DelegationOutcome, { accepted: unknown }>['accepted'] } | Extract<DelegationOutcome, { rejected: unknown }>,
+): Promise<{ verifier?: string }> {
+  const made = 'accepted' in answer ? newLoginVerifier() : undefined
+  const outcome: DelegationOutcome = 'accepted' in answer ? { accepted: answer.accepted, verifierSha256: made!.sha256 } : answer
   assertAnswerText(outcome)
   const record = await openLoginChallenge(deps, challenge)
   if (record.outcome) throw new ServiceError(E.loginChallengeAnswered)
@@ -37,4 +43,5 @@ export async function answerLoginChallenge(deps: Pick<DomainDeps, 'stores' | 'cl
     appId: record.appId,
     detail,
   })
+  return made ? { verifier: made.verifier } : {}
 }

@@ -49,7 +49,7 @@ const throttleAccount = (identity: UpstreamIdentity) => `${identity.provider}:${
  */
 export async function signInLinked(deps: Deps, input: LinkedSignInInput): Promise<UserRecord> {
   const { identity } = input
-  const keys = { account: throttleAccount(identity), address: input.address }
+  const keys = { account: throttleAccount(identity), address: input.address, isIdentity: true }
   const where = { address: input.address, appId: input.appId, method: identity.provider }
   const user = await countedSignIn(deps, keys, where, async () => {
     const link = await deps.stores.identityLinks.find(identity.provider, identity.subject)

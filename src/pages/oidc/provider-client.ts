@@ -106,6 +106,10 @@ export class ProviderClient {
       if (configuration.serverMetadata().userinfo_endpoint) {
         const userInfo = await oidc.fetchUserInfo(configuration, tokens.access_token, idClaims.sub)
         claims = { ...userInfo, ...idClaims }
+        // An address and whether it was verified come from one source: never one's address with the other's word.
+        const emailSource = idClaims.email !== undefined ? idClaims : userInfo
+        claims.email = emailSource.email
+        claims.email_verified = emailSource.email_verified
       }
     } catch (error) {
       throw error instanceof UpstreamSignInFailed ? error : new UpstreamSignInFailed(describe(error))

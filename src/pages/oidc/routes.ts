@@ -27,13 +27,22 @@ interface StartQuery {
   force_login?: string
 }
 
+/** A page of this service named by `return_to`; the front page for one the URL parser refuses (`//`, `\\`). */
+function pageUrl(returnTo: string | undefined): URL {
+  try {
+    return new URL(returnTo ?? '/', 'http://pages.invalid')
+  } catch {
+    return new URL('/', 'http://pages.invalid')
+  }
+}
+
 /**
  * What the page the sign-in started from asks of the provider: `force_login` (the consent page's,
  * or the sudo page's) makes it authenticate afresh; an OAuth 1.0a consent page's `screen_name` is
  * its `login_hint`.
  */
 function requestedOf(query: StartQuery): { forceLogin: boolean; loginHint: string | undefined } {
-  const returnTo = new URL(query.return_to ?? '/', 'http://pages.invalid')
+  const returnTo = pageUrl(query.return_to)
   const isTrue = (value: string | null | undefined) => value === 'true' || value === '1'
   const hint = returnTo.pathname.startsWith('/oauth/') ? returnTo.searchParams.get('screen_name') : null
   return {
@@ -44,8 +53,8 @@ function requestedOf(query: StartQuery): { forceLogin: boolean; loginHint: strin
 
 /** The app whose consent page the sign-in started from, for the audit's `app_id`; undefined for the console. */
 async function appIdOf(domain: DomainDeps, returnTo: string | undefined): Promise<string | undefined> {
-  const url = new URL(returnTo ?? '/', 'http://pages.invalid')
-  const token = url.searchParams.get('oauth_token')
+  const url = pageUrl(returnTo)
+  const token = url.searchParams.get('oauth_token')?.slice(0, 200)
   if (url.pathname.startsWith('/oauth/') && token) return (await domain.stores.requestTokens.findByToken(token))?.appId
   const clientId = url.searchParams.get('client_id')
   if (url.pathname === '/i/oauth2/authorize' && clientId) return (await domain.stores.oauth2Clients.findByClientId(clientId))?.appId

@@ -83,6 +83,13 @@ describe('signInLinked', () => {
     assert.deepEqual(trail.at(-1), ['sign_in.failed', { reason: 'credentials', method: 'corp' }])
   })
 
+  test('no typed username spends an identity\'s throttle (its key has a prefix of its own)', async () => {
+    const who = identity()
+    for (let i = 0; i < 3; i++) await assert.rejects(signIn(deps, { username: `corp:${who.subject}`, password: 'wrong password', address: `10.0.4.${i}` }), withCode(1107))
+    const user = await signInLinked(deps, { identity: who, policy: { create: true }, address: '10.0.4.9' })
+    assert.ok(user.id)
+  })
+
   test('refusals are throttled per identity like wrong passwords', async () => {
     const stranger = identity({ email: 'nobody2@example.org', isEmailVerified: true })
     for (let i = 0; i < 3; i++) await assert.rejects(signInLinked(deps, { identity: stranger, policy: { matchBy: 'email' }, address: `10.0.3.${i}` }), withCode(1110))

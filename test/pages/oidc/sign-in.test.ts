@@ -2,8 +2,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { updateUser } from '../../../src/domain/admin/people.ts'
 import { NO_PASSWORD } from '../../../src/domain/passwords.ts'
-import { findByScreenName } from '../../../src/domain/registry/users.ts'
-import { makeUser } from '../../helpers/fixtures.ts'
 import { Browser } from '../../helpers/browser.ts'
 import { signInAtProvider } from '../../helpers/oidc-provider.ts'
 import { CLIENT, providerEntry, signInThrough, startOidcWorld, startSignIn, type OidcWorld } from '../../helpers/oidc-setup.ts'
@@ -12,7 +10,7 @@ describe('signing in with an OpenID Connect provider (node-oidc-provider)', () =
   let w: OidcWorld
   const logLines: string[] = []
   before(async () => {
-    w = await startOidcWorld((issuer) => [providerEntry('acme', issuer), providerEntry('acme-email', issuer, { link: { matchBy: 'email' } }), providerEntry('acme-name', issuer, { link: { matchBy: 'screen_name' } })], { server: { logLines } })
+    w = await startOidcWorld((issuer) => [providerEntry('acme', issuer), providerEntry('acme-email', issuer, { link: { matchBy: 'email' } })], { server: { logLines } })
   })
   after(() => w.close())
 
@@ -151,16 +149,5 @@ describe('signing in with an OpenID Connect provider (node-oidc-provider)', () =
     const browser = new Browser()
     assert.equal((await signInThrough(browser, w.t.url, 'acme-email', 'sub-ver')).statusCode, 302)
     assert.equal((await w.t.domain.stores.identityLinks.find('acme-email', 'sub-ver'))?.userId, user.id)
-  })
-
-  test('where the screen name links, only an existing person of that screen name is linked; nobody is created', async () => {
-    const { user } = await makeUser(w.t.domain, { screenName: 'existing_hal' })
-    w.accounts.set('sub-hal', { claims: { preferred_username: 'Existing_Hal' } })
-    w.accounts.set('sub-new', { claims: { preferred_username: 'nobody_here' } })
-    assert.equal((await signInThrough(new Browser(), w.t.url, 'acme-name', 'sub-hal')).statusCode, 302)
-    assert.equal((await w.t.domain.stores.identityLinks.find('acme-name', 'sub-hal'))?.userId, user.id)
-    const refused = await signInThrough(new Browser(), w.t.url, 'acme-name', 'sub-new')
-    assert.equal(refused.statusCode, 403)
-    assert.equal(await findByScreenName(w.t.domain, 'nobody_here'), undefined)
   })
 })

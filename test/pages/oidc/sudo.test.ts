@@ -48,4 +48,16 @@ describe('sudo for a person who signs in at a provider', () => {
     assert.ok(done.statusCode === 200 || done.statusCode === 302, `answered ${done.statusCode}`)
     assert.notEqual((await w.t.domain.stores.apps.findById(app.id))?.consumerKey, app.consumerKey, 'regenerated')
   })
+
+  test('a sign-in the provider may have answered from its own session is not fresh: a secret asks again at once', async () => {
+    w.accounts.set('sub-left', { claims: { preferred_username: 'left_browser' } })
+    const browser = new Browser()
+    assert.equal((await signInThrough(browser, w.t.url, 'acme', 'sub-left')).statusCode, 302)
+    const link = await w.t.domain.stores.identityLinks.find('acme', 'sub-left')
+    const app = await makeApp(w.t.domain, { owner: (await w.t.domain.stores.users.findById(link!.userId))! })
+    const page = await browser.get(`${w.t.url}/console/apps/${app.id}`)
+    const asked = await browser.post(`${w.t.url}/console/apps/${app.id}/keys`, { csrf_token: csrfOf(page.body) })
+    assert.match(asked.body, /Confirm it's you/)
+    assert.equal((await w.t.domain.stores.apps.findById(app.id))?.consumerKey, app.consumerKey, 'nothing done')
+  })
 })

@@ -60,7 +60,7 @@ export function accountsContract({ withStores }: ContractKit): void {
 
         const challenge = signIn()
         await s.externalSignIns.create(challenge)
-        const accepted = { accepted: { subject: 'u-1', screenName: 'ada', remember: true } }
+        const accepted = { accepted: { subject: 'u-1', screenName: 'ada', remember: true }, verifierSha256: 'ab'.repeat(32) }
         assert.equal(await s.externalSignIns.settle(challenge.id, accepted, NOW + 1), true)
         assert.equal(await s.externalSignIns.settle(challenge.id, { rejected: { error: 'access_denied' } }, NOW + 2), false, 'answered once')
         assert.deepEqual((await s.externalSignIns.find(challenge.id))!.outcome, accepted)
