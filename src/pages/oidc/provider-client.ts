@@ -3,21 +3,11 @@
 // PKCE S256, `state` and `nonce`, the code exchange with the client secret, and the ID token's checks
 // (signature by the provider's JWKS, iss, aud, exp, nonce, auth_time after `max_age`).
 import * as oidc from 'openid-client'
+import type { OidcProviderConfig } from '../../config/oidc-providers.ts'
 import type { UpstreamIdentity } from '../../domain/accounts/linked-sign-in.ts'
 
-/** One provider of `--oidc-providers`, as the pages use it. */
-export interface OidcProvider {
-  id: string
-  issuer: string
-  clientId: string
-  clientSecret: string
-  displayName: string
-  scopes: string
-  screenNameClaim: string
-  nameClaim: string
-  link: { create: true } | { matchBy: 'email' | 'screen_name' }
-  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post'
-}
+/** One provider of `--oidc-providers`, as the settings checked it. */
+export type OidcProvider = OidcProviderConfig
 
 /** How long a request to the provider may take. */
 const TIMEOUT_SECONDS = 10
