@@ -36,7 +36,7 @@ export type InvalidationReason = 'invalidate_token' | 'admin' | 'revoke' | 'refr
 /** Whose budget ran out: the app's, a person's within an app, a client address's, or the sign-in throttle. */
 export type LimitedSubject = 'app' | 'user' | 'address' | 'sign_in'
 
-export type SignInResult = 'ok' | 'wrong_password' | 'throttled'
+export type SignInResult = 'ok' | 'wrong_password' | 'refused' | 'throttled'
 
 /** Why a refused request did not reach its app's failure log: too many writes pending, or the write failed. */
 export type LostFailureReason = 'dropped' | 'write_failed'

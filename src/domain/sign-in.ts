@@ -150,7 +150,7 @@ export async function countedSignIn(
   if (!user || !isCorrect || user.isDisabled) {
     const failure = { userId: user?.id, appId: where.appId, address: where.address, detail: { reason: reason ?? 'credentials', ...step } }
     await recordAudit(deps, { event: 'sign_in.failed', ...failure })
-    deps.observe?.signIn('wrong_password')
+    deps.observe?.signIn(where.method ? 'refused' : 'wrong_password')
     throw new ServiceError(where.method ? E.linkedSignInRefused : E.signInFailed)
   }
   await deps.throttle.succeeded(keys)

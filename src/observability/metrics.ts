@@ -78,7 +78,7 @@ export function createMetrics(): Metrics {
   // Series whose label values are known in advance start at 0, so a rate() sees their first event.
   for (const result of ['ok', 'invalid_token', 'malformed']) bearer.series([result])
   for (const kind of ['request_token', 'access_token', 'bearer_token']) issued.inc({ kind }, 0)
-  for (const result of ['ok', 'wrong_password', 'throttled']) signIns.inc({ result }, 0)
+  for (const result of ['ok', 'wrong_password', 'refused', 'throttled']) signIns.inc({ result }, 0)
   for (const reason of ['dropped', 'write_failed']) lostFailures.inc({ reason }, 0)
   for (const result of ['hit', 'miss', 'bypass']) cacheLookups.series([result])
 

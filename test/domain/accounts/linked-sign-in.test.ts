@@ -6,6 +6,7 @@ import { signIn, createSignInThrottle } from '../../../src/domain/sign-in.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
 import { createMemoryLimiterFactory } from '../../../src/storage/memory/limiter.ts'
 import { makeUser } from '../../helpers/fixtures.ts'
+import { quietObserver } from '../../helpers/recording-observer.ts'
 import { openTestDomain, type TestDomain } from '../../helpers/test-domain.ts'
 
 const withCode = (code: number) => (error: unknown) => error instanceof ServiceError && error.code === code
@@ -78,7 +79,10 @@ describe('signInLinked', () => {
     const who = identity()
     const person = await signInLinked(deps, { identity: who, policy: { create: true }, address: '10.0.2.1' })
     await updateUser(t.domain, person.id, { disabled: true })
-    await assert.rejects(signInLinked(deps, { identity: who, policy: { create: true }, address: '10.0.2.1' }), withCode(1110))
+    const observe = quietObserver({ signIn: (result) => results.push(result) })
+    const results: string[] = []
+    await assert.rejects(signInLinked({ ...deps, observe }, { identity: who, policy: { create: true }, address: '10.0.2.1' }), withCode(1110))
+    assert.deepEqual(results, ['refused'], 'counted in the metrics as refused, not as a wrong password')
     const trail = await trailOf(person.id)
     assert.deepEqual(trail.at(-1), ['sign_in.failed', { reason: 'credentials', method: 'corp' }])
   })
