@@ -56,7 +56,7 @@ describe('metrics before any traffic', () => {
     const expected = [
       ...['ok', 'invalid_token', 'malformed'].map((result) => seriesKey('latchkey_bearer_verifications_total', { result })),
       ...['request_token', 'access_token', 'bearer_token'].map((kind) => seriesKey('latchkey_tokens_issued_total', { kind })),
-      ...['ok', 'wrong_password', 'throttled'].map((result) => seriesKey('latchkey_sign_in_attempts_total', { result })),
+      ...['ok', 'wrong_password', 'refused', 'throttled'].map((result) => seriesKey('latchkey_sign_in_attempts_total', { result })),
       ...['dropped', 'write_failed'].map((reason) => seriesKey('latchkey_signature_failures_lost_total', { reason })),
       ...['hit', 'miss', 'bypass'].map((result) => seriesKey('latchkey_validity_cache_lookups_total', { result })),
       seriesKey('latchkey_clock_skew_seconds_count'),

@@ -61,6 +61,8 @@ describe('canonicalBearerToken', () => {
       assert.equal(canonicalBearerToken(value!), expected, value)
     }
     assert.equal(canonicalBearerToken('A'.repeat(116)), 'A'.repeat(116))
+    // A lone % with one hex digit is no escape: nothing is decoded, and the raw + is still written as its escape.
+    assert.equal(canonicalBearerToken('a+%2'), 'a%2B%2')
   })
 
   test('decodes an escape of any other character, even one that shares a digit with %2B, %2F or %3D', () => {

@@ -42,4 +42,10 @@ describe('PKCE (RFC 7636)', () => {
     assert.equal(challengeMethod(undefined), 'plain')
     for (const bad of ['', 'S512', 'PLAIN ', 'sha256']) assert.equal(challengeMethod(bad), undefined, bad)
   })
+
+  test('a challenge of another length does not match (and does not throw)', () => {
+    assert.equal(verifierMatches(RFC_VERIFIER, RFC_CHALLENGE.slice(0, -1), 'S256'), false)
+    assert.equal(verifierMatches(RFC_VERIFIER, `${RFC_VERIFIER}A`, 'plain'), false)
+    assert.equal(verifierMatches(RFC_VERIFIER, RFC_VERIFIER, 'plain'), true)
+  })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { SCOPES, parseScopes, scopeString, writeScopes } from '../../../src/protocol/oauth2/scopes.ts'
+import { OFFLINE_ACCESS, SCOPES, parseScopes, scopeString, writeScopes } from '../../../src/protocol/oauth2/scopes.ts'
 
 // twitter-behaviour §9, in X's order.
 const X_SCOPES =
@@ -29,5 +29,10 @@ describe("X's OAuth 2.0 scopes", () => {
       ['tweet.write', 'tweet.moderate.write', 'follows.write', 'mute.write', 'like.write', 'list.write', 'block.write', 'bookmark.write', 'dm.write', 'media.write'],
     )
     assert.deepEqual(writeScopes(['tweet.read', 'users.read', 'offline.access']), [])
+  })
+
+  test("the scope that makes a grant refreshable is X's offline.access", () => {
+    assert.equal(OFFLINE_ACCESS, 'offline.access')
+    assert.deepEqual(parseScopes('tweet.read offline.access'), { scopes: ['tweet.read', OFFLINE_ACCESS] })
   })
 })
