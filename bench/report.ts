@@ -55,7 +55,11 @@ function row(cells: string[], widths: number[]): string {
 const HEADER = ['shape', 'what', 'req/s', '×ceiling', 'CPU×ceil', 'p50 ms', 'p99 ms', 'p99×ceil', 'CPU µs/req', 'target', 'met?']
 
 /** The cells of the results table: the ceiling first, one line per shape, then the timing rule. */
-function tableCells(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined): string[][] {
+/** The Redis commands one request of a PostgreSQL + Redis shape costs (bench/redis-commands.ts); the target is one. */
+export type RedisCommands = Partial<Record<'6.1' | '6.2', number>>
+export const REDIS_COMMANDS_TARGET = 1
+
+function tableCells(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: TimingResult | undefined, redis: RedisCommands = {}): string[][] {
   const lines: string[][] = []
   const all = [...results.values()]
   if (all.length > 0) {
@@ -67,6 +71,9 @@ function tableCells(results: ReadonlyMap<ShapeId, ShapeMeasurement>, timing: Tim
     const verdict = judge(id, m, results)
     lines.push([id, SHAPES[id].title, fixed(m.rps, 0), fixed(m.ratio, 3), fixed(m.cpuRatio, 3), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2),
       fixed(m.p99Ms / m.ceiling.p99Ms, 1), fixed(m.serverCpuUsPerRequest, 0), verdict.target, verdict.met === undefined ? (verdict.target === 'none' ? '' : '?') : verdict.met ? 'yes' : 'NO'])
+  }
+  for (const [id, commands] of Object.entries(redis)) {
+    lines.push([`redis ${id}`, `Redis commands per request of (${id})`, '', fixed(commands, 2), '', '', '', '', '', String(REDIS_COMMANDS_TARGET), commands <= REDIS_COMMANDS_TARGET + 0.05 ? 'yes' : 'NO'])
   }
   if (timing) {
     const ok = timing.ratio >= TIMING_RANGE[0] && timing.ratio <= TIMING_RANGE[1]
@@ -81,8 +88,9 @@ export function table(
   results: ReadonlyMap<ShapeId, ShapeMeasurement>,
   timing: TimingResult | undefined,
   skipped: string[],
+  redis: RedisCommands = {},
 ): string {
-  const lines = tableCells(results, timing)
+  const lines = tableCells(results, timing, redis)
   const widths = HEADER.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
   const out = [row(HEADER, widths), ...lines.map((l) => row(l, widths))]
   for (const reason of skipped) out.push(`skipped: ${reason}`)
@@ -116,6 +124,8 @@ export interface RunContext {
   repeat: number
   connections: number
   pinned: boolean
+  /** Redis commands per request of the PostgreSQL + Redis shapes, where they were counted. */
+  redisCommands?: RedisCommands | undefined
 }
 
 /** The results as a Markdown table with a caption naming where and how they were measured (no date: docs describe the current state). */
@@ -125,7 +135,7 @@ export function markdownTable(results: ReadonlyMap<ShapeId, ShapeMeasurement>, t
     `${context.stealPercent === undefined ? '' : `, ${context.stealPercent.toFixed(1)} % of CPU time stolen during the run`}), ` +
     `\`--server ${context.server}\`, ${context.repeat} pairs of ${context.warmup} + ${context.duration} s per shape, ${context.connections} connections, ` +
     `${context.pinned ? 'server and load generator each pinned to a core' : 'not pinned to cores'}.`
-  const cells = tableCells(results, timing)
+  const cells = tableCells(results, timing, context.redisCommands)
   const line = (c: string[]) => `| ${c.join(' | ')} |`
   return [caption, '', line(HEADER), line(HEADER.map((_, i) => (i === 1 ? '---' : '---:'))), ...cells.map(line)].join('\n')
 }

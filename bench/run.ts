@@ -10,7 +10,8 @@ import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
 import type { LoadConfig, LoadResult, TimingResult } from './load.ts'
 import { runGenerator, summarize, type ShapeMeasurement } from './measure.ts'
 import { checkJsonLogs, precheck } from './prechecks.ts'
-import { benchLines, markdownTable, replaceDocsTable, table, type RunContext } from './report.ts'
+import { benchLines, markdownTable, replaceDocsTable, table, type RedisCommands, type RunContext } from './report.ts'
+import { redisCommandsPerRequest } from './redis-commands.ts'
 import { cpuTimes, notQuiet, stealPercent } from './quiet.ts'
 import { seedLarge } from './seed.ts'
 import { CPU, LATCHKEY_LISTENING, REPO_ROOT, buildSources, canPin, clockTicksPerSecond, latchkeyCommand, serverEnv, startCeiling, startServer, type Runtime, type ServerProcess } from './servers.ts'
@@ -162,6 +163,7 @@ async function withLatchkey(
 }
 
 let failed = false
+const redisCommands: RedisCommands = {}
 try {
   if (runtime === 'dist') buildSources()
   if (busy) log(`note (--noisy): ${busy}; these figures are noisy`)
@@ -205,6 +207,10 @@ try {
         await withLatchkey('postgres', backends.storage, async (server, creds) => {
           await measureShape('6.1', server, [creds])
           await measureShape('6.2', server, [creds])
+          for (const [id, kind] of [['6.1', 'verify'], ['6.2', 'bearer']] as const) {
+            redisCommands[id] = await redisCommandsPerRequest(opts['redis-url'], server, creds, kind)
+            log(`  (${id}) ${redisCommands[id]!.toFixed(2)} Redis commands per request (INFO commandstats over 500 requests)`)
+          }
         })
       } finally {
         await backends.remove()
@@ -239,10 +245,11 @@ const context: RunContext = {
   repeat,
   connections,
   pinned: pin,
+  redisCommands,
   at: new Date().toISOString(),
   cores: availableParallelism(),
 }
-process.stdout.write(`\n${table(results, timing, skipped)}\n\n`)
+process.stdout.write(`\n${table(results, timing, skipped, redisCommands)}\n\n`)
 if (startUp) process.stdout.write(`${startUpLine(startUp)}\n\n`)
 for (const line of benchLines(results, timing, { ...context })) process.stdout.write(`${line}\n`)
 if (opts['write-docs']) {

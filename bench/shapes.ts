@@ -48,14 +48,14 @@ export interface Shape {
 
 export const SHAPES = {
   // The floor every route pays (Fastify, the production hooks, the access line), no credentials.
-  '0': { title: 'GET /healthz (framework floor)', kind: 'health', minRatio: 0.8, maxP99Factor: 4 },
-  '1': { title: 'verify_credentials, OAuth 1.0a, SQLite', kind: 'verify', minRatio: 0.4, maxP99Factor: 4 },
-  '2': { title: 'rate_limit_status, Bearer', kind: 'bearer', minRatio: 0.55, maxP99Factor: 4 },
-  '3': { title: 'oauth2/token, existing token', kind: 'token', minRatio: 0.45, maxP99Factor: 4 },
+  '0': { title: 'GET /healthz (framework floor)', kind: 'health', minRatio: 0.7, maxP99Factor: 4 },
+  '1': { title: 'verify_credentials, OAuth 1.0a, SQLite', kind: 'verify', minRatio: 0.22, maxP99Factor: 4 },
+  '2': { title: 'rate_limit_status, Bearer', kind: 'bearer', minRatio: 0.35, maxP99Factor: 4 },
+  '3': { title: 'oauth2/token, existing token', kind: 'token', minRatio: 0.3, maxP99Factor: 4 },
   '4': { title: 'request_token (a write)', kind: 'requestToken', minRatio: 0.15, maxP99Factor: 8 },
   '5': { title: '(1) with 1e6 tokens, 1e5 apps', kind: 'verify', relativeTo: { shape: '1', fraction: 0.9 } },
-  '6.1': { title: '(1) on PostgreSQL + Redis', kind: 'verify', minRatio: 0.25, maxP99Factor: 8 },
-  '6.2': { title: '(2) on PostgreSQL + Redis', kind: 'bearer', minRatio: 0.35, maxP99Factor: 8 },
+  '6.1': { title: '(1) on PostgreSQL + Redis', kind: 'verify', minRatio: 0.15, maxP99Factor: 8 },
+  '6.2': { title: '(2) on PostgreSQL + Redis', kind: 'bearer', minRatio: 0.2, maxP99Factor: 8 },
   '7.1': { title: '/2/users/me, OAuth 2.0 user token', kind: 'userMe', minRatio: 0.55, maxP99Factor: 4 },
   '7.2': { title: '2/oauth2/token, refresh grant (a write)', kind: 'refresh', minRatio: 0.15, maxP99Factor: 8 },
   // A resource server's check of a whole signed request: shape 1's work plus its own client authentication and JSON.

@@ -66,6 +66,7 @@ export const TIERS = [
           'test/http/check-request.test.ts',
           'test/http/remote-verifier.test.ts',
           'test/http/nonce-store-share.test.ts',
+          'test/http/redis-round-trips.test.ts',
           'test/http/oauth2-user.test.ts',
           'test/http/unreadable-secrets.test.ts',
           'test/admin/login-challenges.test.ts',

@@ -66,9 +66,12 @@ export const STORE_LAYERS: readonly StoreLayer[] = [
   {
     name: 'validity cache',
     apply: (storage, { observe, cached = true }) => {
-      const { generation } = storage.runtime
+      const { generation, generationReadByAdmissions } = storage.runtime
       if (!generation || !cached) return storage
-      const cache = createValidityCache(generation, { onLookup: observe && ((result) => observe.validityCacheLookup(result)) })
+      const cache = createValidityCache(generation, {
+        onLookup: observe && ((result) => observe.validityCacheLookup(result)),
+        confirmedByAdmissions: generationReadByAdmissions,
+      })
       return { ...storage, stores: withCachedLookups(storage.stores, cache) }
     },
   },

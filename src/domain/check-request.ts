@@ -8,7 +8,7 @@ import type { DomainDeps } from './deps.ts'
 import { identifyCaller, type Caller } from './identify-caller.ts'
 import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
-import { afterCharge, chargeCall, type Limited } from './rate-limits.ts'
+import { afterCharge, admitCall, type Limited } from './rate-limits.ts'
 import { bodyText, type RequestInput } from './request.ts'
 import type { LimitState } from '../storage/types.ts'
 
@@ -56,7 +56,7 @@ export type Verdict = { caller: Caller; callerLimit: LimitState | undefined } | 
  */
 export async function checkRequest(deps: CheckRequestDeps, input: RequestInput): Promise<Limited<{ verdict: Verdict }>> {
   const server = await authenticateAppClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
-  const { limit } = await chargeCall(deps, CHECK_REQUEST_LIMIT, { appId: server.id })
+  const { limit } = await admitCall(deps, CHECK_REQUEST_LIMIT, { appId: server.id }, { input })
   return afterCharge(limit, async () => ({ verdict: await verdictOf(deps, parseRequestToCheck(jsonBody(input))) }))
 }
 

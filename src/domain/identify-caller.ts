@@ -4,10 +4,10 @@ import { E } from '../errors/catalogue.ts'
 import { ServiceError } from '../errors/service-error.ts'
 import { parseOAuthHeader } from '../protocol/oauth1/auth-header.ts'
 import { parseBearerHeader } from '../protocol/oauth2/bearer-token.ts'
-import type { AccessLevel, AppRecord, UserRecord } from '../storage/records.ts'
+import type { AccessLevel, AppRecord, BearerTokenRecord, UserRecord } from '../storage/records.ts'
 import type { DomainDeps } from './deps.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
-import { chargeCall, type Limited } from './rate-limits.ts'
+import { admitCall, type Limited } from './rate-limits.ts'
 import { bodyParams, type RequestInput } from './request.ts'
 import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
@@ -39,11 +39,10 @@ export async function identifyCaller(deps: IdentifyCallerDeps, input: RequestInp
     const holder = await findUserTokenHolder(deps, presented)
     if (holder) {
       const { app, user, scopes, accessLevel } = holder
-      const { limit } = await chargeCall(deps, charge, { appId: app.id, userId: user.id })
+      const { limit } = await admitCall(deps, charge, { appId: app.id, userId: user.id }, { input })
       return { caller: { context: 'user', kind: 'oauth2_user', app, user, accessLevel, credential: presented, scopes }, limit }
     }
-    const { app, token } = await verifyBearer(deps, input.authorization)
-    const { limit } = await chargeCall(deps, charge, { appId: app.id })
+    const { app, token, limit } = await admitBearer(deps, input, charge)
     return { caller: { context: 'app', kind: 'bearer', app, accessLevel: app.accessLevel, credential: token.token }, limit }
   }
   const verified = await verifySignedRequest(deps, input, { tokenKind: 'access-or-none', charge })
@@ -70,10 +69,27 @@ export async function identifyTokenInvalidator(deps: IdentifyCallerDeps, input: 
     if (token.userId !== app.ownerId) throw new ServiceError(E.credentialsDoNotAllowResource, { detail: 'not the app owner', rateLimit: limit })
     return { app, userId: token.userId, via: 'oauth1', limit }
   }
-  const proven: Omit<Invalidator, 'userId'> =
-    parseBearerHeader(input.authorization) !== undefined
-      ? { app: (await verifyBearer(deps, input.authorization)).app, via: 'bearer' }
-      : { app: await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input))), via: 'basic' }
-  const { limit } = await chargeCall(deps, charge, { appId: proven.app.id })
-  return { ...proven, userId: null, limit }
+  if (parseBearerHeader(input.authorization) !== undefined) {
+    const { app, limit } = await admitBearer(deps, input, charge)
+    return { app, via: 'bearer', userId: null, limit }
+  }
+  const app = await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
+  const { limit } = await admitCall(deps, charge, { appId: app.id }, { input })
+  return { app, via: 'basic', userId: null, limit }
+}
+
+/**
+ * An app-only bearer token's caller, admitted. Its lookup may be the validity cache's: when the
+ * admission finds the generation moved, the token is verified again as a request arriving now
+ * would be, and a refusal gives the call back.
+ */
+async function admitBearer(deps: IdentifyCallerDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ app: AppRecord; token: BearerTokenRecord }>> {
+  const verified = await verifyBearer(deps, input.authorization)
+  const admitted = await admitCall(deps, charge, { appId: verified.app.id }, { input, lookedUp: verified.lookedUp })
+  if (admitted.lookupIsCurrent) return { ...verified, limit: admitted.limit }
+  const again = await verifyBearer(deps, input.authorization).catch(async (error: unknown) => {
+    await admitted.refund()
+    throw error
+  })
+  return { ...again, limit: admitted.limit }
 }

@@ -5,7 +5,7 @@ import { scopeString } from '../protocol/oauth2/scopes.ts'
 import type { DomainDeps } from './deps.ts'
 import type { RequestInput } from './request.ts'
 import { bodyParams, param } from './request.ts'
-import { afterCharge, chargeCall, type Limited } from './rate-limits.ts'
+import { afterCharge, admitCall, type Limited } from './rate-limits.ts'
 import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
@@ -51,7 +51,7 @@ export type IntrospectionAnswer =
  */
 export async function introspectToken(deps: IntrospectDeps, input: RequestInput): Promise<Limited<{ answer: IntrospectionAnswer }>> {
   const server = await authenticateAppClient(deps, readClientCredentials(input.authorization, []), { requireResourceServer: true })
-  const { limit } = await chargeCall(deps, INTROSPECT_LIMIT, { appId: server.id })
+  const { limit } = await admitCall(deps, INTROSPECT_LIMIT, { appId: server.id }, { input })
   return afterCharge(limit, async () => ({ answer: await lookUp(deps, input) }))
 }
 

@@ -1,4 +1,5 @@
 import { parseFormEncoded } from '../protocol/form.ts'
+import type { RateLimitedResource } from './rate-limit-table.ts'
 
 /**
  * A request as the use cases read it, framework-free: what the HTTP layer (http/request-input.ts)
@@ -21,8 +22,14 @@ export interface RequestInput {
   isSecure: boolean
   /** The route pattern that received the request (e.g. /oauth/request_token), for the metrics; never the raw path. */
   endpoint?: string
-  /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail. */
+  /** The client's address as the HTTP layer sees it (behind trusted proxies, the forwarded one): for the audit trail and the address's budget. */
   clientAddress?: string
+  /**
+   * The resource whose budget of failures this address spends, where the route keeps one (rows of
+   * rate-limit-table.ts counted by caller or app): while it is spent the call is refused when
+   * admitted (rate-limits.ts admitCall); the HTTP layer counts each failure (src/web/plugins/rate-limit.ts).
+   */
+  addressBudget?: RateLimitedResource | undefined
 }
 
 export function isFormEncoded(contentType: string | undefined): boolean {

@@ -8,7 +8,7 @@ import type { DomainDeps } from './deps.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
 import { verifyUserBearer } from './oauth2-user/user-token.ts'
 import type { RateLimitedResource } from './rate-limit-table.ts'
-import { chargeCall, type Limited } from './rate-limits.ts'
+import { admitCall, type Limited } from './rate-limits.ts'
 import type { RequestInput } from './request.ts'
 
 /** What this use case touches. */
@@ -24,7 +24,7 @@ export const USERS_ME_LIMIT = '/2/users/me' satisfies RateLimitedResource
 export async function currentUser(deps: UsersMeDeps, input: RequestInput): Promise<Limited<{ user: UserRecord }>> {
   if (parseBearerHeader(input.authorization) !== undefined) {
     const holder = await verifyUserBearer(deps, input.authorization)
-    const { limit } = await chargeCall(deps, USERS_ME_LIMIT, { appId: holder.app.id, userId: holder.user.id })
+    const { limit } = await admitCall(deps, USERS_ME_LIMIT, { appId: holder.app.id, userId: holder.user.id }, { input })
     return { user: holder.user, limit }
   }
   const { user, limit } = await verifySignedRequest(deps, input, { tokenKind: 'access', charge: USERS_ME_LIMIT }).catch(asV2Refusal)

@@ -18,5 +18,6 @@ export function requestInput(request: FastifyRequest, publicUrl: URL | undefined
     isSecure: connection.protocol === 'https',
     endpoint: request.routeOptions.url,
     clientAddress: connection.ip,
+    addressBudget: request.routeOptions.config.addressBudget,
   }
 }

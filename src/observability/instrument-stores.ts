@@ -32,6 +32,7 @@ export function instrumentStorage({ stores, runtime }: Storage, backends: StoreB
   if (backends.shared !== 'redis') return { stores: wrapped, runtime }
   // entryCount answers at once (undefined in Redis): only the methods that go to Redis are timed.
   wrapped.nonces = { ...wrapStore(stores.nonces, 'nonces', 'redis', instrument), entryCount: (nowMs) => stores.nonces.entryCount(nowMs) }
+  wrapped.admissions = wrapStore(stores.admissions, 'admissions', 'redis', instrument)
   return { stores: wrapped, runtime: { ...runtime, limiters: wrapLimiters(runtime.limiters, instrument) } }
 }
 

@@ -40,11 +40,19 @@ export interface LimitState {
   resetAtMs: number
 }
 
+/** What a limiter counts: `limit` hits per `windowSeconds` per key, its keys kept apart from other limiters' by `name`. */
+export interface LimitSpec {
+  readonly name: string
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
 /**
  * Fixed-window counting of hits per key, for rate limits, the bearer-token pace rule and the
  * sign-in throttle. In memory for one process; shared (Redis) when several instances run.
  */
 export interface Limiter {
+  readonly spec: LimitSpec
   /** Counts one hit; isAllowed is false once the window's limit is passed. */
   hit(key: string): Promise<LimitState>
   /** The state without counting; isAllowed says whether one more hit would be within the limit. */
@@ -57,4 +65,51 @@ export interface Limiter {
 export interface LimiterFactory {
   /** A limiter of `limit` hits per `windowSeconds`; `name` keeps the keys of different limiters apart. */
   create(name: string, limit: number, windowSeconds: number): Limiter
+}
+
+/** A value of the credentials' generation (types.ts' Generation): never the same for two states. */
+export type GenerationValue = number | string
+
+/** One budget a request may spend: a limiter and the key it counts. */
+export interface Budget {
+  limiter: Limiter
+  subject: string
+}
+
+/** What a verified request spends, settled in one call: one Redis round trip where the counters live in Redis. */
+export interface AdmissionRequest {
+  /** The client address's budget of failures: the request is refused while it is spent; one that is admitted costs it nothing. */
+  address?: Budget | undefined
+  /** One hit of the caller's budget; past the limit the request is refused and the hit stays counted (as Limiter.hit). */
+  charge?: Budget | undefined
+  /** Remembered only once the charge passed (NonceStore.remember); a nonce that is not fresh gives the charge back. */
+  nonce?: { use: NonceUse; expiresAtMs: number; nowMs: number } | undefined
+  /** A lookup the request was verified with: the answer says whether it is still current (`lookupIsCurrent`). */
+  lookedUp?: object | undefined
+}
+
+export interface Admission {
+  /** The budget that refused the request: the address's (nothing was counted) or the caller's (its hit stays counted). */
+  refusedBy?: 'address' | 'charge' | undefined
+  /** The address's state, when it refused. */
+  address?: LimitState | undefined
+  /** The caller's state after the hit, when charged. */
+  charge?: LimitState | undefined
+  /** The nonce's verdict, when one was given and the budgets admitted the request. */
+  verdict?: NonceVerdict | undefined
+  /**
+   * The credentials' generation, read in the same call where it lives with the counters (Redis);
+   * undefined where the validity cache reads its own (SQLite) or there is none.
+   */
+  generation?: GenerationValue | undefined
+  /**
+   * False when `lookedUp` came from the validity cache at a generation that has moved since (a
+   * credential may have ended): the caller looks its credentials up again and checks them anew.
+   */
+  lookupIsCurrent: boolean
+}
+
+/** Settles what a verified request spends (src/storage/admissions.ts, redis/admissions.ts). */
+export interface AdmissionStore {
+  admit(request: AdmissionRequest): Promise<Admission>
 }

@@ -31,7 +31,9 @@ import { resealAll } from './sql/reseal.ts'
 import { createTransactionRunner, type TransactionRunner } from './sql/transactions.ts'
 import { directConnection } from './sql/prepared.ts'
 import { sqliteGeneration } from './sqlite/generation.ts'
-import { createRedisGeneration } from './redis/generation.ts'
+import { createRedisGeneration, type RedisGeneration } from './redis/generation.ts'
+import { createRedisAdmissions } from './redis/admissions.ts'
+import { createAdmissions } from './admissions.ts'
 import { UNIT_STORE_NAMES } from './store-methods.ts'
 import { revocationChannel } from './revocation-types.ts'
 import { claimGenerationHome } from './postgres/generation-home.ts'
@@ -173,9 +175,16 @@ function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false
  * instances share in Redis (redis/generation.ts), which every credential write of this process
  * moves (generation-moves.ts); on PostgreSQL without Redis none, and no cache.
  */
-function generationOf(db: Kysely<Database>, shared: { redis: Redis; keyPrefix: string } | undefined): { read: Generation; move?: () => Promise<void> } | undefined {
+function generationOf(
+  db: Kysely<Database>,
+  shared: { redis: Redis; keyPrefix: string } | undefined,
+): { read: Generation; move?: () => Promise<void>; redis?: RedisGeneration } | undefined {
   const connection = directConnection(db)
-  if (!connection) return shared && createRedisGeneration(shared.redis, `${shared.keyPrefix}generation`)
+  if (!connection) {
+    if (!shared) return undefined
+    const redis = createRedisGeneration(shared.redis, `${shared.keyPrefix}generation`)
+    return { read: redis.read, move: redis.move, redis }
+  }
   const generation = sqliteGeneration(connection)
   return {
     read: () => {
@@ -202,9 +211,11 @@ export function createSqlStorage(
 ): Storage {
   const budget = options.nonceBudget ?? {}
   const memoryNonces = shared ? undefined : createMemoryNonceStore({ ...budget, ...(options.nonceEpochMs === undefined ? {} : { epochMs: options.nonceEpochMs }) })
-  const nonces: NonceStore = memoryNonces ?? createRedisNonceStore(shared!.redis, `${shared!.keyPrefix}nonce:`, budget)
+  const redisNonces = shared && createRedisNonceStore(shared.redis, `${shared.keyPrefix}nonce:`, budget)
+  const nonces: NonceStore = memoryNonces ?? redisNonces!
   const clocked = options.forTests && !shared ? createClockedLimiterFactory(options.forTests.nowMs) : undefined
-  const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, `${shared.keyPrefix}limit:`) : (clocked ?? createMemoryLimiterFactory())
+  const limitPrefix = shared && `${shared.keyPrefix}limit:`
+  const limiters: LimiterFactory = shared ? createRedisLimiterFactory(shared.redis, limitPrefix!) : (clocked ?? createMemoryLimiterFactory())
   const kept = clocked && memoryNonces ? keptStateOf(db) : undefined
   // A unit of work's stores are bound to its transaction (on SQLite, to the batch's): those STORE_METHODS says a unit has.
   const units = createTransactionRunner(db, (conn) => {
@@ -219,11 +230,13 @@ export function createSqlStorage(
     audit: auditStore(plain.audit, units),
     transaction: (work) => units.run(work),
     nonces,
+    admissions: shared ? createRedisAdmissions(shared.redis, { limitPrefix: limitPrefix!, nonces: redisNonces!, generation: generation?.redis }) : createAdmissions(nonces),
   }
   const runtime: Storage['runtime'] = {
     limiters,
     generation: generation?.read,
     moveGeneration: generation?.move,
+    generationReadByAdmissions: generation?.redis && { isOwed: generation.redis.isOwed },
     publishRevocation: shared && ((message) => shared.redis.publish(revocationChannel(shared.keyPrefix), message)),
     ...(kept && clocked && memoryNonces
       ? {

@@ -11,6 +11,12 @@ export interface MethodTraits {
   readonly moves?: true
   /** A unit of work's stores have it (Stores.transaction): it may run inside one. */
   readonly inUnit?: true
+  /**
+   * Cached, and every caller has the request's admission confirm the answer (AdmissionStore:
+   * `lookedUp`): where admissions read the generation (Redis), it is answered at the last
+   * generation known, without a read of its own.
+   */
+  readonly confirmedLater?: true
 }
 
 export type StoreName = Exclude<keyof Stores, 'transaction'>
@@ -18,7 +24,7 @@ export type StoreName = Exclude<keyof Stores, 'transaction'>
 /** Which database the store's calls reach: the SQL database, or where nonces live (Redis or memory). */
 export type StoreBackend = 'database' | 'shared'
 
-const LOOKUP = { cached: true } as const
+const CONFIRMED_LATER = { cached: true, confirmedLater: true } as const
 const IN_UNIT = { inUnit: true } as const
 const LOOKUP_IN_UNIT = { cached: true, inUnit: true } as const
 const WRITE_IN_UNIT = { moves: true, inUnit: true } as const
@@ -44,7 +50,7 @@ export const STORE_METHODS = {
   accessTokens: { issueOrReuse: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, revokeAuthorization: WRITE_IN_UNIT, findByToken: IN_UNIT, findLive: IN_UNIT },
   bearerTokens: { issueOrReuse: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, findByToken: IN_UNIT, findLive: IN_UNIT },
   audit: { record: IN_UNIT, list: IN_UNIT, deleteBefore: IN_UNIT },
-  credentials: { findConsumerWithAccessToken: LOOKUP, findBearerTokenWithApp: LOOKUP },
+  credentials: { findConsumerWithAccessToken: CONFIRMED_LATER, findBearerTokenWithApp: CONFIRMED_LATER },
   // Ending every session of a person raises their session generation (a column of users).
   sessions: {
     endAll: { moves: true },
@@ -60,6 +66,7 @@ export const STORE_METHODS = {
     deleteDead: OUTSIDE_UNITS,
   },
   nonces: { remember: OUTSIDE_UNITS, settleEpoch: OUTSIDE_UNITS, entryCount: OUTSIDE_UNITS },
+  admissions: { admit: OUTSIDE_UNITS },
   adminTokens: { create: IN_UNIT, findByToken: IN_UNIT, list: IN_UNIT, revoke: IN_UNIT },
   signInUnlocks: { record: IN_UNIT, latest: IN_UNIT },
   listings: { usersPage: OUTSIDE_UNITS, appsPage: OUTSIDE_UNITS, auditPage: OUTSIDE_UNITS, authorizations: OUTSIDE_UNITS },
@@ -93,7 +100,7 @@ export const STORE_METHODS = {
 type Table = typeof STORE_METHODS
 
 /** Each store's backend: every store is the database's but the nonces. */
-export const backendOf = (store: StoreName): StoreBackend => (store === 'nonces' ? 'shared' : 'database')
+export const backendOf = (store: StoreName): StoreBackend => (store === 'nonces' || store === 'admissions' ? 'shared' : 'database')
 
 /** The stores that have a method with this trait. */
 type StoresWith<Trait extends keyof MethodTraits> = { [S in StoreName]: { [M in keyof Table[S]]: Table[S][M] extends Record<Trait, true> ? S : never }[keyof Table[S]] }[StoreName]

@@ -3,7 +3,7 @@ import type { RevocationOutboxStore, WebhookStore } from './revocation-types.ts'
 import type { AccessLevel, AccessTokenRecord, AppRecord, AuditEventRecord, BearerTokenRecord, BrowserSessionRecord, RequestTokenRecord, SignatureFailure, UserRecord } from './records.ts'
 import type { AdminTokenStore, ListingStore, SignInUnlockStore } from './admin-types.ts'
 import type { OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
-import type { LimiterFactory, NonceStore } from './counter-types.ts'
+import type { AdmissionStore, GenerationValue, LimiterFactory, NonceStore } from './counter-types.ts'
 
 /**
  * The store interfaces the domain depends on. Each method states its contract; every adapter
@@ -256,7 +256,20 @@ export interface SignatureFailureStore {
 }
 
 export type { ExternalSignInStore, IdentityLinkStore } from './account-types.ts'
-export type { LimitState, Limiter, LimiterFactory, NonceStore, NonceUse, NonceVerdict } from './counter-types.ts'
+export type {
+  Admission,
+  AdmissionRequest,
+  AdmissionStore,
+  Budget,
+  GenerationValue,
+  LimitSpec,
+  LimitState,
+  Limiter,
+  LimiterFactory,
+  NonceStore,
+  NonceUse,
+  NonceVerdict,
+} from './counter-types.ts'
 export type { CodeRedemption, NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
 
 /**
@@ -300,6 +313,8 @@ export interface Stores {
   /** Browser sessions: the developer console, settings and consent pages. */
   sessions: BrowserSessionStore
   nonces: NonceStore
+  /** What a verified request spends (its budgets and its nonce), settled in one call. */
+  admissions: AdmissionStore
   /** The admin API's credentials (admin-types.ts). */
   adminTokens: AdminTokenStore
   /** When an operator last cleared each key of the sign-in throttle. */
@@ -340,7 +355,6 @@ export interface Stores {
  * on SQLite; a round trip away (a promise) where it is kept in Redis.
  */
 export type Generation = () => GenerationValue | undefined | Promise<GenerationValue>
-export type GenerationValue = number | string
 
 /** How the validity cache answered a lookup: from itself, from the database, or from the database because it could not tell (a transaction was open). */
 export type ValidityCacheResult = 'hit' | 'miss' | 'bypass'
@@ -354,6 +368,12 @@ export interface StorageRuntime {
    * the composition root's layers do (generation-moves.ts).
    */
   moveGeneration?: (() => Promise<void>) | undefined
+  /**
+   * Where each request's admission reads the generation in its own call (PostgreSQL with Redis:
+   * redis/admissions.ts), so the validity cache confirms its answers without a read of its own:
+   * whether a move of this process is owed (no answer may then be kept).
+   */
+  generationReadByAdmissions?: { isOwed(): boolean } | undefined
   /**
    * Publishes a revocation event (its JSON) on the deployment's Redis channel (revocationChannel),
    * when there is a Redis; undefined otherwise.

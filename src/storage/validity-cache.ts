@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { Generation, GenerationValue, Stores, ValidityCacheResult } from './types.ts'
+import type { AdmissionStore, Generation, GenerationValue, Stores, ValidityCacheResult } from './types.ts'
 import { methodsWith, type StoreName } from './store-methods.ts'
 
 /**
@@ -18,64 +18,130 @@ export const VALIDITY_CACHE_ENTRIES = 10_000
  */
 export interface ValidityCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>
+  /**
+   * Where a request's admission reads the generation (confirmedByAdmissions): the answer at the
+   * last generation known, without a read of its own; the admission says whether it is current.
+   * Elsewhere, as `get`.
+   */
+  getConfirmedLater<T>(key: string, load: () => Promise<T>): Promise<T>
+  /** A generation read elsewhere (by an admission): the cache is emptied when it moved. */
+  learn(now: GenerationValue): void
+  /** Whether `answer` (an object this cache answered) was filled at generation `now`. */
+  isCurrent(answer: object, now: GenerationValue): boolean
 }
 
 export function createValidityCache(
   generation: Generation,
-  options: { entries?: number; onLookup?: ((result: ValidityCacheResult) => void) | undefined } = {},
+  options: {
+    entries?: number
+    onLookup?: ((result: ValidityCacheResult) => void) | undefined
+    /** Where admissions read the generation (Redis): whether a move of this process is owed, when no answer may be kept. */
+    confirmedByAdmissions?: { isOwed(): boolean } | undefined
+  } = {},
 ): ValidityCache {
-  const { entries = VALIDITY_CACHE_ENTRIES, onLookup } = options
+  const { entries = VALIDITY_CACHE_ENTRIES, onLookup, confirmedByAdmissions } = options
   const answers = new LRUCache<string, { value: unknown }>({ max: entries })
+  /** The generation each kept answer was filled at (the answers are frozen: each keeps its own). */
+  const filledAtOf = new WeakMap<object, GenerationValue>()
   let filledAt: GenerationValue | undefined
-  /** The answer at generation `now`: the cache is emptied first when the generation moved. */
-  async function answerAt<T>(now: GenerationValue, key: string, load: () => Promise<T>): Promise<T> {
-    if (now !== filledAt) {
-      answers.clear()
-      filledAt = now
-    }
+  const learn = (now: GenerationValue) => {
+    if (now === filledAt) return
+    answers.clear()
+    filledAt = now
+  }
+  /**
+   * The answer kept at generation `at`, or loaded. Kept under the generation known before it was
+   * loaded: a write that commits meanwhile moves the generation after its commit, so the next
+   * lookup empties the cache. Not kept when a lookup has already seen a newer generation: the
+   * answer may be older than that one.
+   */
+  async function answerAt<T>(at: GenerationValue, key: string, load: () => Promise<T>): Promise<T> {
     const hit = answers.get(key)
     onLookup?.(hit ? 'hit' : 'miss')
     if (hit) return hit.value as T
     const value = await load()
-    // Kept under the generation read before it was loaded: a write that commits meanwhile moves the
-    // generation after its commit, so the next lookup empties the cache. Not kept when a lookup
-    // has already seen a newer generation: the answer may be older than that one.
-    if (filledAt === now) answers.set(key, { value: deepFreeze(value) })
+    if (filledAt === at) {
+      answers.set(key, { value: deepFreeze(value) })
+      if (typeof value === 'object' && value !== null) filledAtOf.set(value, at)
+    }
     return value
   }
+  const bypass = <T>(load: () => Promise<T>) => {
+    onLookup?.('bypass')
+    return load()
+  }
+  const get = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const now = generation()
+    if (now === undefined) return bypass(load)
+    if (typeof now !== 'object') {
+      learn(now)
+      return answerAt(now, key, load)
+    }
+    return now.then((read) => {
+      learn(read)
+      return answerAt(read, key, load)
+    })
+  }
   return {
-    get<T>(key: string, load: () => Promise<T>): Promise<T> {
-      const now = generation()
-      if (now === undefined) {
-        onLookup?.('bypass')
-        return load()
-      }
-      return typeof now === 'object' ? now.then((read) => answerAt(read, key, load)) : answerAt(now, key, load)
+    get,
+    getConfirmedLater<T>(key: string, load: () => Promise<T>): Promise<T> {
+      if (!confirmedByAdmissions) return get(key, load)
+      // Cold (no generation known yet), or a move owed: from the database; the admission decides.
+      if (filledAt === undefined || confirmedByAdmissions.isOwed()) return bypass(load)
+      return answerAt(filledAt, key, load)
     },
+    learn,
+    isCurrent: (answer, now) => filledAtOf.get(answer) === now,
   }
 }
 
 /** The lookups of a verified request (and of the pages' session check), each store's by name: STORE_METHODS' `cached`. */
 const CACHED_LOOKUPS = methodsWith('cached')
 
-/** The stores with the lookups of CACHED_LOOKUPS answered through `cache`. */
+/** The lookups whose answers the request's admission confirms (STORE_METHODS' `confirmedLater`). */
+const CONFIRMED_LATER = methodsWith('confirmedLater')
+
+/**
+ * The stores with the lookups of CACHED_LOOKUPS answered through `cache`, and admissions that tell
+ * the cache the generation they read and say whether the lookup they were given is current.
+ */
 export function withCachedLookups(stores: Stores, cache: ValidityCache): Stores {
-  const cached = { ...stores }
+  const cached = { ...stores, admissions: confirmingAdmissions(stores.admissions, cache) }
   for (const [name, methods] of Object.entries(CACHED_LOOKUPS) as Array<[StoreName, string[]]>) {
-    ;(cached as Record<string, object>)[name] = withValidityCache(stores[name], name, methods as never, cache)
+    const later = new Set(CONFIRMED_LATER[name] ?? [])
+    ;(cached as Record<string, object>)[name] = withValidityCache(stores[name], name, methods as never, cache, later)
   }
   return cached
+}
+
+function confirmingAdmissions(admissions: AdmissionStore, cache: ValidityCache): AdmissionStore {
+  return {
+    async admit(request) {
+      const admission = await admissions.admit(request)
+      if (admission.generation === undefined) return admission
+      cache.learn(admission.generation)
+      const { lookedUp } = request
+      return { ...admission, lookupIsCurrent: admission.lookupIsCurrent && (lookedUp === undefined || cache.isCurrent(lookedUp, admission.generation)) }
+    },
+  }
 }
 
 /**
  * The store with the named lookups answered through the cache, keyed by the store's name, the
  * method and its arguments (each prefixed by its length, so that no two argument lists share a key).
  */
-export function withValidityCache<T extends object>(store: T, name: string, methods: ReadonlyArray<keyof T & string>, cache: ValidityCache): T {
+export function withValidityCache<T extends object>(
+  store: T,
+  name: string,
+  methods: ReadonlyArray<keyof T & string>,
+  cache: ValidityCache,
+  confirmedLater: ReadonlySet<string> = new Set(),
+): T {
   const cached: Record<string, unknown> = { ...(store as Record<string, unknown>) }
   for (const method of methods) {
     const lookup = store[method] as (...args: string[]) => Promise<unknown>
-    cached[method] = (...args: string[]) => cache.get(keyOf(name, method, args), () => lookup.apply(store, args))
+    const answer = confirmedLater.has(method) ? cache.getConfirmedLater : cache.get
+    cached[method] = (...args: string[]) => answer(keyOf(name, method, args), () => lookup.apply(store, args))
   }
   return cached as T
 }

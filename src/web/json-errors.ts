@@ -49,12 +49,15 @@ export interface ErrorOptions {
 
 /**
  * What the client may see of anything thrown, logged as the logs see it (a 5xx with its cause, a
- * refusal with its detail), with the limit's headers when the call was charged before it was refused.
+ * refusal with its detail), with the limit's headers when the call was charged before it was
+ * refused, or when the refusal was counted against the client's address.
  */
-export function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply, options: ErrorOptions): ServiceError {
-  const serviceError = toServiceError(error)
+export async function serviceErrorOf(error: unknown, request: FastifyRequest, reply: FastifyReply, options: ErrorOptions): Promise<ServiceError> {
+  const countFailure = error instanceof InjectedFailure ? undefined : request.routeOptions.config?.countFailure
+  // A refusal counts against the client's address where the route keeps its budget (an outage there is the answer); a failure the test kit injected does not.
+  const serviceError = countFailure ? await countFailure(request, toServiceError(error)).catch(toServiceError) : toServiceError(error)
   if (serviceError.status >= 500 && !(serviceError instanceof InjectedFailure)) {
-    request.log.error({ err: error, reqId: request.id }, 'request failed')
+    request.log.error({ err: serviceError.cause ?? error, reqId: request.id }, 'request failed')
   } else if (serviceError.detail) {
     request.log.info({ code: serviceError.code, detail: serviceError.detail }, 'request refused')
     if (options.showReasons) reply.header('x-latchkey-reason', serviceError.detail.replace(/[^\x20-\x7e]/g, '?').slice(0, REASON_CHARS))
@@ -96,7 +99,7 @@ export function installContextErrors(app: FastifyInstance, family: RefusalFamily
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, refusals: family }
   })
-  app.setErrorHandler((error, request, reply) => send(reply, serviceErrorOf(error, request, reply, options)))
+  app.setErrorHandler(async (error, request, reply) => send(reply, await serviceErrorOf(error, request, reply, options)))
 }
 
 /** Sends the error as JSON, with the headers every error answer carries. */
@@ -111,7 +114,7 @@ export function sendJsonError(reply: FastifyReply, error: ServiceError): Fastify
  * header for a known path asked with the wrong method.
  */
 export function installJsonErrors(app: FastifyInstance, knownMethods: (path: string) => string[] | undefined, options: ErrorOptions): void {
-  app.setErrorHandler((error, request, reply) => sendJsonError(reply, serviceErrorOf(error, request, reply, options)))
+  app.setErrorHandler(async (error, request, reply) => sendJsonError(reply, await serviceErrorOf(error, request, reply, options)))
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
     const methods = knownMethods(path)

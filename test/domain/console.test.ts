@@ -11,7 +11,7 @@ import { APPS_PER_PAGE, ownedApp, ownedApps } from '../../src/domain/console/own
 import type { DomainDeps } from '../../src/domain/deps.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
 import { verifyPassword } from '../../src/domain/passwords.ts'
-import { chargeCall } from '../../src/domain/rate-limits.ts'
+import { admitCall } from '../../src/domain/rate-limits.ts'
 import { RATE_LIMITED_ENDPOINTS } from '../../src/domain/rate-limit-table.ts'
 import { MAX_APPS_PER_OWNER, createApp, deleteApp, updateApp } from '../../src/domain/registry/apps.ts'
 import { createSignInThrottle } from '../../src/domain/sign-in.ts'
@@ -202,13 +202,13 @@ describe('appUsage', () => {
   test('each endpoint of the app\'s own budget with its limit, what is left and what was used', async () => {
     const app = await makeApp(t.domain)
     const nowSeconds = Math.floor(Date.now() / 1000)
-    for (let i = 0; i < 3; i++) await chargeCall(t.domain, '/oauth/request_token', { appId: app.id })
-    await chargeCall(t.domain, '/oauth2/token', { appId: app.id })
+    for (let i = 0; i < 3; i++) await admitCall(t.domain, '/oauth/request_token', { appId: app.id })
+    await admitCall(t.domain, '/oauth2/token', { appId: app.id })
     // An app-only call spends the app's budget; a call with a person's token spends theirs, not the app's.
-    await chargeCall(t.domain, '/account/verify_credentials', { appId: app.id })
-    await chargeCall(t.domain, '/account/verify_credentials', { appId: app.id, userId: app.ownerId })
+    await admitCall(t.domain, '/account/verify_credentials', { appId: app.id })
+    await admitCall(t.domain, '/account/verify_credentials', { appId: app.id, userId: app.ownerId })
     // Another app's calls are its own.
-    await chargeCall(t.domain, '/oauth/access_token', { appId: (await makeApp(t.domain)).id })
+    await admitCall(t.domain, '/oauth/access_token', { appId: (await makeApp(t.domain)).id })
 
     const usage = await appUsage(t.domain, app)
     // In the table's order, without /oauth/authorize and /oauth/authenticate (counted per address).

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Caller } from '../../src/domain/identify-caller.ts'
 import { rateLimitStatus } from '../../src/domain/rate-limit-status.ts'
 import { RATE_LIMITED_ENDPOINTS } from '../../src/domain/rate-limit-table.ts'
-import { chargeCall, limitSubject } from '../../src/domain/rate-limits.ts'
+import { admitCall, limitSubject } from '../../src/domain/rate-limits.ts'
 import type { AppRecord, UserRecord } from '../../src/storage/records.ts'
 import { makeApp, makeUser } from '../helpers/fixtures.ts'
 import { openDomainTier, type DomainTier } from '../helpers/domain-tier.ts'
@@ -42,10 +42,10 @@ describe('rateLimitStatus (domain tier)', () => {
   })
 
   test("per-caller endpoints show the person's own budget to a person and the app's to the app; per-app endpoints the app's to both", async () => {
-    await chargeCall(tier.domain, '/account/verify_credentials', { appId: app.id, userId: person.id })
-    await chargeCall(tier.domain, '/account/verify_credentials', { appId: app.id, userId: person.id })
-    await chargeCall(tier.domain, '/application/rate_limit_status', { appId: app.id })
-    await chargeCall(tier.domain, '/oauth/request_token', { appId: app.id, userId: person.id })
+    await admitCall(tier.domain, '/account/verify_credentials', { appId: app.id, userId: person.id })
+    await admitCall(tier.domain, '/account/verify_credentials', { appId: app.id, userId: person.id })
+    await admitCall(tier.domain, '/application/rate_limit_status', { appId: app.id })
+    await admitCall(tier.domain, '/oauth/request_token', { appId: app.id, userId: person.id })
     const mine = await rateLimitStatus(tier.domain, asPerson, '198.51.100.2', undefined)
     const apps = await rateLimitStatus(tier.domain, asApp, '198.51.100.2', undefined)
     assert.equal(remainingOf(mine, 'account', '/account/verify_credentials'), 73)
@@ -73,7 +73,7 @@ describe('rateLimitStatus (domain tier)', () => {
   })
 
   test('the reset is the end of the window in whole seconds, rounded up', async () => {
-    await chargeCall(tier.domain, '/oauth2/introspect', { appId: app.id })
+    await admitCall(tier.domain, '/oauth2/introspect', { appId: app.id })
     const state = await tier.domain.limiters.endpoints.get('/oauth2/introspect')!.peek(limitSubject.app(app.id))
     const shown = (await rateLimitStatus(tier.domain, asApp, '198.51.100.3', ['oauth2'])).oauth2?.['/oauth2/introspect']
     assert.deepEqual(shown, { limit: 1800, remaining: 1799, reset: Math.ceil(state.resetAtMs / 1000) })

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { DomainObserver } from '../../src/domain/observe.ts'
 import { limitedSubjectOf } from '../../src/domain/observe.ts'
-import { afterCharge, chargeCall, chargedSubject, limitSubject } from '../../src/domain/rate-limits.ts'
+import { afterCharge, admitCall, chargedSubject, limitSubject } from '../../src/domain/rate-limits.ts'
 import { E } from '../../src/errors/catalogue.ts'
 import { ServiceError } from '../../src/errors/service-error.ts'
-import { openDomainTier, type DomainTier } from '../helpers/domain-tier.ts'
+import { inputOf, openDomainTier, type DomainTier } from '../helpers/domain-tier.ts'
 
 /** An observer that keeps only what rateLimited was told (the metrics' rate_limited counter). */
 function limitObserver() {
@@ -43,7 +43,7 @@ describe('limit subjects', () => {
   })
 })
 
-describe('chargeCall and afterCharge (domain tier)', () => {
+describe('admitCall and afterCharge (domain tier)', () => {
   let tier: DomainTier
   before(async () => {
     tier = await openDomainTier({ settings: { rateLimits: { '/account/verify_credentials': 2, '/oauth2/introspect': 2 }, bearerTokenCallsPerWindow: 1 } })
@@ -53,10 +53,10 @@ describe('chargeCall and afterCharge (domain tier)', () => {
   test("a resource counted per caller charges a person within an app apart from the app and from other people; past the limit, 429 code 88 and the observer hears 'user'", async () => {
     const { observer, seen } = limitObserver()
     const deps = { ...tier.domain, observe: observer }
-    const first = await chargeCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' })
+    const first = await admitCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' })
     assert.deepEqual(withoutReset(first.limit), { isAllowed: true, limit: 2, remaining: 1, resetAtMs: 0 })
-    await chargeCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' })
-    await assert.rejects(chargeCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' }), (error: unknown) => {
+    await admitCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' })
+    await assert.rejects(admitCall(deps, '/account/verify_credentials', { appId: 'a1', userId: 'u1' }), (error: unknown) => {
       assert.ok(error instanceof ServiceError)
       assert.deepEqual([error.status, error.code, error.message], [429, 88, 'Rate limit exceeded'])
       assert.deepEqual(withoutReset(error.rateLimit), { isAllowed: false, limit: 2, remaining: 0, resetAtMs: 0 })
@@ -67,23 +67,23 @@ describe('chargeCall and afterCharge (domain tier)', () => {
     assert.deepEqual(seen, ['/account/verify_credentials user'])
     // Another person of the same app, the same person in another app, and the app alone: each its own budget.
     for (const payer of [{ appId: 'a1', userId: 'u2' }, { appId: 'a2', userId: 'u1' }, { appId: 'a1' }]) {
-      assert.equal((await chargeCall(deps, '/account/verify_credentials', payer)).limit?.remaining, 1, JSON.stringify(payer))
+      assert.equal((await admitCall(deps, '/account/verify_credentials', payer)).limit?.remaining, 1, JSON.stringify(payer))
     }
   })
 
   test("a resource counted per app charges the app whoever signs; past it the observer hears 'app'", async () => {
     const { observer, seen } = limitObserver()
     const deps = { ...tier.domain, observe: observer }
-    await chargeCall(deps, '/oauth2/introspect', { appId: 'b1', userId: 'u1' })
-    assert.equal((await chargeCall(deps, '/oauth2/introspect', { appId: 'b1', userId: 'u2' })).limit?.remaining, 0)
-    await assert.rejects(chargeCall(deps, '/oauth2/introspect', { appId: 'b1' }), (error: unknown) => error instanceof ServiceError && error.code === 88)
+    await admitCall(deps, '/oauth2/introspect', { appId: 'b1', userId: 'u1' })
+    assert.equal((await admitCall(deps, '/oauth2/introspect', { appId: 'b1', userId: 'u2' })).limit?.remaining, 0)
+    await assert.rejects(admitCall(deps, '/oauth2/introspect', { appId: 'b1' }), (error: unknown) => error instanceof ServiceError && error.code === 88)
     assert.deepEqual(seen, ['/oauth2/introspect app'])
-    assert.equal((await chargeCall(deps, '/oauth2/introspect', { appId: 'b2' })).limit?.remaining, 1)
+    assert.equal((await admitCall(deps, '/oauth2/introspect', { appId: 'b2' })).limit?.remaining, 1)
   })
 
   test("a pace rule throws its own error past its limit: /oauth2/token's 403 code 99", async () => {
-    await chargeCall(tier.domain, '/oauth2/token', { appId: 'c1' })
-    await assert.rejects(chargeCall(tier.domain, '/oauth2/token', { appId: 'c1' }), (error: unknown) => {
+    await admitCall(tier.domain, '/oauth2/token', { appId: 'c1' })
+    await assert.rejects(admitCall(tier.domain, '/oauth2/token', { appId: 'c1' }), (error: unknown) => {
       assert.ok(error instanceof ServiceError)
       assert.deepEqual([error.status, error.code], [403, 99])
       assert.deepEqual(withoutReset(error.rateLimit), { isAllowed: false, limit: 1, remaining: 0, resetAtMs: 0 })
@@ -91,16 +91,37 @@ describe('chargeCall and afterCharge (domain tier)', () => {
     })
   })
 
+  test("an address that has spent its budget of failures is refused 429 before anything is charged, whoever signs; the observer hears 'address'", async () => {
+    const { observer, seen } = limitObserver()
+    const deps = { ...tier.domain, observe: observer }
+    const input = { ...inputOf('POST', 'https://api.latchkey.test/oauth2/introspect', {}), clientAddress: '198.51.100.7', addressBudget: '/oauth2/introspect' as const }
+    const limiter = tier.domain.limiters.endpoints.get('/oauth2/introspect')!
+    assert.equal((await admitCall(deps, '/oauth2/introspect', { appId: 'f1' }, { input })).limit?.remaining, 1, 'one failure short of the budget: admitted')
+    await limiter.hit(limitSubject.address('198.51.100.7'))
+    await limiter.hit(limitSubject.address('198.51.100.7'))
+    await assert.rejects(admitCall(deps, '/oauth2/introspect', { appId: 'f2' }, { input }), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.deepEqual([error.status, error.code, error.detail], [429, 88, 'address limit of /oauth2/introspect'])
+      assert.deepEqual(withoutReset(error.rateLimit), { isAllowed: false, limit: 2, remaining: 0, resetAtMs: 0 })
+      return true
+    })
+    assert.deepEqual(seen, ['/oauth2/introspect address'])
+    assert.equal((await limiter.peek(limitSubject.app('f2'))).remaining, 2, 'the refused call charged no one')
+    // Another address, or a call that names no budget of its address, is not refused.
+    assert.equal((await admitCall(deps, '/oauth2/introspect', { appId: 'f2' }, { input: { ...input, clientAddress: '198.51.100.8' } })).limit?.remaining, 1)
+    assert.equal((await admitCall(deps, '/oauth2/introspect', { appId: 'f2' }, { input: { ...input, addressBudget: undefined } })).limit?.remaining, 0)
+  })
+
   test('refund gives the call back', async () => {
-    const charge = await chargeCall(tier.domain, '/oauth2/introspect', { appId: 'd1' })
+    const charge = await admitCall(tier.domain, '/oauth2/introspect', { appId: 'd1' })
     assert.equal(charge.limit?.remaining, 1)
     await charge.refund()
-    assert.equal((await chargeCall(tier.domain, '/oauth2/introspect', { appId: 'd1' })).limit?.remaining, 1)
+    assert.equal((await admitCall(tier.domain, '/oauth2/introspect', { appId: 'd1' })).limit?.remaining, 1)
   })
 
   test('a resource without a limiter charges nothing', async () => {
     const deps = { ...tier.domain, limiters: { ...tier.domain.limiters, endpoints: new Map() } }
-    const charge = await chargeCall(deps, '/oauth2/introspect', { appId: 'e1' })
+    const charge = await admitCall(deps, '/oauth2/introspect', { appId: 'e1' })
     assert.equal(charge.limit, undefined)
     await charge.refund()
   })

@@ -123,8 +123,8 @@ describe('GET /metrics (--metrics-public)', () => {
     if (database === 'postgres' && !TEST_REDIS_URL) assert.equal(timed, 5, 'the one statement of each signed request with an access token is timed')
     else assert.ok(timed >= 1 && timed <= 5, `${timed} timed`)
     if (TEST_REDIS_URL) {
-      const remembered = (text: string) => storage('redis', 'nonces.remember', text)
-      assert.equal(remembered(afterwards.text) - remembered(before.text), 3, 'the nonce of each request that passed every other check (the replay too)')
+      const admitted = (text: string) => storage('redis', 'admissions.admit', text)
+      assert.equal(admitted(afterwards.text) - admitted(before.text), 3, 'the admission (address, charge and nonce in one call) of each request that passed every other check (the replay too)')
     }
   })
 

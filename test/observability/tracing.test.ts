@@ -104,8 +104,8 @@ describe('OpenTelemetry traces', () => {
     assert.equal(attribute(lookup, 'db.system.name'), TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
     assert.equal(attribute(lookup, 'db.operation.name'), 'credentials.findConsumerWithAccessToken')
     if (TEST_REDIS_URL) {
-      const remember = children.find((s) => s.name === 'nonces.remember')
-      assert.ok(remember, `the nonce check is a child span: ${names.join(', ')}`)
+      const remember = children.find((s) => s.name === 'admissions.admit')
+      assert.ok(remember, `the admission (address, charge and nonce in one call) is a child span: ${names.join(', ')}`)
       assert.equal(attribute(remember, 'db.system.name'), 'redis')
     }
     for (const span of children) assert.equal(span.traceId, callerTraceId)

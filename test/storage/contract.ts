@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test'
 import { contractKit, type OpenFreshStores } from './contract/fixtures.ts'
 import { accountsContract } from './contract/accounts.ts'
+import { admissionsContract } from './contract/admissions.ts'
 import { appsContract } from './contract/apps.ts'
 import { auditContract } from './contract/audit.ts'
 import { limitersContract } from './contract/limiters.ts'
@@ -32,6 +33,7 @@ export function storeContract(adapter: string, open: OpenFreshStores): void {
     tokensContract(kit)
     auditContract(kit)
     limitersContract(kit)
+    admissionsContract(kit)
     revocationsContract(kit)
     accountsContract(kit)
   })

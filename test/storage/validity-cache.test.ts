@@ -132,6 +132,65 @@ describe('validity cache', () => {
     assert.equal(lookup.asked, 2)
   })
 
+  test("confirmed by admissions (Redis): no read of its own; answers at the last generation an admission read, each answer current only at the generation it was filled at", async () => {
+    let reads = 0
+    let owed = false
+    const rows = new Map([['a', { name: 'first' }]])
+    const lookup = countingLookup(rows)
+    const seen: string[] = []
+    const cache = createValidityCache(async () => (reads++, 'never'), { onLookup: (result) => seen.push(result), confirmedByAdmissions: { isOwed: () => owed } })
+    const store = withValidityCache(lookup, 'things', ['find'], cache, new Set(['find']))
+    // Cold: from the store, and not current at any generation: the request looks it up again once its admission has read one.
+    const cold = (await store.find('a'))!
+    assert.equal(cache.isCurrent(cold, 'run:1'), false)
+    cache.learn('run:1')
+    const filled = (await store.find('a'))!
+    const again = (await store.find('a'))!
+    assert.equal(again, filled, 'the second lookup is the kept answer')
+    assert.equal(cache.isCurrent(filled, 'run:1'), true)
+    assert.equal(lookup.asked, 2)
+    assert.equal(reads, 0, 'the generation is never read by a lookup')
+    // A write elsewhere moves the generation; the next admission reads it: the kept answer is not current, and is gone.
+    rows.set('a', { name: 'second' })
+    assert.equal(cache.isCurrent(filled, 'run:2'), false)
+    cache.learn('run:2')
+    const refilled = (await store.find('a'))!
+    assert.deepEqual(refilled, { name: 'second' })
+    assert.equal(cache.isCurrent(refilled, 'run:2'), true)
+    assert.equal(cache.isCurrent(filled, 'run:2'), false, 'an answer keeps the generation it was filled at')
+    // While a move of this process is owed, every lookup asks the store.
+    owed = true
+    await store.find('a')
+    await store.find('a')
+    assert.equal(lookup.asked, 5)
+    assert.deepEqual(seen, ['bypass', 'miss', 'hit', 'miss', 'bypass', 'bypass'])
+    // A lookup the admissions do not confirm still reads the generation itself.
+    owed = false
+    const readFirst = withValidityCache(lookup, 'others', ['find'], cache)
+    await readFirst.find('a')
+    assert.equal(reads, 1)
+  })
+
+  test('an answer loaded while an admission saw the generation move is not kept', async () => {
+    let release = () => {}
+    const rows = new Map([['a', { name: 'first' }]])
+    const cache = createValidityCache(() => undefined, { confirmedByAdmissions: { isOwed: () => false } })
+    const slow = {
+      async find(key: string) {
+        await new Promise<void>((resolve) => (release = resolve))
+        return rows.get(key)
+      },
+    }
+    const store = withValidityCache(slow, 'things', ['find'], cache, new Set(['find']))
+    cache.learn('run:1')
+    const pending = store.find('a')
+    cache.learn('run:2')
+    release()
+    const answer = (await pending)!
+    assert.equal(cache.isCurrent(answer, 'run:1'), false)
+    assert.equal(cache.isCurrent(answer, 'run:2'), false, 'loaded under run:1, never kept under run:2')
+  })
+
   test('works without an observer, the generation unknown or known', async () => {
     let generation: number | undefined = undefined
     const lookup = countingLookup(new Map([['a', { name: 'first' }]]))

@@ -8,7 +8,7 @@ import type { DomainDeps } from '../deps.ts'
 import { signedRequestSeen } from '../masked-request.ts'
 import { observedStep, type OAuth1VerificationResult } from '../observe.ts'
 import type { RateLimitedResource } from '../rate-limit-table.ts'
-import { chargeCall, type Charge } from '../rate-limits.ts'
+import { admitCall, type Charge } from '../rate-limits.ts'
 import type { RequestInput } from '../request.ts'
 import { parseSignedRequest, type ParsedOAuthRequest } from './parse-signed-request.ts'
 import { appIfKeyWorks } from '../key-grace.ts'
@@ -48,8 +48,8 @@ const NONCE_CLOCK_MARGIN_SECONDS = 30
 
 /**
  * Authenticates an OAuth 1.0a request through the stages of CHECKS: it parses (215), passes every
- * credentials check (each runs; the first that fails is the answer), is charged, then its nonce is
- * unused (32).
+ * credentials check (each runs; the first that fails is the answer), is admitted (its address not
+ * blocked, charged, its nonce remembered: one call), then its nonce is unused (32).
  */
 export async function verifySignedRequest<K extends TokenKind>(
   deps: Pick<DomainDeps, 'stores' | 'clock' | 'settings' | 'limiters' | 'observe'>,
@@ -89,30 +89,39 @@ export async function verifySignedRequest<K extends TokenKind>(
   if (request.timestampSeconds !== undefined) deps.observe?.clockSkew(Math.abs(request.timestampSeconds - nowMs / 1000))
 
   const isTimely = request.timestampSeconds !== undefined && Math.abs(request.timestampSeconds - nowMs / 1000) <= skewSeconds
-  const { app, token } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
-  const signatureMatches = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret))
-  refuseOnFailure(CHECKS.credentials, { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches }, { request, app })
+  const checkCredentials = async (): Promise<Credentials> => {
+    const { app, token, lookedUp } = await lookUpCredentials(deps, options.tokenKind, request.consumerKey, request.token, nowMs)
+    const signatureMatches = observedStep(deps.observe, 'oauth1.verify_signature', () => checkSignature(request, app, token.secret))
+    const checked = { isTimely, app, token, request, isSecure: input.isSecure, signatureMatches, lookedUp }
+    refuseOnFailure(CHECKS.credentials, checked, { request, app })
+    return checked
+  }
+  const first = await checkCredentials()
+  let { app, token } = first
 
   // The call is counted before its nonce is spent, so a request refused by a limit (429) leaves its
   // nonce unspent and can be sent again once the window has passed. A replay gives its count back:
-  // whoever captured a request cannot spend the app's budget by replaying it.
+  // whoever captured a request cannot spend the app's budget by replaying it. Only a request that
+  // passed every other check spends a nonce, so strangers cannot fill the store. A request stays
+  // timely until its timestamp + skew; its nonce is remembered until then, plus a margin for
+  // instances whose clocks differ a little.
   const userId = (token.record as AccessTokenRecord | undefined)?.userId
   const isUserContext = options.tokenKind !== 'none' && options.tokenKind !== 'request' && userId !== undefined
-  const charge = await chargeCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined })
-  // Only a request that passed every other check spends a nonce, so strangers cannot fill the store.
-  // A request stays timely until its timestamp + skew; its nonce is remembered until then, plus a
-  // margin for instances whose clocks differ a little.
   const expiresAtMs = (request.timestampSeconds! + skewSeconds + Math.min(NONCE_CLOCK_MARGIN_SECONDS, skewSeconds)) * 1000
   const use = { consumerKey: request.consumerKey, token: request.token, nonce: request.nonce, timestampSeconds: request.timestampSeconds! }
-  const verdict = await deps.stores.nonces.remember(use, expiresAtMs, nowMs).catch(async (error: unknown) => {
-    await charge.refund()
-    throw error
-  })
-  if (verdict !== 'fresh') await charge.refund()
-  refuseOnFailure(CHECKS.nonce, { verdict }, { request, app }, charge.limit)
+  const admitted = await admitCall(deps, options.charge, { appId: app!.id, userId: isUserContext ? userId : undefined }, { input, nonce: { use, expiresAtMs, nowMs }, lookedUp: first.lookedUp })
+  if (!admitted.lookupIsCurrent) {
+    // The cache answered at a generation that has moved: a credential may have ended since. Checked
+    // again as a request arriving now would be; a refusal gives the call back (its nonce stays spent).
+    ;({ app, token } = await checkCredentials().catch(async (error: unknown) => {
+      await admitted.refund()
+      throw error
+    }))
+  }
+  refuseOnFailure(CHECKS.nonce, { verdict: admitted.verdict! }, { request, app }, admitted.limit)
   observed('ok', request, app)
   // The conditional type of the answer follows tokenKind, which the compiler cannot relate to lookUpCredentials.
-  return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: charge.limit } as unknown as VerifiedRequest<K>
+  return { app: app as AppRecord, request, token: token.record, user: token.owner, limit: admitted.limit } as unknown as VerifiedRequest<K>
 }
 
 /** The parsed request, or the refusal parsing threw (the parse stage's check answers with it). */
@@ -134,6 +143,8 @@ interface Credentials {
   isSecure: boolean
   /** The signature, with a dummy secret for an unknown consumer or token. */
   signatureMatches: boolean
+  /** The validity cache's answer the app and token came from, when they may be its (the admission confirms it). */
+  lookedUp: object | undefined
 }
 
 interface Check<C> {
@@ -203,7 +214,7 @@ async function lookUpCredentials(
   consumerKey: string,
   value: string | undefined,
   nowMs: number,
-): Promise<{ app: AppRecord | undefined; token: TokenLookup }> {
+): Promise<{ app: AppRecord | undefined; token: TokenLookup; lookedUp?: object }> {
   if ((kind === 'access' || kind === 'access-or-none') && value !== undefined) {
     const found = await deps.stores.credentials.findConsumerWithAccessToken(consumerKey, value)
     const app = appIfKeyWorks(found.app, nowMs)
@@ -211,7 +222,7 @@ async function lookUpCredentials(
     // A token whose owner is gone acts for no one.
     const isLive = record !== undefined && record.revokedAtMs === null && found.owner !== undefined && !found.owner.isDisabled
     const token = { record, owner: found.owner, secret: secretOrDummy(record?.secret), isValid: isLive && record.appId === app?.id }
-    return { app, token }
+    return { app, token, lookedUp: found }
   }
   const app = appIfKeyWorks(await deps.stores.apps.findByConsumerKey(consumerKey), nowMs)
   return { app, token: await lookUpToken(deps, kind, value, app, nowMs) }

@@ -3,7 +3,7 @@ import { assertThat } from '../../errors/service-error.ts'
 import { changeWithAudit } from '../audit.ts'
 import { tokenSha256 } from '../revocations/events.ts'
 import type { DomainDeps } from '../deps.ts'
-import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
+import { afterCharge, admitCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
 import { tokenRequestParams } from './token-request.ts'
@@ -24,7 +24,7 @@ export const REVOKE_LIMIT = '/2/oauth2/revoke' satisfies RateLimitedResource
 export async function revokeUserToken(deps: RevokeUserTokenDeps, input: RequestInput): Promise<Limited<{ revoked: true }>> {
   const params = tokenRequestParams(input)
   const { app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
-  const { limit } = await chargeCall(deps, REVOKE_LIMIT, { appId: app.id })
+  const { limit } = await admitCall(deps, REVOKE_LIMIT, { appId: app.id }, { input })
   return afterCharge(limit, async () => {
     const token = param(params, 'token')
     assertThat(token, E.oauth2InvalidRequest, { message: 'Missing required parameter [token].' })

@@ -7,7 +7,7 @@ import type { NewOAuth2Token } from '../../storage/types.ts'
 import { changeWithAudit, recordAudit } from '../audit.ts'
 import { tokenSha256 } from '../revocations/events.ts'
 import type { DomainDeps } from '../deps.ts'
-import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
+import { afterCharge, admitCall, type Limited } from '../rate-limits.ts'
 import { param, type RequestInput } from '../request.ts'
 import { authenticateOAuth2Client } from './client-authentication.ts'
 import { usableScopes } from './grant-scopes.ts'
@@ -46,7 +46,7 @@ interface Caller {
 export async function issueUserToken(deps: UserTokenDeps, input: RequestInput): Promise<Limited<{ answer: UserTokenAnswer }>> {
   const params = tokenRequestParams(input)
   const { client, app } = await authenticateOAuth2Client(deps, { authorization: input.authorization, params })
-  const { limit } = await chargeCall(deps, USER_TOKEN_LIMIT, { appId: app.id })
+  const { limit } = await admitCall(deps, USER_TOKEN_LIMIT, { appId: app.id }, { input })
   const caller: Caller = { client, app, params, address: input.clientAddress ?? null }
   return afterCharge(limit, async () => {
     const grantType = param(params, 'grant_type')

@@ -5,7 +5,7 @@ import type { BearerTokenRecord } from '../../storage/records.ts'
 import { changeWithAudit, recordAudit, type AuditEntry } from '../audit.ts'
 import type { DomainDeps } from '../deps.ts'
 import type { RequestInput } from '../request.ts'
-import { afterCharge, chargeCall, type Limited } from '../rate-limits.ts'
+import { afterCharge, admitCall, type Limited } from '../rate-limits.ts'
 import { bodyParams, formParams, param } from '../request.ts'
 import { authenticateAppClient, readClientCredentials } from './client-credentials.ts'
 import type { HandOutTally } from './hand-out-tally.ts'
@@ -29,7 +29,7 @@ export async function issueOrReuseBearerToken(deps: BearerTokenDeps, input: Requ
   assertThat(grantType === 'client_credentials', E.unableToVerifyCredentials, { detail: 'unsupported grant_type' })
   const app = await authenticateAppClient(deps, readClientCredentials(input.authorization, bodyParams(input)))
   // The pace rule (its row in rate-limit-table.ts): past it, 403 code 99 as Twitter answers, not 429.
-  const { limit } = await chargeCall(deps, BEARER_TOKEN_LIMIT, { appId: app.id })
+  const { limit } = await admitCall(deps, BEARER_TOKEN_LIMIT, { appId: app.id }, { input })
   return afterCharge(limit, async () => ({ bearerToken: await handOutBearerToken(deps, app.id, input.clientAddress ?? null, { tally: deps.handOuts }) }))
 }
 

@@ -7,12 +7,13 @@ import type { BearerVerificationResult } from '../observe.ts'
 
 /**
  * Who is calling with `Authorization: Bearer`: the app of a live bearer token. An unknown or
- * invalidated token gets 401 code 89; the token of a suspended app 401 code 416.
+ * invalidated token gets 401 code 89; the token of a suspended app 401 code 416. `lookedUp` is the
+ * lookup they came from, for the call's admission to confirm (rate-limits.ts admitCall).
  */
 export async function verifyBearer(
   deps: Pick<DomainDeps, 'stores' | 'observe'>,
   authorization: string | undefined,
-): Promise<{ app: AppRecord; token: BearerTokenRecord }> {
+): Promise<{ app: AppRecord; token: BearerTokenRecord; lookedUp: object }> {
   const presented = parseBearerHeader(authorization)
   const observed = (result: BearerVerificationResult) => deps.observe?.bearerVerification(result)
   if (presented === undefined) {
@@ -29,5 +30,5 @@ export async function verifyBearer(
   if (!app) throw new ServiceError(E.invalidOrExpiredToken, { detail: 'bearer token of a deleted app' })
   if (app.isSuspended) throw new ServiceError(E.suspendedApplication)
   deps.observe?.callerApp?.(app.id, app.consumerKey)
-  return { app, token }
+  return { app, token, lookedUp: found }
 }

@@ -16,7 +16,7 @@ export function applicationRoutes(deps: DomainDeps, publicUrl: URL | undefined) 
       const families = typeof request.query.resources === 'string' ? request.query.resources.split(',').map((s) => s.trim()) : undefined
       return reply.type('application/json; charset=utf-8').send({
         rate_limit_context: context,
-        resources: await rateLimitStatus(deps, caller, connectionOf(request).ip, families),
+        resources: await rateLimitStatus(deps, caller, connectionOf(request).ip, families, limit),
       })
     })
   }

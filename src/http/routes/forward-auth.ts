@@ -60,6 +60,7 @@ export function forwardAuthRoutes(deps: DomainDeps, http: { trustProxy: readonly
         ...forwardedRequestInput(request.headers, { method: request.method, scheme: listenerScheme(request), host: request.headers.host }),
         endpoint: FORWARD_AUTH_PATH,
         clientAddress: connectionOf(request).ip,
+        addressBudget: request.routeOptions.config.addressBudget,
       }
       if (!http.dev && !input.isSecure) throw new ServiceError(E.sslRequired, { detail: 'forward auth: the client used plain HTTP' })
       try {

@@ -18,7 +18,7 @@ interface Window {
 export function createClockedLimiterFactory(nowMs: () => number): ClockedLimiterFactory {
   const limiters = new Set<Map<string, Window>>()
   return {
-    create(_name, limit, windowSeconds) {
+    create(name, limit, windowSeconds) {
       const windows = new Map<string, Window>()
       limiters.add(windows)
       const windowMs = windowSeconds * 1000
@@ -35,6 +35,7 @@ export function createClockedLimiterFactory(nowMs: () => number): ClockedLimiter
         resetAtMs: (window?.startedMs ?? now) + windowMs,
       })
       const limiter: Limiter = {
+        spec: { name, limit, windowSeconds },
         async hit(key) {
           const now = nowMs()
           const window = current(key, now) ?? { startedMs: now, hits: 0 }

@@ -7,7 +7,7 @@ export function createMemoryLimiterFactory(): LimiterFactory {
   return {
     create(name, limit, windowSeconds) {
       const limiter = new RateLimiterMemory({ keyPrefix: name, points: limit, duration: windowSeconds })
-      return wrapLimiter(limiter, limit, windowSeconds)
+      return wrapLimiter(limiter, { name, limit, windowSeconds })
     },
   }
 }

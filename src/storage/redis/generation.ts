@@ -16,6 +16,10 @@ export interface RedisGeneration {
   /** The generation now; undefined while a move of this process is owed (its cache then asks the database). */
   read(): Promise<GenerationValue> | undefined
   move(): Promise<void>
+  /** Where it is kept: a request's admission reads it in its own script (admissions.ts). */
+  readonly key: string
+  /** Whether a move of this process is owed: while it is, no value read may be trusted by its cache. */
+  isOwed(): boolean
 }
 
 /** How long a move that failed waits before it is tried again. */
@@ -67,6 +71,8 @@ export function createRedisGeneration(redis: Redis, key: string): RedisGeneratio
     return next
   }
   return {
+    key,
+    isOwed: () => owed !== undefined,
     read: () => (owed ? undefined : read()),
     async move() {
       try {

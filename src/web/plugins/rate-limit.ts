@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { DomainDeps } from '../../domain/deps.ts'
 import type { DomainObserver } from '../../domain/observe.ts'
 import { rateLimitedEndpoint, type RateLimitedResource } from '../../domain/rate-limit-table.ts'
@@ -36,15 +36,31 @@ export function setLimitHeaders(reply: FastifyReply, state: RateLimitState | und
   reply.header(RESET, resetSeconds(state))
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Set on the API's routes whose row counts failures by address (installAddressLimits): the
+     * resource whose budget the client's address spends (RequestInput.addressBudget).
+     */
+    addressBudget?: RateLimitedResource
+    /** Counts a refusal of the route against the client's address: past the budget it becomes 429 (installAddressLimits). */
+    countFailure?: (request: FastifyRequest, error: ServiceError) => Promise<ServiceError>
+  }
+}
+
 /**
  * Limits by client address, for what cannot be counted per app: requests that fail
  * authentication (so guessing costs the guesser, never the app), and every request of the pages.
- * Authenticated calls are charged per app or per app and user by the use cases (chargeCall), which
+ * Authenticated calls are charged per app or per app and user by the use cases (admitCall), which
  * return the limit's state with their answer (the route sets the headers) or with their refusal.
  *
- * A request reserves its hit before any work is done and gives it back once its answer turns out
- * not to be a failure, so parallel failures from one address can never pass the limit together
- * (a check before and a count after would let a whole burst through the check).
+ * The pages' rows count every request, before any work, here. The API's rows count failures: each
+ * refusal (400, 401, 403) is counted as its error is rendered (the error handlers call
+ * `countFailure`), atomically, and once the address has spent its budget the refusal becomes 429,
+ * so parallel failures from one address can never pass the limit together, and a guess past the
+ * budget learns nothing from its answer. A request that is not refused is admitted by its use case
+ * (admitCall), which refuses it, in the same round trip as its charge, while the address's budget
+ * is spent: an address costs no round trip of its own on the way to a success.
  *
  * The hooks are the routes' own (added as each route is declared), only on routes with a limit:
  * the others (`/healthz`, the documents, a 404) pay nothing for them. They run after the app's own
@@ -55,39 +71,32 @@ export function installAddressLimits(app: FastifyInstance, limiters: DomainDeps[
     const resource = (route.config as FastifyContextConfig | undefined)?.rateLimit
     const limiter = resource ? limiters.endpoints.get(resource) : undefined
     if (!resource || !limiter) return
-    // The pages' rows count every request by address; the API's, only failures before anyone is verified.
     const countedBy = rateLimitedEndpoint(resource).countedBy
-    const isCountedByAddress = countedBy === 'address'
-    const reservations = new WeakMap<FastifyRequest, { subject: string; state: LimitState }>()
-    const keep = (request: FastifyRequest, subject: string, state: LimitState) => {
-      if (!isCountedByAddress) reservations.set(request, { subject, state })
+    const subjectOf = (request: FastifyRequest) => chargedSubject(countedBy, { address: connectionOf(request).ip })
+    const refusal = (state: LimitState) => {
+      observe?.rateLimited(resource, 'address')
+      return new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}`, rateLimit: state })
+    }
+    if (countedBy !== 'address') {
+      const countFailure = async (request: FastifyRequest, error: ServiceError): Promise<ServiceError> => {
+        if (!AUTH_FAILURE_STATUSES.has(error.status)) return error
+        const state = await limiter.hit(subjectOf(request))
+        if (!state.isAllowed) return refusal(state)
+        error.rateLimit ??= state
+        return error
+      }
+      route.config = { ...route.config, addressBudget: resource, countFailure }
+      return
     }
     const reserve: onRequestAsyncHookHandler = async (request, reply) => {
-      const subject = chargedSubject(countedBy, { address: connectionOf(request).ip })
-      const refusal = (state: LimitState) => {
-        keep(request, subject, state)
+      const { limit } = await spend(limiter, subjectOf(request), (state) => {
         setLimitHeaders(reply, state)
-        observe?.rateLimited(resource, 'address')
-        return new ServiceError(E.rateLimitExceeded, { detail: `address limit of ${resource}` })
-      }
-      const { limit } = await spend(limiter, subject, refusal)
-      keep(request, subject, limit)
-      if (isCountedByAddress) setLimitHeaders(reply, limit)
+        return refusal(state)
+      })
+      setLimitHeaders(reply, limit)
     }
-    const settle: onSendAsyncHookHandler = async (request, reply, payload) => {
-      const reservation = reservations.get(request)
-      if (!reservation) return payload
-      reservations.delete(request)
-      if (AUTH_FAILURE_STATUSES.has(reply.statusCode)) {
-        if (!reply.hasHeader('x-rate-limit-limit')) setLimitHeaders(reply, reservation.state)
-      } else {
-        await limiter.refund(reservation.subject)
-      }
-      return payload
-    }
-    // New arrays: the route's own options object may be shared (Fastify copies a GET's for its HEAD).
+    // A new array: the route's own options object may be shared (Fastify copies a GET's for its HEAD).
     route.onRequest = [...asArray(route.onRequest), reserve]
-    if (!isCountedByAddress) route.onSend = [...asArray(route.onSend), settle]
   })
 }
 
