@@ -16,7 +16,8 @@ describe('Redis round trips of a verified request (PostgreSQL + Redis)', { skip:
   before(async () => {
     server = await injectedTestServer()
     client = new Redis(TEST_REDIS_URL!)
-    monitor = await new Redis(TEST_REDIS_URL!).monitor()
+    // A connection of its own, in MONITOR mode (ioredis opens it beside `client`).
+    monitor = await client.monitor()
   })
   after(async () => {
     monitor?.disconnect()
