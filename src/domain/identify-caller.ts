@@ -11,7 +11,7 @@ import { admitCall, type Limited } from './rate-limits.ts'
 import { bodyParams, type RequestInput } from './request.ts'
 import { authenticateAppClient, readClientCredentials } from './oauth2/client-credentials.ts'
 import { verifySignedRequest } from './oauth1/verify-signed-request.ts'
-import { verifyBearer } from './oauth2/verify-bearer.ts'
+import { bearerCallerVerified, verifyBearer } from './oauth2/verify-bearer.ts'
 import { findUserTokenHolder } from './oauth2-user/user-token.ts'
 
 /** What this use case touches. */
@@ -84,12 +84,18 @@ export async function identifyTokenInvalidator(deps: IdentifyCallerDeps, input: 
  * would be, and a refusal gives the call back.
  */
 async function admitBearer(deps: IdentifyCallerDeps, input: RequestInput, charge: RateLimitedResource | null): Promise<Limited<{ app: AppRecord; token: BearerTokenRecord }>> {
-  const verified = await verifyBearer(deps, input.authorization)
-  const admitted = await admitCall(deps, charge, { appId: verified.app.id }, { input, lookedUp: verified.lookedUp })
-  if (admitted.lookupIsCurrent) return { ...verified, limit: admitted.limit }
-  const again = await verifyBearer(deps, input.authorization).catch(async (error: unknown) => {
-    await admitted.refund()
+  let verified = await verifyBearer(deps, input.authorization)
+  const admitted = await admitCall(deps, charge, { appId: verified.app.id }, { input, lookedUp: verified.lookedUp }).catch((error: unknown) => {
+    // Refused by a limit (or an outage) after its credential was verified: a verified caller all the same.
+    bearerCallerVerified(deps, verified.app)
     throw error
   })
-  return { ...again, limit: admitted.limit }
+  if (!admitted.lookupIsCurrent) {
+    verified = await verifyBearer(deps, input.authorization).catch(async (error: unknown) => {
+      await admitted.refund()
+      throw error
+    })
+  }
+  bearerCallerVerified(deps, verified.app)
+  return { app: verified.app, token: verified.token, limit: admitted.limit }
 }
