@@ -208,8 +208,8 @@ try {
           await measureShape('6.1', server, [creds])
           await measureShape('6.2', server, [creds])
           for (const [id, kind] of [['6.1', 'verify'], ['6.2', 'bearer']] as const) {
-            redisCommands[id] = await redisCommandsPerRequest(opts['redis-url'], server, creds, kind)
-            log(`  (${id}) ${redisCommands[id]!.toFixed(2)} Redis commands per request (INFO commandstats over 500 requests)`)
+            redisCommands[id] = await redisCommandsPerRequest(opts['redis-url'], backends.storage.redis!.keyPrefix, server, creds, kind)
+            log(`  (${id}) ${redisCommands[id]!.toFixed(2)} Redis commands per request (MONITOR over 500 requests)`)
           }
         })
       } finally {
