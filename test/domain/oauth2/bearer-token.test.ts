@@ -5,6 +5,7 @@ import { TALLY_MS } from '../../../src/domain/oauth2/hand-out-tally.ts'
 import { authenticateAppClient, readClientCredentials } from '../../../src/domain/oauth2/client-credentials.ts'
 import { invalidateBearerToken } from '../../../src/domain/oauth2/invalidate-bearer-token.ts'
 import { verifyBearer } from '../../../src/domain/oauth2/verify-bearer.ts'
+import { identifyCaller } from '../../../src/domain/identify-caller.ts'
 import { updateApp } from '../../../src/domain/registry/apps.ts'
 import { issueOwnerToken } from '../../../src/domain/registry/owner-token.ts'
 import { ServiceError } from '../../../src/errors/service-error.ts'
@@ -181,6 +182,8 @@ describe('app-only bearer tokens as use cases (domain tier)', () => {
     assert.equal(await detailOf(verifyBearer(deps, basic(app.consumerKey, app.consumerSecret)), 215), 'no bearer token')
     assert.equal(await detailOf(verifyBearer(deps, 'Bearer AAAAunknown'), 89), 'bearer token not live')
     assert.equal((await verifyBearer(deps, `Bearer ${live.token}`)).token.token, live.token)
+    // A live token is reported once its caller is admitted (identifyCaller), however many lookups that took.
+    await identifyCaller(deps, inputOf('GET', 'https://api.latchkey.test/1.1/application/rate_limit_status.json', { authorization: `Bearer ${live.token}` }), null)
     await invalidateWith(app, live.token, basic(app.consumerKey, app.consumerSecret))
     assert.equal(await detailOf(verifyBearer(deps, `Bearer ${live.token}`), 89), 'bearer token not live')
     await updateApp(tier.domain, app.id, { isSuspended: true })
