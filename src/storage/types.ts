@@ -256,20 +256,8 @@ export interface SignatureFailureStore {
 }
 
 export type { ExternalSignInStore, IdentityLinkStore } from './account-types.ts'
-export type {
-  Admission,
-  AdmissionRequest,
-  AdmissionStore,
-  Budget,
-  GenerationValue,
-  LimitSpec,
-  LimitState,
-  Limiter,
-  LimiterFactory,
-  NonceStore,
-  NonceUse,
-  NonceVerdict,
-} from './counter-types.ts'
+export type { Admission, AdmissionRequest, AdmissionStore, Budget, GenerationValue, LimitSpec } from './counter-types.ts'
+export type { LimitState, Limiter, LimiterFactory, NonceStore, NonceUse, NonceVerdict } from './counter-types.ts'
 export type { CodeRedemption, NewOAuth2Token, OAuth2ClientStore, OAuth2CodeStore, OAuth2GrantStore } from './oauth2-types.ts'
 
 /**
