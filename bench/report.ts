@@ -111,7 +111,7 @@ export interface RunContext {
   /** The sources measured (the BENCH lines carry it; the docs caption, describing the product as it is, does not). */
   commit: string
   at: string
-  /** The machine's cores (os.availableParallelism). */
+  /** The machine's cores (os.cpus()). */
   cores: number
   loadAverage: number
   /** The share of CPU time a hypervisor stole during the run, in percent (Linux only). */

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { DomainDeps } from './domain/deps.ts'
 import type { SignInThrottle } from './domain/sign-in.ts'
 import type { RequestTracing } from './observability/tracing.ts'
+import type { HttpRouteRecorder } from './observability/metrics.ts'
 import { E } from './errors/catalogue.ts'
 import { ServiceError } from './errors/service-error.ts'
 import { AccessLog, lazyChildLogger } from './web/access-log.ts'
@@ -43,7 +44,7 @@ export interface HttpSettings extends PageSettings {
 
 /** The metrics the app records and, with --metrics-public, serves on GET /metrics. */
 export interface AppMetrics {
-  httpRequest(route: string, method: string, status: number, seconds: number): void
+  httpRoute(route: string): HttpRouteRecorder
   /** Set with --metrics-public: this process's (or, with workers, every worker's) metrics. */
   publicScrape?: (() => Promise<string>) | undefined
 }
@@ -144,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installJournal(app, deps.testKit.journal)
     installFaults(app, deps.testKit.faults, deps.testKit.journal, deps.domain)
   }
-  if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRequest)
+  if (deps.metrics) installHttpMetrics(app, deps.metrics.httpRoute)
   installAddressLimits(app, deps.domain.limiters, deps.domain.observe)
 
   await app.register(healthRoutes(deps.domain.runtime))

@@ -11,5 +11,5 @@ export function composeApp(parts: Omit<AppDeps, 'throttle'>): Promise<FastifyIns
 
 /** What the public app records, and with `--metrics-public` serves on GET /metrics. */
 export function appMetricsOf(config: Pick<Config, 'metricsPublic'>, observability: Observability): AppMetrics {
-  return { httpRequest: observability.metrics.httpRequest, ...(config.metricsPublic ? { publicScrape: observability.scrape } : {}) }
+  return { httpRoute: observability.metrics.httpRoute, ...(config.metricsPublic ? { publicScrape: observability.scrape } : {}) }
 }

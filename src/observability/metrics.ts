@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { DomainObserver } from '../domain/observe.ts'
-import { CounterSeriesTable, SeriesHistogram, type HistogramSeries } from './series.ts'
+import { CounterSeriesTable, SeriesHistogram, type CounterSeries, type HistogramSeries } from './series.ts'
 
 /**
  * The service's Prometheus metrics, in a registry of their own (docs/metrics.md is their contract:
@@ -22,11 +22,39 @@ const STORAGE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 // Around the default window of 300 s, so drift towards the limit shows before requests fail.
 const SKEW_BUCKETS = [1, 5, 15, 30, 60, 120, 180, 240, 270, 300, 600, 3600]
 
+/** One route pattern's answers, counted by method and status and timed by method. */
+export interface HttpRouteRecorder {
+  record(method: string, status: number, seconds: number): void
+}
+
+/**
+ * A route's series by method and status, found on first use and then by two Map reads with no key
+ * built: a route has a few methods, and its statuses are the service's own.
+ */
+class HttpRouteSeries implements HttpRouteRecorder {
+  private readonly byMethod = new Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>()
+
+  constructor(
+    private readonly durationOf: (method: string) => HistogramSeries,
+    private readonly countOf: (method: string, status: number) => CounterSeries,
+  ) {}
+
+  record(method: string, status: number, seconds: number): void {
+    let series = this.byMethod.get(method)
+    if (!series) this.byMethod.set(method, (series = { duration: this.durationOf(method), byStatus: new Map() }))
+    let count = series.byStatus.get(status)
+    if (!count) series.byStatus.set(status, (count = this.countOf(method, status)))
+    count.inc()
+    series.duration.observe(seconds)
+  }
+}
+
 export interface Metrics {
   registry: Registry
   /** The domain's events, counted. */
   observer: DomainObserver
-  httpRequest(route: string, method: string, status: number, seconds: number): void
+  /** The recorder of one route pattern's answers, made once per route: a request costs it no label work. */
+  httpRoute(route: string): HttpRouteRecorder
   /** The series of one storage operation (`store.method`), found once by the caller that times it. */
   storageSeries(backend: StorageBackend, operation: string): HistogramSeries
   /** Reports the memory nonce store's fill at each scrape. */
@@ -63,7 +91,7 @@ export function createMetrics(): Metrics {
   const signIns = counter('latchkey_sign_in_attempts_total', 'Sign-ins on the consent pages, by result.', ['result'])
   const cacheLookups = countedCounter(
     'latchkey_validity_cache_lookups_total',
-    'Lookups of verified requests, by who answered: the validity cache (hit), the database (miss), or the database while a transaction was open (bypass).',
+    'Lookups of verified requests, by who answered: the validity cache (hit), the database (miss), or the database because the cache could not tell (bypass).',
     ['result'],
   )
   const lostFailures = counter('latchkey_signature_failures_lost_total', "Refused signed requests that did not reach their app's failure log, by reason.", ['reason'])
@@ -97,9 +125,11 @@ export function createMetrics(): Metrics {
   return {
     registry,
     observer,
-    httpRequest(route, method, status, seconds) {
-      httpRequests.series([route, method, String(status)]).inc()
-      httpDuration.series([route, method]).observe(seconds)
+    httpRoute(route) {
+      return new HttpRouteSeries(
+        (method) => httpDuration.series([route, method]),
+        (method, status) => httpRequests.series([route, method, String(status)]),
+      )
     },
     storageSeries: (backend, operation) => storage.series([backend, operation]),
     watchNonceStore(store) {

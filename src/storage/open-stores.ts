@@ -178,7 +178,7 @@ function databaseStores(conn: Kysely<Database>, sealer: Sealer, isInUnit = false
 function generationOf(
   db: Kysely<Database>,
   shared: { redis: Redis; keyPrefix: string } | undefined,
-): { read: Generation; move?: () => Promise<void>; redis?: RedisGeneration } | undefined {
+): { read: Generation; move?: () => Promise<void>; redis?: RedisGeneration; close?: () => void } | undefined {
   const connection = directConnection(db)
   if (!connection) {
     if (!shared) return undefined
@@ -189,11 +189,12 @@ function generationOf(
   return {
     read: () => {
       try {
-        return generation()
+        return generation.read()
       } catch (error) {
         throw toStorageError(error, 'database')
       }
     },
+    close: generation.close,
   }
 }
 
@@ -282,6 +283,7 @@ export function createSqlStorage(
       options.onClose?.()
       if (shared) await (await import('./redis/client.ts')).closeRedis(shared.redis)
       await units.drain()
+      generation?.close?.()
       await db.destroy()
     },
   }

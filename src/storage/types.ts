@@ -339,12 +339,13 @@ export interface Stores {
 /**
  * What the database's credentials looked like at one moment: a value that changes whenever a write
  * may have committed (by this process, the CLI, another instance), or undefined while that cannot
- * be told (a transaction of this process is open) and the database must be asked. Read on the spot
+ * be told (an in-memory SQLite database inside a transaction of this process) and the database must
+ * be asked. Read on the spot
  * on SQLite; a round trip away (a promise) where it is kept in Redis.
  */
 export type Generation = () => GenerationValue | undefined | Promise<GenerationValue>
 
-/** How the validity cache answered a lookup: from itself, from the database, or from the database because it could not tell (a transaction was open). */
+/** How the validity cache answered a lookup: from itself, from the database, or from the database because it could not tell. */
 export type ValidityCacheResult = 'hit' | 'miss' | 'bypass'
 
 export interface StorageRuntime {

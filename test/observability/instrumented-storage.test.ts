@@ -66,7 +66,7 @@ describe('metrics before any traffic', () => {
 
   test('the histograms have the buckets docs/metrics.md gives, which dashboards and alerts rely on', async () => {
     const metrics = createMetrics()
-    metrics.httpRequest('/healthz', 'GET', 200, 0.002)
+    metrics.httpRoute('/healthz').record('GET', 200, 0.002)
     metrics.storageSeries('sqlite', 'apps.findById').observe(0.0003)
     const samples = everySample(await metrics.scrape())
     for (const name of ['latchkey_http_request_duration_seconds', 'latchkey_storage_operation_duration_seconds', 'latchkey_clock_skew_seconds']) {

@@ -274,14 +274,52 @@ describe('the embedded database generation', () => {
     }
   })
 
-  test('moves on every write to a credential table, from any connection; not on audit rows, request tokens or other tables; unknown inside a transaction', async () => {
+  test('while a unit of work of this process holds a transaction, a kept answer is still used; what the unit commits is seen once it has', async () => {
+    const storage = await openStorage({ keyring: testKeyring(), databaseUrl: join(dir, 'in-transaction.sqlite'), settleNonceEpoch: false })
+    try {
+      const domain = createDomainDeps(storage, testDomainSettings())
+      const { app } = await issueEveryCredential(domain)
+      const answered: string[] = []
+      const s = withCachedLookups(storage.stores, createValidityCache(storage.runtime.generation!, { onLookup: (result) => void answered.push(result) }))
+      await s.apps.findById(app.id)
+      // Inside the unit the connection is its own: a lookup the cache could not answer would wait for the commit.
+      let timer: NodeJS.Timeout | undefined
+      const nobodyAnswers = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), 2_000)))
+      const during = await storage.stores.transaction(async (tx) => {
+        await tx.apps.update(app.id, { name: 'Renamed in a unit' }, Date.now())
+        return Promise.race([s.apps.findById(app.id), nobodyAnswers])
+      })
+      clearTimeout(timer)
+      assert.equal(typeof during === 'object' && during?.name, app.name, 'the committed answer, from the cache')
+      assert.equal((await s.apps.findById(app.id))?.name, 'Renamed in a unit')
+      assert.deepEqual(answered, ['miss', 'hit', 'miss'])
+    } finally {
+      await storage.runtime.close()
+    }
+  })
+
+  test('an in-memory database cannot tell its generation while a transaction is open', () => {
+    const memory = new Sqlite(':memory:')
+    memory.exec('create table credential_generation (id integer primary key, value integer not null); insert into credential_generation values (1, 5)')
+    const generation = sqliteGeneration(memory)
+    assert.equal(generation.read(), 5)
+    memory.exec('begin')
+    assert.equal(generation.read(), undefined)
+    memory.exec('rollback')
+    assert.equal(generation.read(), 5)
+    generation.close()
+    memory.close()
+  })
+
+  test('moves on every write to a credential table, from any connection; not on audit rows, request tokens or other tables; the committed value inside a transaction', async () => {
     const path = join(dir, 'moves.sqlite')
     const storage = await openStorage({ keyring: testKeyring(), databaseUrl: path, settleNonceEpoch: false })
     const domain = createDomainDeps(storage, testDomainSettings())
     // The server's connection: the storage above stands for the CLI, another process.
     const server = new Sqlite(path)
     try {
-      const generation = sqliteGeneration(server)
+      const probe = sqliteGeneration(server)
+      const generation = probe.read
       const start = generation()
       assert.equal(generation(), start, 'nothing written: the same')
       const { app } = await issueEveryCredential(domain)
@@ -309,11 +347,17 @@ describe('the embedded database generation', () => {
       const beforeDelete = generation()
       server.prepare('delete from previous_consumer_keys').run()
       assert.notEqual(generation(), beforeDelete, 'a delete')
+      const committed = generation()
       server.exec('begin')
       server.prepare('update apps set name = name').run()
-      assert.equal(generation(), undefined, 'a transaction of its own is open')
+      assert.equal(generation(), committed, 'a transaction of its own is open: the committed value')
       server.exec('rollback')
-      assert.notEqual(generation(), undefined)
+      assert.equal(generation(), committed, 'rolled back: nothing moved')
+      server.exec('begin')
+      server.prepare('update apps set name = name').run()
+      server.exec('commit')
+      assert.notEqual(generation(), committed, 'committed: moved')
+      probe.close()
     } finally {
       server.close()
       await storage.runtime.close()
