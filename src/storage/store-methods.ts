@@ -48,7 +48,8 @@ export const STORE_METHODS = {
   },
   requestTokens: { create: IN_UNIT, findByToken: IN_UNIT, authorize: IN_UNIT, deny: IN_UNIT, redeemVerifier: IN_UNIT, deleteExpired: IN_UNIT },
   accessTokens: { issueOrReuse: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, revokeAuthorization: WRITE_IN_UNIT, findByToken: IN_UNIT, findLive: IN_UNIT },
-  bearerTokens: { issueOrReuse: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, findByToken: IN_UNIT, findLive: IN_UNIT },
+  // findLive: every repeat of POST /oauth2/token asks it.
+  bearerTokens: { issueOrReuse: WRITE_IN_UNIT, revoke: WRITE_IN_UNIT, findByToken: IN_UNIT, findLive: LOOKUP_IN_UNIT },
   audit: { record: IN_UNIT, list: IN_UNIT, deleteBefore: IN_UNIT },
   credentials: { findConsumerWithAccessToken: CONFIRMED_LATER, findBearerTokenWithApp: CONFIRMED_LATER },
   // Ending every session of a person raises their session generation (a column of users).

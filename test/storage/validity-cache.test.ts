@@ -258,6 +258,7 @@ describe('the embedded database generation', () => {
         ['credentials.findBearerTokenWithApp', () => s.credentials.findBearerTokenWithApp(bearer)],
         ['apps.findByConsumerKey, among rotated-out keys too', () => s.apps.findByConsumerKey('no-such-key')],
         ['oauth2Grants.findToken', () => s.oauth2Grants.findToken(userAccessToken)],
+        ['bearerTokens.findLive, what a repeated POST /oauth2/token hands out', () => s.bearerTokens.findLive(app.id)],
       ]
       for (const [name, lookup] of lookups) {
         answered.length = 0
