@@ -6,16 +6,16 @@
 // The app is built as `latchkey serve` builds it in production behind a trusted proxy: metrics on,
 // the access log on (to /dev/null).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { InjectOptions } from 'fastify'
-import pino from 'pino'
 import { appMetricsOf, composeApp } from '../src/composition/apps.ts'
 import { composeDomain } from '../src/composition/root.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { systemClock } from '../src/domain/clock.ts'
 import { createObservability } from '../src/observability/setup.ts'
+import { createLogger } from '../src/logging.ts'
 import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
 import { openDomain, registerBench } from './setup.ts'
 import { encode, fastSigner } from './sign.ts'
@@ -38,9 +38,8 @@ const config = loadConfig({ env: { LATCHKEY_MASTER_KEY: masterKey }, flags: { da
 const observability = createObservability(config, { isClusterWorker: false })
 const deps = await composeDomain(config, systemClock, { observed: metricsOn ? observability.observed : undefined })
 try {
-  // As src/logging.ts makes it (its redaction list), writing to /dev/null.
-  const redact = { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.consumerSecret', '*.secret', '*.token'], censor: '[redacted]' }
-  const logger = pino({ level: 'info', redact }, pino.destination({ dest: '/dev/null', sync: false }))
+  // The production logger, writing to /dev/null.
+  const logger = createLogger({ dev: false, level: 'info', fd: openSync('/dev/null', 'w') })
   const app = await composeApp({
     domain: deps,
     logger,

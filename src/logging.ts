@@ -12,8 +12,8 @@ const DROP_REPORT_MS = 5_000
  * JSON logs in production, pretty ones in development. Nothing we log carries a secret: request
  * lines have the path without its query, and the redaction list is a second line of defence.
  */
-/** `fd`: where the JSON lines go (default 1, stdout; the test mode's go to 2). */
-export function createLogger(options: { dev: boolean; level: string; bufferBytes?: number; fd?: 1 | 2 }): Logger {
+/** `fd`: where the JSON lines go (default 1, stdout; the test mode's go to 2; the bench's to /dev/null). */
+export function createLogger(options: { dev: boolean; level: string; bufferBytes?: number; fd?: number }): Logger {
   const settings: LoggerOptions = {
     level: options.level,
     redact: {

@@ -4,8 +4,9 @@ import { after, before, describe, test } from 'node:test'
 import { issueOwnerToken } from '../../src/domain/registry/owner-token.ts'
 import type { AppRecord } from '../../src/storage/records.ts'
 import { issueOrReuseAccessToken } from '../../src/domain/oauth1/issue-access-token.ts'
-import { makeApp, makeUser } from '../helpers/fixtures.ts'
-import { errorCode, send, signedFetch, signRequest, type SignOptions } from '../helpers/oauth1-client.ts'
+import { newUserTokenValue } from '../../src/domain/oauth2-user/token-values.ts'
+import { issueEveryCredential, makeApp, makeUser } from '../helpers/fixtures.ts'
+import { errorCode, send, signedFetch, signRequest, type HttpAnswer, type SignOptions } from '../helpers/oauth1-client.ts'
 import { countRows, startTestServer, type TestServer } from '../helpers/test-app.ts'
 
 const limits = (answer: { headers: Headers }) => ({
@@ -261,6 +262,48 @@ describe('every API route has an address limit of its own', () => {
       assert.equal(answers[2]!.headers.get('x-latchkey-reason'), `address limit of ${route.resource}`)
     })
   }
+
+  test('an address past its budget is refused a valid request too, on every route: 429, where the same request from another address succeeds', async () => {
+    const every = await issueEveryCredential(server.domain)
+    const clientId = (await server.domain.stores.oauth2Clients.findByAppId(every.app.id))!.clientId
+    const nowMs = Date.now()
+    const grant = { id: server.domain.newId(), appId: every.app.id, userId: every.user.id, scopes: ['users.read', 'offline.access'], createdAtMs: nowMs, revokedAtMs: null }
+    const refreshToken = newUserTokenValue()
+    const refresh = { kind: 'refresh' as const, grantId: grant.id, createdAtMs: nowMs, expiresAtMs: nowMs + 3_600_000, spentAtMs: null }
+    await server.domain.stores.oauth2Grants.create(grant, [{ token: refreshToken, record: refresh }], `code-${grant.id}`)
+    const basic = { authorization: `Basic ${Buffer.from(`${every.app.consumerKey}:${every.app.consumerSecret}`).toString('base64')}`, ...form }
+    const signed = (from: string, method: string, path: string, token?: SignOptions['token'], oauth?: Record<string, string>) =>
+      signedFetch({ consumer: every.consumer, ...(token ? { token } : {}), method, url: `${server.url}${path}`, ...(oauth ? { oauth } : {}), extraHeaders: { 'x-forwarded-for': from } })
+    const plain = (from: string, method: string, path: string, headers: Record<string, string>, body?: string) =>
+      send({ method, url: `${server.url}${path}`, headers: { ...headers, 'x-forwarded-for': from }, ...(body ? { body } : {}) })
+    const bearer = { authorization: `Bearer ${every.bearer}` }
+    const checker = await makeApp(server.domain, { isResourceServer: true })
+    const checkerBasic = { authorization: `Basic ${Buffer.from(`${checker.consumerKey}:${checker.consumerSecret}`).toString('base64')}`, ...form }
+    // A valid request of each route; those that end a credential last, after the routes that use it.
+    const valid: Array<[string, (from: string) => Promise<HttpAnswer>]> = [
+      ['/oauth/request_token', (from) => signed(from, 'POST', '/oauth/request_token', undefined, { oauth_callback: 'oob' })],
+      ['/account/verify_credentials', (from) => signed(from, 'GET', '/1.1/account/verify_credentials.json', every.token)],
+      ['/oauth2/token', (from) => plain(from, 'POST', '/oauth2/token', basic, 'grant_type=client_credentials')],
+      ['/oauth2/introspect', (from) => plain(from, 'POST', '/oauth2/introspect', checkerBasic, `token=${every.bearer}`)],
+      ['/application/rate_limit_status', (from) => plain(from, 'GET', '/1.1/application/rate_limit_status.json', bearer)],
+      ['/latchkey/forward-auth', (from) => plain(from, 'GET', '/latchkey/forward-auth', { ...bearer, 'x-original-uri': '/api/things' })],
+      ['/2/users/me', (from) => plain(from, 'GET', '/2/users/me', { authorization: `Bearer ${every.userAccessToken}` })],
+      ['/2/oauth2/token', (from) => plain(from, 'POST', '/2/oauth2/token', form, `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${clientId}`)],
+      ['/2/oauth2/revoke', (from) => plain(from, 'POST', '/2/oauth2/revoke', form, `token=${every.userAccessToken}&client_id=${clientId}`)],
+      ['/oauth2/invalidate_token', (from) => plain(from, 'POST', '/oauth2/invalidate_token', basic, `access_token=${every.bearer}`)],
+      ['/oauth/invalidate_token', (from) => signed(from, 'POST', '/1.1/oauth/invalidate_token', every.token)],
+    ]
+    for (const [i, [resource, call]] of valid.entries()) {
+      const failing = ROUTES.find((route) => route.resource === resource)!
+      const blocked = `10.8.${i}.1`
+      for (let n = 0; n < 2; n++) await send({ method: failing.method, url: `${server.url}${failing.path}`, headers: { ...failing.headers, 'x-forwarded-for': blocked }, ...(failing.body ? { body: failing.body } : {}) })
+      const refused = await call(blocked)
+      assert.equal(refused.status, 429, `${resource} from the blocked address: ${refused.text}`)
+      assert.equal(refused.headers.get('x-latchkey-reason'), `address limit of ${resource}`)
+      const answered = await call(`10.8.${i}.2`)
+      assert.ok(answered.status >= 200 && answered.status < 300, `${resource} from another address: ${answered.status} ${answered.text}`)
+    }
+  })
 
   test('the two paths of invalidate_token share one budget', async () => {
     const call = (path: string) => send({ method: 'POST', url: `${server.url}${path}`, headers: { 'x-forwarded-for': '10.7.1.1' } })
