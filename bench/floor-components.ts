@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { newKeyring, serializeKeyring } from '../src/storage/sealing/keyring.ts'
 import type { LoadResult } from './load.ts'
+import type { BenchCredentials } from './shapes.ts'
 import { median, runGenerator } from './measure.ts'
 import { CEILING_LISTENING, CPU, LATCHKEY_LISTENING, canPin, clockTicksPerSecond, latchkeyCommand, serverEnv, startCeiling, startServer, type ServerProcess } from './servers.ts'
 
@@ -33,6 +34,9 @@ const SERVERS: Array<[string, () => Promise<ServerProcess>]> = [
   ['Latchkey (shape 0)', latchkey('serve', [])],
 ]
 
+/** GET /healthz signs nothing; the load generator still picks a credential per request. */
+const NO_CREDENTIALS: BenchCredentials = { consumerKey: '', consumerSecret: '', accessToken: '', accessTokenSecret: '' }
+
 const servers: ServerProcess[] = []
 try {
   for (const [, start] of SERVERS) servers.push(await start())
@@ -41,7 +45,7 @@ try {
     for (const [i, server] of servers.entries()) {
       const { host, port, pid } = server
       const result = await runGenerator<LoadResult>(
-        { mode: 'load', host, port, kind: 'health', credentials: [], connections: 32, warmupSeconds: 1, durationSeconds: 5, serverPid: pid, clockTicksPerSecond: clockTicksPerSecond() },
+        { mode: 'load', host, port, kind: 'health', credentials: [NO_CREDENTIALS], connections: 32, warmupSeconds: 1, durationSeconds: 5, serverPid: pid, clockTicksPerSecond: clockTicksPerSecond() },
         { cpu: cpu('client'), dir },
       )
       if (result.errors > 0) throw new Error(`${SERVERS[i]![0]}: ${result.errors} failed requests; first: ${result.firstError}`)
