@@ -19,9 +19,10 @@ export function judge(id: ShapeId, m: ShapeMeasurement, all: ReadonlyMap<ShapeId
   const parts: string[] = []
   const misses: string[] = []
   let met: boolean | undefined = true
+  // The targets are CPU × ceiling: what ×ceiling would be with both cores to themselves.
   if (shape.minRatio !== undefined) {
     parts.push(`≥${shape.minRatio.toFixed(2)}`)
-    if (m.ratio < shape.minRatio) misses.push(`ratio ${m.ratio.toFixed(3)} < ${shape.minRatio} (${pct(m.ratio / shape.minRatio - 1)})`)
+    if (m.cpuRatio < shape.minRatio) misses.push(`CPU×ceil ${m.cpuRatio.toFixed(3)} < ${shape.minRatio} (${pct(m.cpuRatio / shape.minRatio - 1)})`)
   }
   if (shape.relativeTo) {
     const base = all.get(shape.relativeTo.shape as ShapeId)

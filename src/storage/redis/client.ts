@@ -6,9 +6,12 @@ import { redactUrl } from '../urls.ts'
  * Fail fast, recover by itself: while Redis is down a command fails at once (no offline queue, no
  * retries of a command) or within `commandTimeout` if Redis hangs, and the client keeps reconnecting
  * in the background, so calls succeed again as soon as Redis is back, without reopening anything.
+ * Commands issued in one turn of the event loop, or while the previous batch awaits its answers, go
+ * out together in one write (auto-pipelining): under load many requests share a system call.
  */
 export const REDIS_OPTIONS = {
   lazyConnect: true,
+  enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
