@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import shlex
+import signal
 import subprocess
 
 import pytest
@@ -40,10 +41,13 @@ class Latchkey:
 @pytest.fixture(scope="session")
 def latchkey():
     command = shlex.split(os.environ.get("LATCHKEY_COMMAND", "npx latchkey"))
+    # A process group of its own: npx and npm run start the server under a shell that does not pass
+    # SIGTERM on, so the signal goes to the whole group.
     server = subprocess.Popen(
         [*command, "serve", "--test", "--seed", str(HERE / "seed.json")],
         stdout=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     try:
         line = server.stdout.readline()
@@ -51,7 +55,7 @@ def latchkey():
             raise RuntimeError("latchkey serve --test exited before its start line")
         yield Latchkey(json.loads(line))
     finally:
-        server.terminate()
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
 
