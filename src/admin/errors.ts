@@ -7,8 +7,9 @@ import { answerOnSocket, clientErrorDef } from '../web/bounds.ts'
 import { SealError, StorageUnavailableError } from '../storage/errors.ts'
 import { PROBLEM_TYPES, ProblemError, sendProblem, type FieldError, type Problem } from './problem.ts'
 
-const FASTIFY_CODES: Record<string, [number, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, PROBLEM_TYPES.unsupportedMediaType],
+/** Fastify's refusals: status, problem type, and a detail of ours where Fastify's does not say what to send. */
+const FASTIFY_CODES: Record<string, [number, string, string?]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, PROBLEM_TYPES.unsupportedMediaType, 'The body must be JSON (Content-Type: application/json).'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, PROBLEM_TYPES.tooLarge],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, PROBLEM_TYPES.badRequest],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, PROBLEM_TYPES.badRequest],
@@ -53,7 +54,7 @@ export function toProblem(error: unknown): Problem {
     return new ProblemError(400, PROBLEM_TYPES.validation, 'The request has invalid fields.', errors).problem
   }
   const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined
-  if (known) return new ProblemError(known[0], known[1], fastifyError.message).problem
+  if (known) return new ProblemError(known[0], known[1], known[2] ?? fastifyError.message).problem
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ProblemError(fastifyError.statusCode, TYPE_BY_STATUS[fastifyError.statusCode] ?? PROBLEM_TYPES.badRequest, 'The request is malformed.').problem
   }

@@ -19,6 +19,8 @@ interface BadRequest {
   fieldDetail?: string
   /** The problem's type, where it is not the one of its status (TYPE_BY_STATUS). */
   type?: string
+  /** The problem's detail, where the case checks it. */
+  detail?: string
 }
 
 /** The problem type (after `urn:latchkey:problem:`) of each status in the table. */
@@ -52,7 +54,7 @@ const CASES: BadRequest[] = [
   { name: 'user: body an array', method: 'POST', path: '/admin/v1/users', body: [user({})], status: 400, field: '(body)' },
   { name: 'user: bad JSON', method: 'POST', path: '/admin/v1/users', raw: '{"screen_name": "x",', status: 400, type: 'bad-request' },
   { name: 'user: empty JSON body', method: 'POST', path: '/admin/v1/users', raw: '', status: 400, field: '(body)' },
-  { name: 'user: form-encoded body', method: 'POST', path: '/admin/v1/users', raw: 'screen_name=x&password=yyyyyyyy', contentType: 'application/x-www-form-urlencoded', status: 415 },
+  { name: 'user: form-encoded body', method: 'POST', path: '/admin/v1/users', raw: 'screen_name=x&password=yyyyyyyy', contentType: 'application/x-www-form-urlencoded', status: 415, detail: 'The body must be JSON (Content-Type: application/json).' },
   { name: 'user: body over 64 KiB', method: 'POST', path: '/admin/v1/users', raw: JSON.stringify(user({ name: 'x'.repeat(70_000) })), status: 413 },
   { name: 'user patch: empty object', method: 'PATCH', path: '/admin/v1/users/:user', body: {}, status: 400 },
   { name: 'user patch: screen_name cannot change', method: 'PATCH', path: '/admin/v1/users/:user', body: { screen_name: 'renamed' }, status: 400, field: 'screen_name', fieldDetail: NOT_A_FIELD },
@@ -130,6 +132,7 @@ describe('malformed admin requests', () => {
       assert.equal(answer.json.status, bad.status)
       for (const key of ['type', 'title', 'detail']) assert.equal(typeof answer.json[key], 'string', key)
       assert.equal(answer.json.type, `urn:latchkey:problem:${bad.type ?? TYPE_BY_STATUS[bad.status]}`, answer.text)
+      if (bad.detail) assert.equal(answer.json.detail, bad.detail)
       if (bad.field) {
         const named = (answer.json.errors ?? []).find((e: { field: string }) => e.field === bad.field)
         assert.ok(named, `errors name ${bad.field}: ${answer.text}`)

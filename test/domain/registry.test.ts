@@ -626,7 +626,7 @@ describe('deleteApp and the owner token: audit rows and refusals', () => {
   test('a suspended app gets no owner token until the suspension is lifted', async () => {
     const app = await ownedApp({ isSuspended: true })
     await assertRefusedAs(issueOwnerToken(t.domain, app.id), {
-      message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)`,
+      message: `app ${app.id} is suspended: lift the suspension first`,
     })
     await updateApp(t.domain, app.id, { isSuspended: false })
     assert.equal((await issueOwnerToken(t.domain, app.id)).app.id, app.id)

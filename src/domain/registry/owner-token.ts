@@ -15,7 +15,7 @@ export async function issueOwnerToken(
 ): Promise<{ app: AppRecord; owner: UserRecord; token: AccessTokenRecord }> {
   const app = await findApp(deps, ref)
   // The token would only ever answer 416; say so now instead.
-  assertThat(!app.isSuspended, E.invalidParameter, { message: `app ${app.id} is suspended; lift the suspension first (app update --no-suspended)` })
+  assertThat(!app.isSuspended, E.invalidParameter, { message: `app ${app.id} is suspended: lift the suspension first` })
   const owner = await deps.stores.users.findById(app.ownerId)
   if (!owner) throw new Error(`app ${app.id} has no owner record`)
   // The token would only ever answer 89 while the owner is disabled.

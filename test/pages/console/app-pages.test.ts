@@ -170,7 +170,7 @@ describe("an app's console pages", () => {
     await updateApp(t.domain, app.id, { isSuspended: true }, { by: 'owner' })
     const answer = await browser.post(`${page}/oauth-tool`, { csrf_token: csrfOf(form.body), method: 'POST', url: 'https://api.example/1.1/x.json', parameters: 'a=1', with_token: 'on' })
     assert.equal(answer.statusCode, 400)
-    assert.match(answer.body, /is suspended; lift the suspension first/)
+    assert.match(answer.body, /is suspended: lift the suspension first/)
     assert.match(answer.body, /<option value="GET">GET<\/option><option value="POST" selected>POST<\/option>/)
     assert.match(answer.body, new RegExp(`<title>OAuth tool: ${app.name} · Latchkey</title>`))
     assert.match(answer.body, />a=1<\/textarea>/)
