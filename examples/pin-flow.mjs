@@ -14,14 +14,20 @@ if (!base || !key || !secret) {
 }
 const client = new OAuth(`${base}/oauth/request_token`, `${base}/oauth/access_token`, key, secret, '1.0A', 'oob', 'HMAC-SHA1')
 const call = (method, ...args) =>
-  new Promise((resolve, reject) => client[method](...args, (error, ...results) => (error ? reject(new Error(JSON.stringify(error))) : resolve(results))))
+  new Promise((resolve, reject) => client[method](...args, (error, ...results) => (error ? reject(error) : resolve(results))))
 
-const [requestToken, requestSecret] = await call('getOAuthRequestToken')
-console.log(`Open ${base}/oauth/authorize?oauth_token=${requestToken} in a browser, sign in and allow the app.`)
-const prompt = createInterface({ input: process.stdin, output: process.stdout })
-const pin = (await prompt.question('The PIN it shows: ')).trim()
-prompt.close()
-const [accessToken, accessSecret, account] = await call('getOAuthAccessToken', requestToken, requestSecret, pin)
-console.log(`Access token ${accessToken} and its secret ${accessSecret}, for @${account.screen_name} (user ${account.user_id}).`)
-const [body] = await call('get', `${base}/1.1/account/verify_credentials.json`, accessToken, accessSecret)
-console.log(`verify_credentials says: signed in as @${JSON.parse(body).screen_name}`)
+try {
+  const [requestToken, requestSecret] = await call('getOAuthRequestToken')
+  console.log(`Open ${base}/oauth/authorize?oauth_token=${requestToken} in a browser, sign in and allow the app.`)
+  const prompt = createInterface({ input: process.stdin, output: process.stdout })
+  const pin = (await prompt.question('The PIN it shows: ')).trim()
+  prompt.close()
+  const [accessToken, accessSecret, account] = await call('getOAuthAccessToken', requestToken, requestSecret, pin)
+  console.log(`Access token ${accessToken} and its secret ${accessSecret}, for @${account.screen_name} (user ${account.user_id}).`)
+  const [body] = await call('get', `${base}/1.1/account/verify_credentials.json`, accessToken, accessSecret)
+  console.log(`verify_credentials says: signed in as @${JSON.parse(body).screen_name}`)
+} catch (error) {
+  // A refusal (a mistyped PIN, say) as the server gave it, in one line.
+  console.error(error?.statusCode ? `refused: HTTP ${error.statusCode} ${error.data}` : `failed: ${error?.message ?? JSON.stringify(error)}`)
+  process.exitCode = 1
+}

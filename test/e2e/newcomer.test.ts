@@ -56,6 +56,10 @@ describe('a newcomer, from the front door', () => {
     // The PIN flow, as the page writes it.
     const pinOutput = await runPinCommand(textOf(page, 'pin_command')!, person)
     assert.match(pinOutput, /verify_credentials says: signed in as @demo/)
+    // A mistyped PIN: X's refusal in one line, no stack trace.
+    const typoOutput = await runPinCommand(textOf(page, 'pin_command')!, person, '0000000')
+    assert.match(typoOutput, /^refused: HTTP 401 \{"errors":\[\{"code":32,/m)
+    assert.doesNotMatch(typoOutput, /^\s+at /m)
 
     // The bearer call, as the page writes it, in a shell.
     const bearer = spawnSync('bash', ['-e', '-c', textOf(page, 'bearer_command')!], { cwd: REPO_ROOT, encoding: 'utf8' })

@@ -7,9 +7,10 @@ import { REPO_ROOT } from './cli.ts'
 /**
  * Runs `node examples/pin-flow.mjs …` as the README and the front door write it: when it prints the
  * link, a person opens it, signs in and allows (over plain HTTP, consent-pages.ts), and types the PIN
- * the page shows at its prompt. Resolves with everything it printed; fails unless it exits 0.
+ * the page shows at its prompt, or `typo` in its place. Resolves with everything it printed; fails
+ * unless it exits 0 (1 with a typo).
  */
-export async function runPinCommand(command: string, person: { username: string; password: string }): Promise<string> {
+export async function runPinCommand(command: string, person: { username: string; password: string }, typo?: string): Promise<string> {
   const [program, ...args] = command.trim().split(/\s+/)
   assert.equal(program, 'node')
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -22,8 +23,8 @@ export async function runPinCommand(command: string, person: { username: string;
     if (!link) continue
     const outcome = await consentInBrowser(link[1]!, person)
     assert.equal(outcome.kind, 'pin', output)
-    child.stdin.end(`${outcome.kind === 'pin' ? outcome.pin : ''}\n`)
+    child.stdin.end(`${typo ?? (outcome.kind === 'pin' ? outcome.pin : '')}\n`)
   }
-  assert.equal(await exited, 0, output)
+  assert.equal(await exited, typo === undefined ? 0 : 1, output)
   return output
 }
