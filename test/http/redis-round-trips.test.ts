@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Redis } from 'ioredis'
+import { commandsSentDuring } from '../../bench/redis-monitor.ts'
 import { SHARED_BACKENDS_SKIP, TEST_REDIS_URL } from '../helpers/backends.ts'
 import { issueEveryCredential } from '../helpers/fixtures.ts'
 import { signRequest } from '../helpers/oauth1-client.ts'
@@ -12,46 +13,17 @@ import { injectedTestServer, type TestServer } from '../helpers/test-app.ts'
 describe('Redis round trips of a verified request (PostgreSQL + Redis)', { skip: SHARED_BACKENDS_SKIP }, () => {
   let server: TestServer
   let client: Redis
-  let monitor: Redis
   before(async () => {
     server = await injectedTestServer()
     client = new Redis(TEST_REDIS_URL!)
-    // A connection of its own, in MONITOR mode (ioredis opens it beside `client`).
-    monitor = await client.monitor()
   })
   after(async () => {
-    monitor?.disconnect()
     client?.disconnect()
     await server?.close()
   })
 
   /** The commands of this server's key prefix that Redis ran during `work`, each by its name. */
-  async function commandsDuring(work: () => Promise<void>): Promise<string[]> {
-    const prefix = server.redis!.keyPrefix
-    const seen: string[] = []
-    // MONITOR reports in the order Redis ran the commands, some time later: what comes between
-    // the two markers ran between them.
-    const [begin, end] = [`${prefix}marker:begin`, `${prefix}marker:end`]
-    let collecting = false
-    let ended = () => {}
-    const endSeen = new Promise<void>((resolve) => (ended = resolve))
-    // A script's own commands are reported too, from the source `lua`: only what a client sent is a round trip.
-    const listener = (_time: string, args: string[], source: string) => {
-      if (args.includes(begin)) collecting = true
-      else if (args.includes(end)) ended()
-      else if (collecting && !source.includes('lua') && args.some((arg) => arg.startsWith(prefix))) seen.push(args[0]!.toLowerCase())
-    }
-    monitor.on('monitor', listener)
-    try {
-      await client.get(begin)
-      await work()
-      await client.get(end)
-      await endSeen
-      return seen
-    } finally {
-      monitor.off('monitor', listener)
-    }
-  }
+  const commandsDuring = (work: () => Promise<void>) => commandsSentDuring(TEST_REDIS_URL!, client, server.redis!.keyPrefix, work)
 
   test('a signed request and an app-only bearer call (its own limit\'s state, which its admission answers) each send one command, once the cache is warm', async () => {
     const { consumer, token, bearer } = await issueEveryCredential(server.domain)
